@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Start a single-node Apache Kafka 3.9 broker (KRaft, no ZooKeeper, no Docker)
+# for development and integration tests. Idempotent: exits 0 if it is already up.
+#
+#   npm run kafka:start            # or: bash scripts/kafka-start.sh
+#
+# env: KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default KAFKA_PORT+1),
+#      KAFKA_START_TIMEOUT seconds (default 90), KAFKA_HEAP_OPTS (default -Xmx512m -Xms256m)
+# files: jars in kafka/target/lib (fetched by Maven on first use),
+#        everything else in kafka/run/ (config, data, server.log, kafka.pid).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+PORT="${KAFKA_PORT:-9092}"
+CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
+TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
+HEAP="${KAFKA_HEAP_OPTS:--Xmx512m -Xms256m}"
+LIB="$ROOT/kafka/target/lib"
+RUN="$ROOT/kafka/run"
+DATA="$RUN/data"
+PROPS="$RUN/server.properties"
+PIDFILE="$RUN/kafka.pid"
+LOG="$RUN/server.log"
+CP="$LIB/*"
+TOOL_JVM=(-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "-Dlog4j.configuration=file:$RUN/tools-log4j.properties")
+
+log() { echo "kafka-start: $*"; }
+die() { echo "kafka-start: $*" >&2; exit 1; }
+
+port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+# pid is alive AND is our broker (guards against a recycled pid)
+our_pid_alive() {
+  local pid="$1"
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
+}
+
+metadata_ok() {
+  timeout 30 java "${TOOL_JVM[@]}" -cp "$CP" org.apache.kafka.tools.TopicCommand \
+    --bootstrap-server "127.0.0.1:$PORT" --list >/dev/null 2>&1
+}
+
+command -v java >/dev/null || die "java not found on PATH (need Java 17+)"
+
+# ---------------------------------------------------------------- 1. jars
+if [[ ! -f "$LIB/.complete" ]]; then
+  command -v mvn >/dev/null || die "mvn not found on PATH and $LIB is empty"
+  MVN=(mvn -B -q -Dstyle.color=never -f kafka/pom.xml
+       org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies)
+  log "fetching Kafka jars into kafka/target/lib (Maven)..."
+  # offline first: repeatable without network once ~/.m2 holds everything
+  if ! "${MVN[@]}" -o >/dev/null 2>&1; then
+    "${MVN[@]}" || die "maven dependency fetch failed"
+  fi
+  ls "$LIB"/kafka_2.13-*.jar >/dev/null 2>&1 || die "maven ran but no kafka jar in $LIB"
+  touch "$LIB/.complete"
+fi
+
+mkdir -p "$RUN"
+
+# ------------------------------------------------------ 2. already running?
+PID=""
+[[ -f "$PIDFILE" ]] && PID="$(cat "$PIDFILE" 2>/dev/null || true)"
+ALREADY=0
+if our_pid_alive "$PID"; then
+  ALREADY=1
+else
+  [[ -n "$PID" ]] && log "removing stale pid file (pid $PID not running)"
+  rm -f "$PIDFILE"
+  PID=""
+  if port_open "$PORT"; then
+    die "port 127.0.0.1:$PORT is already in use by a process not started by this script (no live kafka/run/kafka.pid); stop it or set KAFKA_PORT"
+  fi
+fi
+
+if [[ "$ALREADY" == 1 ]]; then
+  log "broker already running (pid $PID), checking it answers..."
+else
+  # ------------------------------------------------------ 3. config files
+  sed -e "s#^listeners=.*#listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT#" \
+      -e "s#^advertised\.listeners=.*#advertised.listeners=PLAINTEXT://127.0.0.1:$PORT#" \
+      -e "s#^controller\.quorum\.voters=.*#controller.quorum.voters=1@127.0.0.1:$CPORT#" \
+      -e "s#^log\.dirs=.*#log.dirs=$DATA#" \
+      kafka/server.properties >"$PROPS"
+
+  cat >"$RUN/log4j.properties" <<EOL
+log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.RollingFileAppender
+log4j.appender.file.File=$LOG
+log4j.appender.file.MaxFileSize=20MB
+log4j.appender.file.MaxBackupIndex=2
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.org.apache.kafka.clients=WARN
+log4j.logger.state.change.logger=WARN
+EOL
+  cat >"$RUN/tools-log4j.properties" <<'EOL'
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.Target=System.err
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+EOL
+
+  # ------------------------------------------- 4. format KRaft storage once
+  if [[ ! -f "$DATA/meta.properties" ]]; then
+    if [[ ! -s "$RUN/cluster.id" ]]; then
+      java "${TOOL_JVM[@]}" -cp "$CP" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n1 >"$RUN/cluster.id"
+    fi
+    CLUSTER_ID="$(cat "$RUN/cluster.id")"
+    [[ -n "$CLUSTER_ID" ]] || die "could not generate a cluster id"
+    log "formatting $DATA (cluster id $CLUSTER_ID)"
+    java "${TOOL_JVM[@]}" -cp "$CP" kafka.tools.StorageTool format \
+      -t "$CLUSTER_ID" -c "$PROPS" --ignore-formatted >"$RUN/format.log" 2>&1 ||
+      { cat "$RUN/format.log" >&2; die "storage format failed"; }
+  fi
+
+  # ------------------------------------------------------------ 5. launch
+  # shellcheck disable=SC2086
+  setsid java $HEAP -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    "-Dlog4j.configuration=file:$RUN/log4j.properties" \
+    -cp "$CP" kafka.Kafka "$PROPS" </dev/null >"$RUN/kafka.out" 2>&1 &
+  PID=$!
+  echo "$PID" >"$PIDFILE"
+  log "started broker pid $PID, waiting for 127.0.0.1:$PORT (timeout ${TIMEOUT}s)..."
+fi
+
+# --------------------------------------------------- 6. poll for readiness
+fail() {
+  echo "kafka-start: $1" >&2
+  echo "---- tail of $LOG ----" >&2
+  tail -n 40 "$LOG" 2>/dev/null >&2 || true
+  if [[ -s "$RUN/kafka.out" ]]; then
+    echo "---- tail of $RUN/kafka.out ----" >&2
+    tail -n 20 "$RUN/kafka.out" >&2
+  fi
+  exit 1
+}
+
+START=$SECONDS
+until port_open "$PORT" && metadata_ok; do
+  our_pid_alive "$PID" || { rm -f "$PIDFILE"; fail "broker process $PID exited before becoming ready"; }
+  (( SECONDS - START >= TIMEOUT )) && fail "broker pid $PID not ready on 127.0.0.1:$PORT after ${TIMEOUT}s (it is left running; npm run kafka:stop to stop it)"
+  sleep 0.5
+done
+
+if [[ "$ALREADY" == 1 ]]; then
+  echo "kafka already running: ready on 127.0.0.1:$PORT (pid $PID)"
+else
+  echo "kafka ready on 127.0.0.1:$PORT (pid $PID) in $((SECONDS - START))s"
+fi

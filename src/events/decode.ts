@@ -1,0 +1,63 @@
+import { toUtcIso } from '../lib/time';
+import { describeErrors, eventSchemas, SCHEMA_VERSION } from './schemas';
+import type { Envelope, EventType } from './types.gen';
+
+export type DeadLetterReason =
+  | 'unparseable'
+  | 'invalid_envelope'
+  | 'unknown_type'
+  | 'unsupported_schema_version'
+  | 'invalid_payload'
+  | 'projection_failed';
+
+export type Decoded =
+  | { ok: true; event: Envelope }
+  | { ok: false; reason: DeadLetterReason; detail: string; eventId: string | null; type: string | null };
+
+function reject(reason: DeadLetterReason, detail: string, value?: Record<string, unknown>): Decoded {
+  const eventId = typeof value?.event_id === 'string' ? value.event_id : null;
+  const type = typeof value?.type === 'string' ? value.type : null;
+  return { ok: false, reason, detail, eventId, type };
+}
+
+function parse(raw: string): { value?: unknown; error?: string } {
+  try {
+    return { value: JSON.parse(raw) as unknown };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/**
+ * Raw line -> validated envelope, or the reason it goes to the dead letters.
+ * Checks run from the outside in, so the reason names the first thing that is wrong.
+ * All date-time fields are normalized to UTC ISO, the form the store compares and serves.
+ */
+export function decodeEvent(raw: string): Decoded {
+  const parsed = parse(raw);
+  if (parsed.error !== undefined) return reject('unparseable', `not JSON: ${parsed.error}`);
+  const value = parsed.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return reject('unparseable', 'not a JSON object');
+  }
+  const record = value as Record<string, unknown>;
+  const schemas = eventSchemas();
+  if (!schemas.envelope(record)) return reject('invalid_envelope', describeErrors(schemas.envelope.errors), record);
+  const type = record.type as string;
+  const validate = schemas.byType.get(type);
+  if (!validate) return reject('unknown_type', `unknown event type "${type}"`, record);
+  if (record.schema_version !== SCHEMA_VERSION) {
+    return reject('unsupported_schema_version', `schema_version ${String(record.schema_version)} of "${type}" is not supported (supported: ${SCHEMA_VERSION})`, record);
+  }
+  const data = record.data as Record<string, unknown>;
+  if (!validate(data)) return reject('invalid_payload', `data${describeErrors(validate.errors).replace(/^\//, '/')}`, record);
+  try {
+    record.occurred_at = toUtcIso(record.occurred_at as string);
+    for (const field of schemas.timeFields.get(type)!) {
+      if (typeof data[field] === 'string') data[field] = toUtcIso(data[field] as string);
+    }
+  } catch (e) {
+    return reject('invalid_payload', (e as Error).message, record);
+  }
+  return { ok: true, event: record as unknown as Envelope<EventType> };
+}

@@ -1,0 +1,3 @@
+export * from './types.gen';
+export { decodeEvent, type Decoded, type DeadLetterReason } from './decode';
+export { eventSchemas, createAjv, readSchemaDir, describeErrors, SCHEMA_VERSION, type JsonSchema } from './schemas';

@@ -1,0 +1,1 @@
+export { readLines, replayFiles, fileSource, emptyTotals, addBatch, type ReplayTotals, type ReplayOptions } from './ndjson';

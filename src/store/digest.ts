@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { Db } from './db';
+
+/**
+ * The read-model data, table by table: what a client can see, never versions, positions, dead
+ * letters or data_version counters (those depend on batching). Equal data gives an equal digest.
+ */
+export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; order: string }> = [
+  { table: 'accounts', columns: 'id, name', order: 'id' },
+  { table: 'api_keys', columns: 'key_id, account_id, key_sha256, label, issued_at, revoked_at', order: 'key_id' },
+  { table: 'projects', columns: 'id, company_id, name, domain, description, category_summary, status, created_at, updated_at, deleted', order: 'id' },
+  { table: 'project_access', columns: 'project_id, account_id, granted', order: 'project_id, account_id' },
+  { table: 'engines', columns: 'id, name, provider, model', order: 'id' },
+  { table: 'project_engines', columns: 'project_id, engine_id, tracked, since', order: 'project_id, engine_id' },
+  { table: 'terms', columns: 'id, project_id, value, kind, created_at, deleted', order: 'id' },
+  { table: 'segments', columns: 'id, project_id, name, description, active, created_at, updated_at, deleted', order: 'id' },
+  { table: 'prompts', columns: 'id, project_id, text, segment_ids, active, created_at, updated_at, deleted', order: 'id' },
+  { table: 'competitors', columns: 'id, project_id, name, domain, aliases, created_at, updated_at, deleted', order: 'id' },
+  { table: 'run_groups', columns: 'id, project_id, trigger, started_at, completed_at, status', order: 'id' },
+  { table: 'prompt_runs', columns: 'id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position, brand_sentiment, mention_count, citation_count', order: 'id' },
+  { table: 'run_mentions', columns: 'id, prompt_run_id, idx, entity_type, competitor_id, name, position, sentiment, snippet, observed_at', order: 'id' },
+  { table: 'run_citations', columns: 'prompt_run_id, idx, url, domain, title, position', order: 'prompt_run_id, idx' },
+  { table: 'forum_posts', columns: 'id, project_id, platform, url, title, community, author, posted_at, discovered_at, matched_terms', order: 'id' },
+  { table: 'forum_post_fields', columns: 'post_id, field, value', order: 'post_id, field' },
+  { table: 'agg_prompt_day', columns: '*', order: 'project_id, day, engine_id, prompt_id' },
+  { table: 'agg_competitor_day', columns: '*', order: 'project_id, day, engine_id, prompt_id, competitor_id' },
+  { table: 'agg_url_day', columns: '*', order: 'project_id, day, engine_id, prompt_id, url' },
+  { table: 'agg_run_group', columns: '*', order: 'run_group_id' },
+];
+
+export function digest(db: Db): string {
+  const hash = createHash('sha256');
+  for (const t of DIGEST_TABLES) {
+    hash.update(`\n#${t.table}\n`);
+    const rows = db.prepare(`SELECT ${t.columns} FROM ${t.table} ORDER BY ${t.order}`).raw().iterate() as Iterable<unknown[]>;
+    for (const row of rows) hash.update(JSON.stringify(row) + '\n');
+  }
+  return hash.digest('hex');
+}

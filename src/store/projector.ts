@@ -1,0 +1,233 @@
+import { decodeEvent, type Envelope, type EventDataByType, type EventType } from '../events';
+import type { Db } from './db';
+import { Aggregator } from './aggregates';
+import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
+import { RunStore, type Bucket } from './runs';
+import { ChangeSet, type Outcome, type Version } from './versions';
+
+/** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
+export interface SourceEvent {
+  raw: string;
+  source: string;
+  position: number;
+}
+
+export interface BatchResult {
+  applied: number;
+  duplicate: number;
+  stale: number;
+  deadLettered: number;
+  /** Scopes whose data_version was bumped ('project:<id>', 'catalog', 'keys'). */
+  changed: string[];
+}
+
+/** What one event's handler touched, merged into the batch only when the event succeeds. */
+interface Effects {
+  changes: ChangeSet;
+  buckets: Bucket[];
+  runGroups: string[];
+}
+
+type Handler<T extends EventType> = (data: EventDataByType[T], v: Version, fx: Effects) => Outcome;
+type Handlers = { [T in EventType]: Handler<T> };
+
+const json = (v: unknown): string => JSON.stringify(v);
+const bool = (b: boolean): number => (b ? 1 : 0);
+
+/**
+ * The projector: validated events -> facts, derived rows and aggregates, one SQLite transaction per
+ * batch, together with the source positions of the batch and the data_version bumps it causes.
+ */
+export class Projector {
+  private readonly entities: EntityTables;
+  private readonly access: PairTable;
+  private readonly tracking: PairTable;
+  private readonly keys: SplitFactTable;
+  private readonly groups: SplitFactTable;
+  private readonly forum: ForumStore;
+  private readonly runs: RunStore;
+  private readonly aggregator: Aggregator;
+  private readonly handlers: Handlers;
+  private readonly stmts;
+  private readonly applyInTx;
+  private readonly eventInSavepoint;
+
+  constructor(db: Db) {
+    this.entities = entityTables(db);
+    this.access = new PairTable(db, 'project_access', ['project_id', 'account_id'], 'granted');
+    this.tracking = new PairTable(db, 'project_engines', ['project_id', 'engine_id'], 'tracked', ['since']);
+    this.keys = new SplitFactTable(db, 'api_keys', 'key_id', {
+      issued: { columns: ['account_id', 'key_sha256', 'label', 'issued_at'], version: ['v_at', 'v_id'] },
+      revoked: { columns: ['revoked_at'], version: ['r_at', 'r_id'] },
+    });
+    this.groups = new SplitFactTable(db, 'run_groups', 'id', {
+      started: { columns: ['project_id', 'trigger', 'started_at'], version: ['s_at', 's_id'] },
+      completed: { columns: ['completed_at', 'status'], version: ['c_at', 'c_id'] },
+    });
+    this.forum = new ForumStore(db);
+    this.runs = new RunStore(db);
+    this.aggregator = new Aggregator(db);
+    this.handlers = this.makeHandlers();
+    this.stmts = {
+      position: db.prepare(`INSERT INTO source_positions (source, position) VALUES (?, ?)
+        ON CONFLICT (source) DO UPDATE SET position = max(position, excluded.position)`),
+      deadLetter: db.prepare(`INSERT OR IGNORE INTO dead_letters (source, position, reason, detail, event_id, type, raw, received_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      bump: db.prepare(`INSERT INTO data_versions (scope, version, updated_at) VALUES (?, 1, ?)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at`),
+      engineProjects: db.prepare(`SELECT project_id FROM project_engines WHERE engine_id = ?
+        UNION SELECT DISTINCT project_id FROM agg_prompt_day WHERE engine_id = ?`).pluck(),
+      groupProject: db.prepare('SELECT project_id FROM run_groups WHERE id = ?').pluck(),
+    };
+    this.applyInTx = db.transaction((events: SourceEvent[]) => this.applyAll(events));
+    // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
+    this.eventInSavepoint = db.transaction((e: Envelope, fx: Effects) => this.dispatch(e, fx));
+  }
+
+  /** Applies a batch atomically: facts, aggregates, dead letters, positions and versions commit together. */
+  applyBatch(events: SourceEvent[]): BatchResult {
+    return this.applyInTx(events);
+  }
+
+  private applyAll(events: SourceEvent[]): BatchResult {
+    const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
+    const changes = new ChangeSet();
+    const buckets: Bucket[] = [];
+    const runGroups: string[] = [];
+    const positions = new Map<string, number>();
+    const now = new Date().toISOString();
+    for (const e of events) {
+      positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
+      const decoded = decodeEvent(e.raw);
+      if (!decoded.ok) {
+        this.deadLetter(e, decoded.reason, decoded.detail, decoded.eventId, decoded.type, now);
+        result.deadLettered += 1;
+        continue;
+      }
+      const fx: Effects = { changes: new ChangeSet(), buckets: [], runGroups: [] };
+      let outcome: Outcome;
+      try {
+        outcome = this.eventInSavepoint(decoded.event, fx);
+      } catch (err) {
+        this.deadLetter(e, 'projection_failed', (err as Error).message, decoded.event.event_id, decoded.event.type, now);
+        result.deadLettered += 1;
+        continue;
+      }
+      result[outcome] += 1;
+      for (const s of fx.changes.scopes) changes.scopes.add(s);
+      buckets.push(...fx.buckets);
+      runGroups.push(...fx.runGroups);
+    }
+    this.aggregator.recomputeBuckets(buckets);
+    this.aggregator.recomputeRunGroups(runGroups);
+    result.changed = [...changes.scopes].sort();
+    for (const scope of result.changed) this.stmts.bump.run(scope, now);
+    for (const [source, next] of positions) this.stmts.position.run(source, next);
+    return result;
+  }
+
+  private deadLetter(e: SourceEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
+    this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, Buffer.from(e.raw, 'utf8'), now);
+  }
+
+  private dispatch(e: Envelope, fx: Effects): Outcome {
+    const handler = this.handlers[e.type] as Handler<EventType>;
+    return handler(e.data, { at: e.occurred_at, id: e.event_id }, fx);
+  }
+
+  /** Marks the project changed when the outcome says data changed. */
+  private static touched(outcome: Outcome, fx: Effects, projectId: string | null | undefined): Outcome {
+    if (outcome === 'applied') fx.changes.project(projectId);
+    return outcome;
+  }
+
+  private makeHandlers(): Handlers {
+    const t = this.entities;
+    const touched = Projector.touched;
+    return {
+      'account.upserted': (d, v) => t.accounts.upsert(d.account_id, v, { name: d.name }),
+      'api_key.issued': (d, v, fx) => this.keyChange(this.keys.apply('issued', d.key_id, v, {
+        account_id: d.account_id, key_sha256: d.key_sha256, label: d.label ?? null, issued_at: d.issued_at,
+      }), fx),
+      'api_key.revoked': (d, v, fx) => this.keyChange(this.keys.apply('revoked', d.key_id, v, { revoked_at: d.revoked_at }), fx),
+      'project.upserted': (d, v, fx) => this.catalogChange(t.projects.upsert(d.id, v, {
+        company_id: d.company_id, name: d.name, domain: d.domain ?? null, description: d.description ?? null,
+        category_summary: d.category_summary ?? null, status: d.status, created_at: d.created_at, updated_at: d.updated_at,
+      }), fx, d.id),
+      'project.deleted': (d, v, fx) => this.catalogChange(t.projects.remove(d.id, v, {}), fx, d.id),
+      'project.access_granted': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 1 }), fx, null),
+      'project.access_revoked': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 0 }), fx, null),
+      'engine.upserted': (d, v, fx) => {
+        const outcome = t.engines.upsert(d.id, v, { name: d.name, provider: d.provider, model: d.model ?? null });
+        if (outcome === 'applied') for (const p of this.stmts.engineProjects.all(d.id, d.id) as string[]) fx.changes.project(p);
+        return outcome;
+      },
+      'project.engine_tracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 1, since: d.at }), fx, d.project_id),
+      'project.engine_untracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 0, since: d.at }), fx, d.project_id),
+      'term.upserted': (d, v, fx) => touched(t.terms.upsert(d.id, v, { project_id: d.project_id, value: d.value, kind: d.kind }), fx, d.project_id),
+      'term.deleted': (d, v, fx) => touched(t.terms.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      'segment.upserted': (d, v, fx) => touched(t.segments.upsert(d.id, v, {
+        project_id: d.project_id, name: d.name, description: d.description ?? null, active: bool(d.active),
+      }), fx, d.project_id),
+      'segment.deleted': (d, v, fx) => touched(t.segments.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      'prompt.upserted': (d, v, fx) => touched(t.prompts.upsert(d.id, v, {
+        project_id: d.project_id, text: d.text, segment_ids: json([...d.segment_ids].sort()), active: bool(d.active),
+      }), fx, d.project_id),
+      'prompt.deleted': (d, v, fx) => touched(t.prompts.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      'competitor.upserted': (d, v, fx) => touched(t.competitors.upsert(d.id, v, {
+        project_id: d.project_id, name: d.name, domain: d.domain ?? null, aliases: json(d.aliases),
+      }), fx, d.project_id),
+      'competitor.deleted': (d, v, fx) => touched(t.competitors.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      'run_group.started': (d, v, fx) => this.groupChange(this.groups.apply('started', d.id, v, {
+        project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at,
+      }), fx, d.id),
+      'run_group.completed': (d, v, fx) => this.groupChange(this.groups.apply('completed', d.id, v, {
+        completed_at: d.completed_at, status: d.status,
+      }), fx, d.id),
+      'prompt_run.completed': (d, v, fx) => {
+        const r = this.runs.apply(d, v);
+        fx.buckets.push(...r.buckets);
+        fx.runGroups.push(...r.runGroups);
+        for (const p of r.projects) fx.changes.project(p);
+        return r.outcome;
+      },
+      'forum_post.discovered': (d, v, fx) => {
+        const a = this.forum.posts.apply('discovered', d.id, v, {
+          project_id: d.project_id, platform: d.platform, url: d.url, title: d.title, community: d.community ?? null,
+          author: d.author ?? null, posted_at: d.posted_at ?? null, discovered_at: d.discovered_at, matched_terms: json(d.matched_terms),
+        });
+        const b = this.forum.applyFields(d.id, v, {
+          relevance: d.relevance, intent: d.intent, comment_count: d.comment_count ?? null, score: d.score ?? null,
+        });
+        return touched(strongest(a, b), fx, d.project_id);
+      },
+      'forum_post.updated': (d, v, fx) => {
+        const { id, project_id: _p, ...fields } = d;
+        return touched(this.forum.applyFields(id, v, fields), fx, this.forum.project(id));
+      },
+    };
+  }
+
+  private keyChange(outcome: Outcome, fx: Effects): Outcome {
+    if (outcome === 'applied') fx.changes.keys();
+    return outcome;
+  }
+
+  private catalogChange(outcome: Outcome, fx: Effects, projectId: string | null): Outcome {
+    if (outcome === 'applied') {
+      fx.changes.catalog();
+      fx.changes.project(projectId);
+    }
+    return outcome;
+  }
+
+  private groupChange(outcome: Outcome, fx: Effects, groupId: string): Outcome {
+    return Projector.touched(outcome, fx, this.stmts.groupProject.get(groupId) as string | null);
+  }
+}
+
+function strongest(a: Outcome, b: Outcome): Outcome {
+  if (a === 'applied' || b === 'applied') return 'applied';
+  if (a === 'stale' || b === 'stale') return 'stale';
+  return 'duplicate';
+}
