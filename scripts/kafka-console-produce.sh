@@ -50,7 +50,8 @@ fi
 
 ARGS=(--bootstrap-server "$BOOTSTRAP" --topic "$TOPIC"
       --producer-property acks=all --producer-property enable.idempotence=true)
-[[ "$SYNC" == 1 ]] && ARGS+=(--sync)
+# --timeout is linger.ms; 0 so --sync does not wait 1 s per record
+[[ "$SYNC" == 1 ]] && ARGS+=(--sync --timeout 0)
 if [[ "$KEYED" == 1 ]]; then
   ARGS+=(--property parse.key=true --property "key.separator=$(printf '\t')")
 fi

@@ -51,9 +51,11 @@ if [[ ! -f "$LIB/.complete" ]]; then
   MVN=(mvn -B -q -Dstyle.color=never -f kafka/pom.xml
        org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies)
   log "fetching Kafka jars into kafka/target/lib (Maven)..."
+  mkdir -p kafka/target
   # offline first: repeatable without network once ~/.m2 holds everything
-  if ! "${MVN[@]}" -o >/dev/null 2>&1; then
-    "${MVN[@]}" || die "maven dependency fetch failed"
+  if ! "${MVN[@]}" -o >kafka/target/mvn.log 2>&1; then
+    "${MVN[@]}" >kafka/target/mvn.log 2>&1 ||
+      { tail -n 40 kafka/target/mvn.log >&2; die "maven dependency fetch failed (kafka/target/mvn.log)"; }
   fi
   ls "$LIB"/kafka_2.13-*.jar >/dev/null 2>&1 || die "maven ran but no kafka jar in $LIB"
   touch "$LIB/.complete"
@@ -133,7 +135,7 @@ fi
 fail() {
   echo "kafka-start: $1" >&2
   echo "---- tail of $LOG ----" >&2
-  tail -n 40 "$LOG" 2>/dev/null >&2 || true
+  tail -n 40 "$LOG" >&2 2>/dev/null || true
   if [[ -s "$RUN/kafka.out" ]]; then
     echo "---- tail of $RUN/kafka.out ----" >&2
     tail -n 20 "$RUN/kafka.out" >&2

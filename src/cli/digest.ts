@@ -1,7 +1,6 @@
 import { digest, openDb } from '../store';
 import { parse, requireString } from './args';
 
-export const DIGEST_USAGE = 'digest --db FILE';
 
 export async function digestCommand(argv: string[]): Promise<number> {
   const p = parse(argv, { db: { type: 'string' } }, { db: 'VISIBILITY_DB' });

@@ -1,12 +1,15 @@
 import { UsageError } from './args';
-import { digestCommand, DIGEST_USAGE } from './digest';
-import { replayCommand, REPLAY_USAGE } from './replay';
 
-type Command = { run: (argv: string[]) => Promise<number>; usage: string };
+type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<number>> };
 
+// Commands load on demand: `replay` and `digest` never pay for the HTTP stack.
 const COMMANDS: Record<string, Command> = {
-  replay: { run: replayCommand, usage: REPLAY_USAGE },
-  digest: { run: digestCommand, usage: DIGEST_USAGE },
+  replay: { usage: 'replay --db FILE [--batch-size N] [--from-start] EVENTS.ndjson[.gz]...', load: async () => (await import('./replay.js')).replayCommand },
+  digest: { usage: 'digest --db FILE', load: async () => (await import('./digest.js')).digestCommand },
+  serve: {
+    usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N]',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
 };
 
 function usage(): string {
@@ -26,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await command.run(rest);
+    return await (await command.load())(rest);
   } catch (e) {
     if (e instanceof UsageError) {
       console.error(`visibility-api ${name}: ${e.message}`);

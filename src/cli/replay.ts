@@ -3,7 +3,6 @@ import { replayFiles, type ReplayTotals } from '../ingest';
 import { openDb, Projector } from '../store';
 import { intFlag, parse, requireString, UsageError } from './args';
 
-export const REPLAY_USAGE = 'replay --db FILE [--batch-size N] [--from-start] EVENTS.ndjson[.gz]...';
 
 function progressLine(t: ReplayTotals, started: number): string {
   const secs = (Date.now() - started) / 1000;

@@ -2,8 +2,8 @@ import type { Db } from './db';
 import { bucketKey, type Bucket } from './runs';
 
 interface RunRow { brand_position: number | null; brand_sentiment: number | null }
-interface CompetitorRow { competitor_id: string; position: number; sentiment: number | null }
-interface UrlRow { url: string; domain: string; title: string | null; cited_at: string; prompt_run_id: string }
+interface CompetitorRow { run_id: string; competitor_id: string; position: number; sentiment: number | null }
+interface UrlRow { run_id: string; url: string; domain: string; title: string | null; cited_at: string }
 
 interface Sums { runs: number; position_sum: number; rr_sum: number; sentiment_sum: number; sentiment_n: number }
 
@@ -28,6 +28,8 @@ function addMention(s: Sums, position: number, sentiment: number | null): void {
  */
 export class Aggregator {
   private readonly bucketSql = 'project_id = @project_id AND engine_id = @engine_id AND day = @day AND prompt_id = @prompt_id';
+  private readonly runBucketSql = `r.project_id = @project_id AND r.engine_id = @engine_id AND r.day = @day AND r.prompt_id = @prompt_id
+    AND r.status = 'succeeded'`;
   private readonly runs;
   private readonly competitors;
   private readonly urls;
@@ -42,8 +44,12 @@ export class Aggregator {
   constructor(db: Db) {
     const w = this.bucketSql;
     this.runs = db.prepare(`SELECT brand_position, brand_sentiment FROM prompt_runs WHERE ${w} AND status = 'succeeded' ORDER BY id`);
-    this.competitors = db.prepare(`SELECT competitor_id, position, sentiment FROM run_competitors WHERE ${w} ORDER BY prompt_run_id, competitor_id`);
-    this.urls = db.prepare(`SELECT url, domain, title, cited_at, prompt_run_id FROM run_urls WHERE ${w} ORDER BY prompt_run_id, url`);
+    const r = this.runBucketSql;
+    this.competitors = db.prepare(`SELECT r.id AS run_id, m.competitor_id, m.position, m.sentiment
+      FROM prompt_runs r JOIN run_mentions m ON m.prompt_run_id = r.id
+      WHERE ${r} AND m.entity_type = 'competitor' AND m.competitor_id IS NOT NULL ORDER BY r.id, m.idx`);
+    this.urls = db.prepare(`SELECT r.id AS run_id, c.url, c.domain, c.title, r.completed_at AS cited_at
+      FROM prompt_runs r JOIN run_citations c ON c.prompt_run_id = r.id WHERE ${r} ORDER BY r.id, c.idx`);
     this.clear = ['agg_prompt_day', 'agg_competitor_day', 'agg_url_day'].map((t) => db.prepare(`DELETE FROM ${t} WHERE ${w}`));
     this.putPrompt = db.prepare(`INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_sum, sentiment_sum, sentiment_n)
       VALUES (@project_id, @day, @engine_id, @prompt_id, @runs, @brand_runs, @position_sum, @rr_sum, @sentiment_sum, @sentiment_n)`);
@@ -92,19 +98,31 @@ export class Aggregator {
     this.putPrompt.run({ ...key, ...brand, runs, brand_runs: brand.runs });
   }
 
+  /** Each competitor once per run, at its best position (the first of equal positions), summed in run-id order. */
   private writeCompetitorRows(key: Bucket): void {
+    const best = new Map<string, CompetitorRow>();
+    for (const m of this.competitors.iterate(key) as Iterable<CompetitorRow>) {
+      const k = `${m.run_id}|${m.competitor_id}`;
+      const seen = best.get(k);
+      if (!seen || m.position < seen.position) best.set(k, m);
+    }
     const byCompetitor = new Map<string, Sums>();
-    for (const r of this.competitors.iterate(key) as Iterable<CompetitorRow>) {
-      let s = byCompetitor.get(r.competitor_id);
-      if (!s) byCompetitor.set(r.competitor_id, (s = emptySums()));
-      addMention(s, r.position, r.sentiment);
+    for (const m of best.values()) {
+      let s = byCompetitor.get(m.competitor_id);
+      if (!s) byCompetitor.set(m.competitor_id, (s = emptySums()));
+      addMention(s, m.position, m.sentiment);
     }
     for (const [competitor_id, s] of byCompetitor) this.putCompetitor.run({ ...key, competitor_id, ...s });
   }
 
   private writeUrlRows(key: Bucket): void {
     const byUrl = new Map<string, { url: string; domain: string; runs: number; first_at: string; last_at: string; title: string | null; title_at: string }>();
+    const counted = new Set<string>();
     for (const r of this.urls.iterate(key) as Iterable<UrlRow>) {
+      // A URL counts once per run, however often the answer cites it.
+      const once = `${r.run_id}|${r.url}`;
+      if (counted.has(once)) continue;
+      counted.add(once);
       const u = byUrl.get(r.url);
       if (!u) {
         byUrl.set(r.url, { url: r.url, domain: r.domain, runs: 1, first_at: r.cited_at, last_at: r.cited_at, title: r.title, title_at: r.title ? r.cited_at : '' });

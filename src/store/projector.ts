@@ -78,18 +78,29 @@ export class Projector {
       engineProjects: db.prepare(`SELECT project_id FROM project_engines WHERE engine_id = ?
         UNION SELECT DISTINCT project_id FROM agg_prompt_day WHERE engine_id = ?`).pluck(),
       groupProject: db.prepare('SELECT project_id FROM run_groups WHERE id = ?').pluck(),
+      clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
+      putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
-    this.applyInTx = db.transaction((events: SourceEvent[]) => this.applyAll(events));
+    this.applyInTx = db.transaction((events: SourceEvent[], isolate: boolean) => this.applyAll(events, isolate));
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: Envelope, fx: Effects) => this.dispatch(e, fx));
   }
 
-  /** Applies a batch atomically: facts, aggregates, dead letters, positions and versions commit together. */
+  /**
+   * Applies a batch atomically: facts, aggregates, dead letters, positions and versions commit together.
+   * Handlers should not throw; if one does (a bug, or data the schemas let through that SQLite
+   * refuses), the batch is re-run with a savepoint per event so only the failing event is
+   * dead-lettered. Savepoints are not free, so the fast path does without them.
+   */
   applyBatch(events: SourceEvent[]): BatchResult {
-    return this.applyInTx(events);
+    try {
+      return this.applyInTx(events, false);
+    } catch {
+      return this.applyInTx(events, true);
+    }
   }
 
-  private applyAll(events: SourceEvent[]): BatchResult {
+  private applyAll(events: SourceEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
     const buckets: Bucket[] = [];
@@ -107,8 +118,9 @@ export class Projector {
       const fx: Effects = { changes: new ChangeSet(), buckets: [], runGroups: [] };
       let outcome: Outcome;
       try {
-        outcome = this.eventInSavepoint(decoded.event, fx);
+        outcome = isolate ? this.eventInSavepoint(decoded.event, fx) : this.dispatch(decoded.event, fx);
       } catch (err) {
+        if (!isolate) throw err;
         this.deadLetter(e, 'projection_failed', (err as Error).message, decoded.event.event_id, decoded.event.type, now);
         result.deadLettered += 1;
         continue;
@@ -170,10 +182,10 @@ export class Projector {
         project_id: d.project_id, name: d.name, description: d.description ?? null, active: bool(d.active),
       }), fx, d.project_id),
       'segment.deleted': (d, v, fx) => touched(t.segments.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
-      'prompt.upserted': (d, v, fx) => touched(t.prompts.upsert(d.id, v, {
+      'prompt.upserted': (d, v, fx) => this.promptChange(t.prompts.upsert(d.id, v, {
         project_id: d.project_id, text: d.text, segment_ids: json([...d.segment_ids].sort()), active: bool(d.active),
-      }), fx, d.project_id),
-      'prompt.deleted': (d, v, fx) => touched(t.prompts.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      }), fx, d.id, d.project_id),
+      'prompt.deleted': (d, v, fx) => this.promptChange(t.prompts.remove(d.id, v, { project_id: d.project_id }), fx, d.id, d.project_id),
       'competitor.upserted': (d, v, fx) => touched(t.competitors.upsert(d.id, v, {
         project_id: d.project_id, name: d.name, domain: d.domain ?? null, aliases: json(d.aliases),
       }), fx, d.project_id),
@@ -206,6 +218,18 @@ export class Projector {
         return touched(this.forum.applyFields(id, v, fields), fx, this.forum.project(id));
       },
     };
+  }
+
+  /** prompt_segments mirrors the winning prompt row: its segments while it is not deleted. */
+  private promptChange(outcome: Outcome, fx: Effects, promptId: string, projectId: string): Outcome {
+    if (outcome !== 'applied') return outcome;
+    this.stmts.clearPromptSegments.run(promptId);
+    const row = this.entities.prompts.current(promptId)!;
+    if (row.deleted === 0) {
+      for (const segmentId of JSON.parse(row.segment_ids as string) as string[]) this.stmts.putPromptSegment.run(promptId, segmentId, row.project_id);
+    }
+    fx.changes.project(projectId);
+    return outcome;
   }
 
   private keyChange(outcome: Outcome, fx: Effects): Outcome {

@@ -56,8 +56,6 @@ export class RunStore {
   private readonly deleteDerived: Array<ReturnType<Db['prepare']>>;
   private readonly putMention;
   private readonly putCitation;
-  private readonly putCompetitor;
-  private readonly putUrl;
 
   constructor(db: Db) {
     this.get = db.prepare('SELECT project_id, engine_id, day, prompt_id, run_group_id, fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
@@ -72,16 +70,12 @@ export class RunStore {
         mention_count = excluded.mention_count, citation_count = excluded.citation_count,
         fact_hash = excluded.fact_hash, v_at = excluded.v_at, v_id = excluded.v_id`);
     this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE id = ?');
-    this.deleteDerived = ['run_mentions', 'run_citations', 'run_competitors', 'run_urls']
+    this.deleteDerived = ['run_mentions', 'run_citations']
       .map((t) => db.prepare(`DELETE FROM ${t} WHERE prompt_run_id = ?`));
     this.putMention = db.prepare(`INSERT INTO run_mentions (id, prompt_run_id, idx, project_id, run_group_id, prompt_id, engine_id,
         run_status, observed_at, entity_type, competitor_id, name, position, sentiment, snippet)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.putCitation = db.prepare('INSERT INTO run_citations (prompt_run_id, idx, url, domain, title, position) VALUES (?, ?, ?, ?, ?, ?)');
-    this.putCompetitor = db.prepare(`INSERT INTO run_competitors (prompt_run_id, competitor_id, project_id, engine_id, day, prompt_id, position, sentiment)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.putUrl = db.prepare(`INSERT INTO run_urls (prompt_run_id, url, project_id, engine_id, day, prompt_id, domain, title, cited_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   apply(run: PromptRunCompleted, v: Version): RunEffects {
@@ -107,8 +101,8 @@ export class RunStore {
       mention_count: run.mentions.length, citation_count: run.citations.length,
       fact_hash: factHash, v_at: v.at, v_id: v.id,
     });
-    for (const del of this.deleteDerived) del.run(run.id);
-    this.writeDerived(run, day);
+    if (cur) for (const del of this.deleteDerived) del.run(run.id);
+    this.writeDerived(run);
     const buckets = [bucket];
     const runGroups = [run.run_group_id];
     const projects = [run.project_id];
@@ -120,7 +114,7 @@ export class RunStore {
     return { outcome: 'applied', buckets, runGroups, projects };
   }
 
-  private writeDerived(run: PromptRunCompleted, day: string): void {
+  private writeDerived(run: PromptRunCompleted): void {
     run.mentions.forEach((m, idx) => {
       this.putMention.run(uuidFrom(`${run.id}/mention/${idx}`), run.id, idx, run.project_id, run.run_group_id, run.prompt_id,
         run.engine_id, run.status, run.completed_at, m.entity_type, m.competitor_id ?? null, m.name, m.position,
@@ -129,16 +123,5 @@ export class RunStore {
     run.citations.forEach((c, idx) => {
       this.putCitation.run(run.id, idx, c.url, domainOf(c.url), c.title ?? null, c.position ?? null);
     });
-    if (run.status !== 'succeeded') return;
-    const competitorIds = new Set(run.mentions.map((m) => m.competitor_id).filter((id): id is string => !!id));
-    for (const cid of [...competitorIds].sort()) {
-      const best = bestMention(run.mentions, (m) => m.entity_type === 'competitor' && m.competitor_id === cid)!;
-      this.putCompetitor.run(run.id, cid, run.project_id, run.engine_id, day, run.prompt_id, best.position, best.sentiment ?? null);
-    }
-    const seen = new Map<string, string | null>();
-    for (const c of run.citations) if (!seen.has(c.url) || (seen.get(c.url) === null && c.title)) seen.set(c.url, c.title ?? null);
-    for (const [url, title] of [...seen].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      this.putUrl.run(run.id, url, run.project_id, run.engine_id, day, run.prompt_id, domainOf(url), title, run.completed_at);
-    }
   }
 }

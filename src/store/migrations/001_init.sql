@@ -180,9 +180,9 @@ CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);
 
 -- Mentions as the analyser reported them (every one), rewritten with their run.
 CREATE TABLE run_mentions (
-  id             TEXT PRIMARY KEY,  -- uuid derived from (prompt_run_id, idx)
   prompt_run_id  TEXT NOT NULL,
   idx            INTEGER NOT NULL,
+  id             TEXT NOT NULL,     -- uuid derived from (prompt_run_id, idx)
   project_id     TEXT NOT NULL,
   run_group_id   TEXT NOT NULL,
   prompt_id      TEXT NOT NULL,
@@ -194,9 +194,9 @@ CREATE TABLE run_mentions (
   name           TEXT NOT NULL,
   position       INTEGER NOT NULL,
   sentiment      REAL,
-  snippet        TEXT
-);
-CREATE INDEX run_mentions_by_run ON run_mentions (prompt_run_id, idx);
+  snippet        TEXT,
+  PRIMARY KEY (prompt_run_id, idx)
+) WITHOUT ROWID;
 CREATE INDEX run_mentions_recent ON run_mentions (project_id, observed_at DESC, id);
 
 CREATE TABLE run_citations (
@@ -209,39 +209,11 @@ CREATE TABLE run_citations (
   PRIMARY KEY (prompt_run_id, idx)
 ) WITHOUT ROWID;
 
--- Per succeeded run: each competitor once, at its best position (derived from run_mentions).
-CREATE TABLE run_competitors (
-  prompt_run_id  TEXT NOT NULL,
-  competitor_id  TEXT NOT NULL,
-  project_id     TEXT NOT NULL,
-  engine_id      TEXT NOT NULL,
-  day            TEXT NOT NULL,
-  prompt_id      TEXT NOT NULL,
-  position       INTEGER NOT NULL,
-  sentiment      REAL,
-  PRIMARY KEY (prompt_run_id, competitor_id)
-) WITHOUT ROWID;
-CREATE INDEX run_competitors_bucket ON run_competitors (project_id, engine_id, day, prompt_id, prompt_run_id);
-
--- Per succeeded run: each cited URL once.
-CREATE TABLE run_urls (
-  prompt_run_id  TEXT NOT NULL,
-  url            TEXT NOT NULL,
-  project_id     TEXT NOT NULL,
-  engine_id      TEXT NOT NULL,
-  day            TEXT NOT NULL,
-  prompt_id      TEXT NOT NULL,
-  domain         TEXT NOT NULL,
-  title          TEXT,
-  cited_at       TEXT NOT NULL,
-  PRIMARY KEY (prompt_run_id, url)
-) WITHOUT ROWID;
-CREATE INDEX run_urls_bucket ON run_urls (project_id, engine_id, day, prompt_id, prompt_run_id);
-
 -- Mergeable aggregates over SUCCEEDED runs, one row per bucket
 -- (project x day x engine x prompt [x competitor | x url]). Any engine subset or window is a SUM
--- over rows. Rows are recomputed from the runs of a bucket whenever a batch touches it, summing
--- in run-id order, so the bytes never depend on batching or arrival order.
+-- over rows. Rows are recomputed from the runs of a bucket (and their mentions and citations)
+-- whenever a batch touches it, summing in run-id order, so the bytes never depend on batching or
+-- arrival order. Within one run an entity counts once, at its best position; a URL once.
 CREATE TABLE agg_prompt_day (
   project_id     TEXT NOT NULL,
   day            TEXT NOT NULL,

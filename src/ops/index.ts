@@ -1,0 +1,1 @@
+export { createOpsServer, cacheStats, type Readiness, type OpsOptions } from './server';

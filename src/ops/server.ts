@@ -1,0 +1,68 @@
+import http from 'node:http';
+import type { BodyCache } from '../serve';
+
+export interface Readiness {
+  ready: boolean;
+  reasons: string[];
+  details?: Record<string, unknown>;
+}
+
+export interface OpsOptions {
+  cache: BodyCache;
+  readiness: () => Readiness;
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+}
+
+/** What /cache shows and `visibility-api cache-stats` prints. */
+export function cacheStats(cache: BodyCache): Record<string, unknown> {
+  let hits = 0;
+  let misses = 0;
+  let builds = 0;
+  const routes: Record<string, unknown> = {};
+  for (const [name, s] of [...cache.routes].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    hits += s.hits;
+    misses += s.misses;
+    builds += s.builds;
+    routes[name] = { ...s, hit_ratio: s.hits + s.misses === 0 ? null : s.hits / (s.hits + s.misses) };
+  }
+  return {
+    entries: cache.lru.size,
+    bytes: cache.lru.calculatedSize,
+    max_bytes: cache.maxBytes,
+    hits, misses, builds,
+    hit_ratio: hits + misses === 0 ? null : hits / (hits + misses),
+    evictions: cache.evictions,
+    routes,
+  };
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  const bytes = JSON.stringify(body, null, 2) + '\n';
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(bytes);
+}
+
+/** The operators' port: /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache. */
+export function createOpsServer(opts: OpsOptions): http.Server {
+  return http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: true, message: 'Method not allowed' });
+    if (path === '/healthz') return json(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      const r = opts.readiness();
+      return json(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
+    }
+    if (path === '/cache') return json(res, 200, cacheStats(opts.cache));
+    if (path === '/metrics' && opts.metrics) {
+      opts.metrics().then(
+        (m) => {
+          res.writeHead(200, { 'content-type': m.contentType });
+          res.end(m.body);
+        },
+        (err: unknown) => json(res, 500, { error: true, message: String(err) }),
+      );
+      return;
+    }
+    json(res, 404, { error: true, message: 'Not found' });
+  });
+}

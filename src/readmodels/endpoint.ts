@@ -1,0 +1,28 @@
+import type { ReadArgs } from './args';
+import type { ReadStore } from './store';
+
+/** What the key must be allowed to see before a read model runs. */
+export type Scope = 'account' | 'project' | 'run_group';
+
+/** The query parameters an endpoint accepts; the HTTP layer validates them from this. */
+export interface QuerySpec {
+  engineIds?: boolean;
+  limit?: { default: number; max: number };
+  entityType?: boolean;
+}
+
+/**
+ * One GET endpoint: its path, what it accepts, the JSON Schema of its 200 body (schemas/api/<schema>.json,
+ * the single source of truth for validation, TypeScript types and OpenAPI), and the read model.
+ */
+export interface Endpoint {
+  /** Stable name: cache keys, metric labels, OpenAPI operationId. */
+  name: string;
+  /** Path under /v1/public in @koa/router syntax, e.g. '/projects/:project_id/visibility'. */
+  path: string;
+  summary: string;
+  scope: Scope;
+  query: QuerySpec;
+  schema: string;
+  build(store: ReadStore, args: ReadArgs): unknown;
+}

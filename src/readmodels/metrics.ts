@@ -1,0 +1,193 @@
+import { addDays } from '../lib/time';
+import type { ReadStore } from './store';
+
+/**
+ * Sums over succeeded runs, as stored in the agg_* tables. Every metric is a ratio of sums, so any
+ * engine subset, day range, prompt or segment is exact: add the rows, then divide.
+ */
+export interface MentionSums {
+  runs: number;          // runs in the slice
+  mentioned: number;     // runs that mention the entity
+  position_sum: number;
+  rr_sum: number;
+  sentiment_sum: number;
+  sentiment_n: number;
+}
+
+export function zeroSums(): MentionSums {
+  return { runs: 0, mentioned: 0, position_sum: 0, rr_sum: 0, sentiment_sum: 0, sentiment_n: 0 };
+}
+
+export function addSums(into: MentionSums, s: MentionSums): MentionSums {
+  into.runs += s.runs;
+  into.mentioned += s.mentioned;
+  into.position_sum += s.position_sum;
+  into.rr_sum += s.rr_sum;
+  into.sentiment_sum += s.sentiment_sum;
+  into.sentiment_n += s.sentiment_n;
+  return into;
+}
+
+/** Runs whose answer mentions the entity / runs; 0 when there are no runs. */
+export const mentionRate = (s: MentionSums): number => (s.runs === 0 ? 0 : s.mentioned / s.runs);
+/** Mean best position over runs that mention the entity; null when none do. */
+export const averageRank = (s: MentionSums): number | null => (s.mentioned === 0 ? null : s.position_sum / s.mentioned);
+/** Mean sentiment over mentions that carry one; null when none do. */
+export const sentiment = (s: MentionSums): number | null => (s.sentiment_n === 0 ? null : s.sentiment_sum / s.sentiment_n);
+/** Visibility score: 100 x mean over runs of 1/position (0 when not mentioned); null when there are no runs. */
+export const score = (s: MentionSums): number | null => (s.runs === 0 ? null : (100 * s.rr_sum) / s.runs);
+/** Brand mentions / (brand + tracked competitor mentions); null when neither is mentioned. */
+export const shareOfVoice = (brandMentions: number, competitorMentions: number): number | null =>
+  brandMentions + competitorMentions === 0 ? null : brandMentions / (brandMentions + competitorMentions);
+
+export interface Window {
+  start: string;   // YYYY-MM-DD, inclusive
+  end: string;     // YYYY-MM-DD, inclusive: the day of the project's latest succeeded run
+}
+
+const LATEST_DAY = 'SELECT max(day) FROM agg_prompt_day WHERE project_id = ?';
+
+/**
+ * The current window: the `days` UTC days ending with the day of the project's latest succeeded run
+ * (not the wall clock, so replays are reproducible). An engine filter never moves it. Null when the
+ * project has no succeeded runs.
+ */
+export function currentWindow(store: ReadStore, projectId: string, days: number): Window | null {
+  const end = store.value<string | null>(LATEST_DAY, projectId);
+  if (!end) return null;
+  return { start: addDays(end, -(days - 1)), end };
+}
+
+/**
+ * SQL that restricts agg rows (alias `a`) to runs that count: the prompt exists and is not deleted,
+ * and the engine is known. A fact whose parent has not arrived yet shows once it arrives.
+ */
+export const COUNTED_RUNS_JOIN = `JOIN prompts p ON p.id = a.prompt_id AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id`;
+
+/**
+ * An engine filter as SQL: `AND a.engine_id IN (SELECT value FROM json_each(?))`, bound to a JSON
+ * array. With no filter the clause is empty and binds nothing, so both forms stay prepared once.
+ */
+export function engineFilter(engineIds: string[] | null): { sql: string; params: string[] } {
+  if (engineIds === null) return { sql: '', params: [] };
+  return { sql: ' AND a.engine_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(engineIds)] };
+}
+
+/** Total orderings: ties broken by name, then id, so the same data always gives the same bytes. */
+export function byNameThenId<T extends { name: string }>(idOf: (x: T) => string) {
+  return (a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0);
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---- Window sums shared by the metric endpoints (visibility, trends, segments, rankings).
+
+/** Counted runs of one project over an inclusive day range, optionally restricted to some engines. */
+export interface Slice {
+  projectId: string;
+  start: string;
+  end: string;
+  engineIds: string[] | null;
+}
+
+/** The current window of a request as a slice (with its engine filter); null when the project has no runs. */
+export function currentSlice(store: ReadStore, args: { projectId: string; windowDays: number; engineIds: string[] | null }): Slice | null {
+  const w = currentWindow(store, args.projectId, args.windowDays);
+  return w && { projectId: args.projectId, start: w.start, end: w.end, engineIds: args.engineIds };
+}
+
+const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.position_sum) AS position_sum,
+    sum(a.rr_sum) AS rr_sum, sum(a.sentiment_sum) AS sentiment_sum, sum(a.sentiment_n) AS sentiment_n`;
+/** Competitor rows carry no slice size: `runs` is 0 here; give them the slice's runs with `overRuns`. */
+const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum) AS position_sum,
+    sum(a.rr_sum) AS rr_sum, sum(a.sentiment_sum) AS sentiment_sum, sum(a.sentiment_n) AS sentiment_n`;
+/** Only competitors the project tracks (not deleted) count; mentions of unknown ids are ignored. */
+const TRACKED_COMPETITOR_JOIN = 'JOIN competitors c ON c.id = a.competitor_id AND c.project_id = a.project_id AND c.deleted = 0';
+const IN_SLICE = 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?';
+
+export interface EnginePromptSums extends MentionSums {
+  engine_id: string;
+  engine_name: string;
+  prompt_id: string;
+  prompt_text: string;
+}
+
+const BRAND_BY_ENGINE_PROMPT = `SELECT a.engine_id, e.name AS engine_name, a.prompt_id, p.text AS prompt_text, ${BRAND_SUMS}
+  FROM agg_prompt_day a ${COUNTED_RUNS_JOIN} ${IN_SLICE}`;
+const GROUP_ENGINE_PROMPT = ' GROUP BY a.engine_id, a.prompt_id ORDER BY a.engine_id, a.prompt_id';
+
+/** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
+export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
+  const f = engineFilter(s.engineIds);
+  return store.all<EnginePromptSums>(BRAND_BY_ENGINE_PROMPT + f.sql + GROUP_ENGINE_PROMPT, s.projectId, s.start, s.end, ...f.params);
+}
+
+export interface CompetitorPromptSums extends MentionSums {
+  competitor_id: string;
+  prompt_id: string;
+}
+
+const COMPETITOR_BY_PROMPT = `SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_SUMS}
+  FROM agg_competitor_day a ${COUNTED_RUNS_JOIN} ${TRACKED_COMPETITOR_JOIN} ${IN_SLICE}`;
+const GROUP_COMPETITOR_PROMPT = ' GROUP BY a.competitor_id, a.prompt_id ORDER BY a.competitor_id, a.prompt_id';
+
+/** Mention sums of tracked competitors per competitor x prompt in a slice (runs = 0, see COMPETITOR_SUMS). */
+export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
+  const f = engineFilter(s.engineIds);
+  return store.all<CompetitorPromptSums>(COMPETITOR_BY_PROMPT + f.sql + GROUP_COMPETITOR_PROMPT, s.projectId, s.start, s.end, ...f.params);
+}
+
+export interface DayEngineSums extends MentionSums {
+  day: string;
+  engine_id: string;
+  engine_name: string;
+}
+
+const BRAND_BY_DAY_ENGINE = `SELECT a.day, a.engine_id, e.name AS engine_name, ${BRAND_SUMS}
+  FROM agg_prompt_day a ${COUNTED_RUNS_JOIN} ${IN_SLICE}
+  GROUP BY a.day, a.engine_id ORDER BY a.day, a.engine_id`;
+
+/** Brand sums per day x engine over a day range (all engines), oldest day first. */
+export function brandSumsByDayEngine(store: ReadStore, projectId: string, start: string, end: string): DayEngineSums[] {
+  return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE, projectId, start, end);
+}
+
+const COMPETITOR_MENTIONS_BY_DAY = `SELECT a.day, sum(a.runs) AS mentioned
+  FROM agg_competitor_day a ${COUNTED_RUNS_JOIN} ${TRACKED_COMPETITOR_JOIN} ${IN_SLICE}
+  GROUP BY a.day`;
+
+/** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
+export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
+  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end);
+  return new Map(rows.map((r) => [r.day, r.mentioned]));
+}
+
+const TRACKED_COMPETITORS = 'SELECT id, name FROM competitors WHERE project_id = ? AND deleted = 0 ORDER BY name, id';
+
+/** The project's tracked (non-deleted) competitors, by name then id. */
+export function trackedCompetitors(store: ReadStore, projectId: string): Array<{ id: string; name: string }> {
+  return store.all(TRACKED_COMPETITORS, projectId);
+}
+
+/** Adds rows into one total per key, in row order, so float sums are the same for the same rows. */
+export function sumBy<T extends MentionSums>(rows: readonly T[], keyOf: (r: T) => string): Map<string, MentionSums> {
+  const out = new Map<string, MentionSums>();
+  for (const r of rows) {
+    let into = out.get(keyOf(r));
+    if (!into) out.set(keyOf(r), (into = zeroSums()));
+    addSums(into, r);
+  }
+  return out;
+}
+
+export function sumAll(rows: readonly MentionSums[]): MentionSums {
+  return rows.reduce((into, r) => addSums(into, r), zeroSums());
+}
+
+/** A competitor's sums measured against the runs of its slice (mention_rate and score divide by them). */
+export const overRuns = (s: MentionSums, runs: number): MentionSums => ({ ...s, runs });
+
+/** part / whole; null when whole is 0 (share of voice of a competitor: its mentions / all mentions). */
+export const shareOf = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);

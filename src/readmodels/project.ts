@@ -1,0 +1,22 @@
+import type { Project } from './bodies.gen';
+import type { Endpoint } from './endpoint';
+import { toProject, type ProjectRow } from './projects';
+
+// The HTTP layer has already checked that the key's account sees this project.
+const PROJECT = `SELECT * FROM projects
+  WHERE id = ? AND deleted = 0 AND name IS NOT NULL`;
+
+export const endpoint: Endpoint = {
+  name: 'project',
+  path: '/projects/:project_id',
+  summary: 'One project visible to the key\'s account',
+  scope: 'project',
+  query: {},
+  schema: 'project',
+  build(store, args): Project {
+    const row = store.get<ProjectRow>(PROJECT, args.projectId);
+    // Unreachable after the scope check; a clear error beats an invalid body.
+    if (!row) throw new Error(`project ${args.projectId} is not visible`);
+    return toProject(row);
+  },
+};

@@ -1,0 +1,30 @@
+import { VISIBLE_PROJECTS } from './access';
+import type { Project, Projects } from './bodies.gen';
+import type { Endpoint } from './endpoint';
+
+/** Projects the account owns or that are shared with it; never deleted ones. Bound as @account. */
+const PROJECTS = `${VISIBLE_PROJECTS}
+  ORDER BY p.name, p.id`;
+
+/** A projects row as stored: the Project columns (nullable only until an upsert arrives). */
+export type ProjectRow = Project;
+
+/** The seed's Project fields, picked from a row that also carries bookkeeping columns. */
+export function toProject(r: ProjectRow): Project {
+  return {
+    id: r.id, company_id: r.company_id, name: r.name, domain: r.domain, description: r.description,
+    category_summary: r.category_summary, status: r.status, created_at: r.created_at, updated_at: r.updated_at,
+  };
+}
+
+export const endpoint: Endpoint = {
+  name: 'projects',
+  path: '/projects',
+  summary: 'Projects visible to the key\'s account, by name then id',
+  scope: 'account',
+  query: {},
+  schema: 'projects',
+  build(store, args): Projects {
+    return store.all<ProjectRow>(PROJECTS, { account: args.accountId }).map(toProject);
+  },
+};

@@ -1,0 +1,34 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store';
+
+/**
+ * Read access for the read models: every SQL text is prepared once per database and reused.
+ * Read models state their SQL as constants beside the code that shapes the rows.
+ */
+export class ReadStore {
+  private readonly prepared = new Map<string, Statement>();
+  private readonly plucked = new Map<string, Statement>();
+
+  constructor(readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.prepared.get(sql);
+    if (!s) this.prepared.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.stmt(sql).all(...params) as T[];
+  }
+
+  get<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.stmt(sql).get(...params) as T | undefined;
+  }
+
+  /** The first column of the first row. */
+  value<T>(sql: string, ...params: unknown[]): T | undefined {
+    let s = this.plucked.get(sql);
+    if (!s) this.plucked.set(sql, (s = this.db.prepare(sql).pluck()));
+    return s.get(...params) as T | undefined;
+  }
+}

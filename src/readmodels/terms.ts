@@ -1,0 +1,23 @@
+import type { Terms } from './bodies.gen';
+import type { Endpoint } from './endpoint';
+
+const TERMS = `SELECT id, project_id, value, kind, created_at
+  FROM terms
+  WHERE project_id = ? AND deleted = 0
+  ORDER BY value, id`;
+
+type Term = Terms[number];
+
+export const endpoint: Endpoint = {
+  name: 'terms',
+  path: '/projects/:project_id/terms',
+  summary: 'Tracked brand and domain terms that are not deleted, by value then id',
+  scope: 'project',
+  query: {},
+  schema: 'terms',
+  build(store, args): Terms {
+    return store.all<Term>(TERMS, args.projectId).map((r) => ({
+      id: r.id, project_id: r.project_id, value: r.value, kind: r.kind, created_at: r.created_at,
+    }));
+  },
+};

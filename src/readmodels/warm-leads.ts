@@ -1,0 +1,30 @@
+// GET /projects/:project_id/warm-leads — community threads AI answers keep citing: places worth joining.
+import type { Endpoint } from './endpoint';
+import type { WarmLeads } from './bodies.gen';
+import { citedUrls } from './citations';
+import { communityPlatform } from './domains';
+
+/** A page cited once may be noise; twice in the window means engines keep going back to it. */
+const MIN_CITATIONS = 2;
+
+export const endpoint: Endpoint = {
+  name: 'warm-leads',
+  path: '/projects/:project_id/warm-leads',
+  summary: 'Warm leads: community and discussion pages cited at least twice in the current window',
+  scope: 'project',
+  query: {},
+  schema: 'warm-leads',
+  build(store, args): WarmLeads {
+    const out: WarmLeads = [];
+    // citedUrls is already most cited first, then by URL: the order this list wants.
+    for (const u of citedUrls(store, args.projectId, args.windowDays, null)) {
+      const platform = communityPlatform(u.domain);
+      if (!platform || u.citation_count < MIN_CITATIONS) continue;
+      out.push({
+        url: u.url, domain: u.domain, platform, title: u.title, citation_count: u.citation_count,
+        prompt_count: u.prompt_count, engine_ids: u.engine_ids, last_cited_at: u.last_cited_at,
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import zlib from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+
+/** A response body ready to send: serialized and compressed once, when it is built. */
+export interface Ready {
+  json: Buffer;
+  gzip: Buffer | null;
+  br: Buffer | null;
+  /** Strong ETag of the JSON bytes; the compressed variants append -gz / -br (RFC 9110: one per representation). */
+  etag: string;
+  version: number;
+  updatedAt: string;
+}
+
+/** Bodies this small are sent as they are: compressing them saves less than it costs. */
+const COMPRESS_MIN_BYTES = 1024;
+
+export function prepare(body: unknown, version: number, updatedAt: string): Ready {
+  const json = Buffer.from(JSON.stringify(body));
+  const big = json.length >= COMPRESS_MIN_BYTES;
+  return {
+    json,
+    gzip: big ? zlib.gzipSync(json, { level: 6 }) : null,
+    br: big ? zlib.brotliCompressSync(json, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: json.length } }) : null,
+    etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
+    version,
+    updatedAt,
+  };
+}
+
+export function readySize(r: Ready): number {
+  return r.json.length + (r.gzip?.length ?? 0) + (r.br?.length ?? 0) + 256;
+}
+
+export interface RouteStats {
+  hits: number;
+  misses: number;
+  builds: number;
+}
+
+/**
+ * Ready bodies by (route, scope, normalized query, data_version). A new event bumps the version,
+ * so a stale body can never be served: it simply stops being asked for and ages out of the LRU.
+ */
+export class BodyCache {
+  readonly lru: LRUCache<string, Ready>;
+  readonly routes = new Map<string, RouteStats>();
+  evictions = 0;
+
+  constructor(readonly maxBytes: number) {
+    this.lru = new LRUCache<string, Ready>({
+      maxSize: Math.max(maxBytes, 1),
+      sizeCalculation: readySize,
+      dispose: (_v, _k, reason) => {
+        if (reason === 'evict') this.evictions += 1;
+      },
+    });
+  }
+
+  stats(route: string): RouteStats {
+    let s = this.routes.get(route);
+    if (!s) this.routes.set(route, (s = { hits: 0, misses: 0, builds: 0 }));
+    return s;
+  }
+
+  /** The cached body, or build it (once) and keep it when it fits. */
+  getOrBuild(route: string, key: string, build: () => Ready): Ready {
+    const s = this.stats(route);
+    const hit = this.lru.get(key);
+    if (hit) {
+      s.hits += 1;
+      return hit;
+    }
+    s.misses += 1;
+    const ready = build();
+    s.builds += 1;
+    if (this.maxBytes > 0) this.lru.set(key, ready);
+    return ready;
+  }
+}

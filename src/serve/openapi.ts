@@ -1,0 +1,110 @@
+import type { JsonSchema } from '../events';
+import type { Endpoint } from '../readmodels';
+
+type Json = Record<string, unknown>;
+
+const ERRORS: Record<string, string> = {
+  '400': 'A malformed uuid, limit, entity_type or engine_ids; the message names the parameter and what it accepts',
+  '401': 'Missing, unknown or revoked API key (message "Invalid API key")',
+  '404': 'Unknown route, or a project or run group that does not exist or that the key cannot see',
+  '405': 'Method other than GET or HEAD (the Allow header lists them)',
+  '429': 'Per-key rate limit exceeded (see Retry-After)',
+  '500': 'Internal error; the message shows no internals',
+  '503': 'The read model is still loading (see Retry-After)',
+};
+
+/** schemas/api/x.json is referred to as "x.json": in the document it becomes a component. */
+function rewriteRefs(node: unknown, titles: Map<string, string>): unknown {
+  if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, titles));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === '$id' || k === '$schema') continue;
+    if (k === '$ref' && typeof v === 'string' && titles.has(v.replace(/^\.\//, ''))) {
+      out[k] = `#/components/schemas/${titles.get(v.replace(/^\.\//, ''))}`;
+    } else out[k] = rewriteRefs(v, titles);
+  }
+  return out;
+}
+
+function parameters(e: Endpoint): Json[] {
+  const params: Json[] = [...e.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' },
+  }));
+  if (e.query.engineIds) {
+    params.push({
+      name: 'engine_ids', in: 'query', required: false, style: 'form', explode: true,
+      description: 'Restrict the result to these engines; repeat once per value.',
+      schema: { type: 'array', items: { type: 'string', format: 'uuid' } },
+    });
+  }
+  if (e.query.limit) {
+    params.push({
+      name: 'limit', in: 'query', required: false, description: 'Caps the number of rows returned.',
+      schema: { type: 'integer', minimum: 1, maximum: e.query.limit.max, default: e.query.limit.default },
+    });
+  }
+  if (e.query.entityType) {
+    params.push({ name: 'entity_type', in: 'query', required: false, schema: { type: 'string', enum: ['brand', 'competitor'] } });
+  }
+  return params;
+}
+
+function errorResponses(): Json {
+  const out: Json = {};
+  for (const [status, description] of Object.entries(ERRORS)) {
+    out[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
+  }
+  return out;
+}
+
+function operation(e: Endpoint, titles: Map<string, string>): Json {
+  return {
+    operationId: e.name,
+    summary: e.summary,
+    parameters: parameters(e),
+    responses: {
+      '200': {
+        description: e.summary,
+        headers: {
+          ETag: { schema: { type: 'string' } },
+          'X-Data-Version': { description: 'Increments whenever the underlying data changes', schema: { type: 'integer' } },
+        },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
+      },
+      '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+      ...errorResponses(),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document, generated from the endpoint table and the same schemas that validate the bodies. */
+export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string, JsonSchema>, basePath: string): Json {
+  const titles = new Map([...schemas].map(([file, s]) => [`${file}.json`, String(s.title)]));
+  const components: Json = {};
+  for (const [file, s] of schemas) components[titles.get(`${file}.json`)!] = rewriteRefs(s, titles);
+  const paths: Json = {
+    '/openapi.json': {
+      get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1 document' } } },
+    },
+  };
+  for (const e of endpoints) paths[e.path.replace(/:(\w+)/g, '{$1}')] = { get: operation(e, titles) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Visibility Dashboard API',
+      version: '1.0.0',
+      description: 'Read-only API serving AI-search-visibility dashboards. Every endpoint is GET and scoped to the account of the API key.',
+    },
+    servers: [{ url: basePath }],
+    security: [{ ApiKeyHeader: [] }, { ApiKeyAuthorization: [] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKeyAuthorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: ApiKey <API_KEY>' },
+      },
+    },
+  };
+}
