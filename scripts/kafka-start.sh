@@ -38,8 +38,8 @@ our_pid_alive() {
     tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
 }
 
-metadata_ok() {
-  timeout 30 java "${TOOL_JVM[@]}" -cp "$CP" org.apache.kafka.tools.TopicCommand \
+metadata_ok() { # $1 = seconds this attempt may take
+  timeout "$1" java "${TOOL_JVM[@]}" -cp "$CP" org.apache.kafka.tools.TopicCommand \
     --bootstrap-server "127.0.0.1:$PORT" --list >/dev/null 2>&1
 }
 
@@ -144,7 +144,8 @@ fail() {
 }
 
 START=$SECONDS
-until port_open "$PORT" && metadata_ok; do
+remaining() { local r=$((TIMEOUT - (SECONDS - START))); (( r < 1 )) && r=1; (( r > 20 )) && r=20; echo "$r"; }
+until port_open "$PORT" && metadata_ok "$(remaining)"; do
   our_pid_alive "$PID" || { rm -f "$PIDFILE"; fail "broker process $PID exited before becoming ready"; }
   (( SECONDS - START >= TIMEOUT )) && fail "broker pid $PID not ready on 127.0.0.1:$PORT after ${TIMEOUT}s (it is left running; npm run kafka:stop to stop it)"
   sleep 0.5

@@ -1,12 +1,11 @@
 import type { Context } from 'koa';
 import type { Ready } from './cache';
 
-/** Picks the smallest variant the client accepts: br, then gzip, then identity. */
+/** The smallest variant the client accepts (br, then gzip, then identity), whatever order it lists them in. */
 function pickEncoding(ctx: Context, r: Ready): 'br' | 'gzip' | 'identity' {
   if (!r.gzip && !r.br) return 'identity';
-  const accepted = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  if (accepted === 'br' && r.br) return 'br';
-  if ((accepted === 'br' || accepted === 'gzip') && r.gzip) return 'gzip';
+  if (r.br && ctx.acceptsEncodings('br') === 'br') return 'br';
+  if (r.gzip && ctx.acceptsEncodings('gzip') === 'gzip') return 'gzip';
   return 'identity';
 }
 
