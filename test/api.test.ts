@@ -1,6 +1,5 @@
 // The public API over real HTTP on loopback, against the demo world.
 import t from 'tap';
-import { Validator } from '@seriousme/openapi-schema-validator';
 import { createAjv, readSchemaDir } from '../src/events';
 import { ENDPOINTS, type Endpoint } from '../src/readmodels';
 import { activeKeys, demoDb, revokedKey } from './demo';
@@ -37,7 +36,9 @@ t.test('public API over HTTP', async (t) => {
     const doc = r.json as { openapi: string; info: { version: string }; paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
     t.equal(doc.openapi, '3.1.0');
     t.equal(doc.info.version, '1.0.0');
-    const result = await new Validator().validate(doc as unknown as object);
+    // The validator is an ES module; this test file is CommonJS.
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const result = await new Validator().validate(doc as unknown as Parameters<InstanceType<typeof Validator>['validate']>[0]);
     t.same(result.errors ?? [], [], 'the validator finds no errors');
     t.ok(result.valid);
     t.same(Object.keys(doc.components.securitySchemes).sort(), ['ApiKeyAuthorization', 'ApiKeyHeader']);
@@ -45,7 +46,8 @@ t.test('public API over HTTP', async (t) => {
   });
 
   t.test('401 for a missing, unknown or revoked key; both header forms work', async (t) => {
-    for (const headers of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': revokedKey.key }, { authorization: `Bearer ${key}` }]) {
+    const attempts: Array<Record<string, string>> = [{}, { 'x-api-key': 'nope' }, { 'x-api-key': revokedKey.key }, { authorization: `Bearer ${key}` }];
+    for (const headers of attempts) {
       const r = await request(`${api.base}/projects`, { headers });
       t.equal(r.status, 401);
       t.same(r.json, INVALID_KEY);

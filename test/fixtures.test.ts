@@ -54,6 +54,8 @@ function classify(line: string): Verdict {
   } catch {
     return 'unparseable';
   }
+  // Like src/events: JSON that is not an object (a quoted string, an array) is not an event at all.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'unparseable';
   if (!validators.envelope(parsed)) return 'invalid_envelope';
   const event = parsed as Envelope;
   const validateData = validators.byType.get(event.type);

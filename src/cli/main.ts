@@ -10,6 +10,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N]',
     load: async () => (await import('./serve.js')).serveCommand,
   },
+  'cache-stats': { usage: 'cache-stats [--ops-url URL] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
 };
 
 function usage(): string {

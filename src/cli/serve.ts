@@ -5,7 +5,7 @@ import http from 'node:http';
 import { DEMO_KEYS } from '../../fixtures/world';
 import { replayFiles } from '../ingest';
 import { packageRoot } from '../lib/root';
-import { createOpsServer } from '../ops';
+import { createMetrics, createOpsServer } from '../ops';
 import { BASE_PATH, createService } from '../serve';
 import { openDb, Projector, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError, type Parsed } from './args';
@@ -62,10 +62,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file} (create one with: visibility-api replay --db ${file} EVENTS...)`);
     db = openDb(file);
   }
-  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit });
+  let observe: (route: string, status: number, seconds: number) => void = () => {};
+  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit, onResponse: (r, s, t) => observe(r, s, t) });
+  const metrics = createMetrics(service.cache);
+  observe = metrics.observeRequest;
   const httpServer = http.createServer(service.app.callback());
   const apiPort = await listen(httpServer, port, host);
-  const ops = createOpsServer({ cache: service.cache, readiness: () => ({ ready: true, reasons: [] }) });
+  const ops = createOpsServer({ cache: service.cache, readiness: () => ({ ready: true, reasons: [] }), metrics: metrics.render });
   const boundOps = await listen(ops, opsPort, opsHost);
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
   console.log(`visibility-api listening on http://${shown}:${apiPort}${BASE_PATH} (ops on http://${opsHost}:${boundOps})`);

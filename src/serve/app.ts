@@ -22,6 +22,8 @@ export interface AppOptions {
   /** False until a read model is loaded: requests get 503. */
   isReady?: () => boolean;
   log?: ErrorLogger;
+  /** Called once per response with the route name ('unmatched' for none), status and seconds taken. */
+  onResponse?: (route: string, status: number, seconds: number) => void;
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
 }
@@ -30,6 +32,7 @@ export interface Service {
   app: Koa;
   cache: BodyCache;
   store: ReadStore;
+  schemas: BodySchemas;
 }
 
 const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
@@ -83,6 +86,7 @@ export function createService(opts: AppOptions): Service {
 
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
+      ctx.state.route = endpoint.name;
       if (!isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly', { 'Retry-After': '1' });
       const auth = authenticate(ctx, store);
       limiter.take(auth.keyHash);
@@ -95,12 +99,28 @@ export function createService(opts: AppOptions): Service {
   }
 
   const router = new Router({ prefix: BASE_PATH });
-  router.get('/openapi.json', (ctx) => sendReady(ctx, openapi));
+  router.get('/openapi.json', (ctx) => {
+    ctx.state.route = 'openapi';
+    sendReady(ctx, openapi);
+  });
   for (const e of endpoints) router.get(e.name, e.path, handler(e));
 
   const app = new Koa();
+  if (opts.onResponse) app.use(timing(opts.onResponse));
   app.use(errorMiddleware(log));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return { app, cache, store };
+  return { app, cache, store, schemas };
+}
+
+/** Outermost, so errors are timed too. */
+function timing(onResponse: NonNullable<AppOptions['onResponse']>) {
+  return async function timeRequest(ctx: Context, next: () => Promise<void>): Promise<void> {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      onResponse((ctx.state.route as string | undefined) ?? 'unmatched', ctx.status, (performance.now() - started) / 1000);
+    }
+  };
 }

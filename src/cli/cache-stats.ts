@@ -1,0 +1,39 @@
+import { parse, UsageError } from './args';
+
+interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }
+interface CacheFigures {
+  entries: number; bytes: number; max_bytes: number; hits: number; misses: number; builds: number;
+  hit_ratio: number | null; evictions: number; routes: Record<string, RouteFigures>;
+}
+
+const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+const pct = (r: number | null): string => (r === null ? '-' : `${(100 * r).toFixed(1)}%`);
+
+export function formatCacheStats(c: CacheFigures): string {
+  const lines = [
+    `entries ${c.entries}   bytes ${mib(c.bytes)} of ${mib(c.max_bytes)} (${pct(c.max_bytes ? c.bytes / c.max_bytes : null)})   evictions ${c.evictions}`,
+    `hits ${c.hits}   misses ${c.misses}   builds ${c.builds}   hit ratio ${pct(c.hit_ratio)}`,
+    '',
+    `${'route'.padEnd(24)}${'hits'.padStart(10)}${'misses'.padStart(10)}${'builds'.padStart(10)}${'hit ratio'.padStart(11)}`,
+  ];
+  for (const [route, r] of Object.entries(c.routes)) {
+    lines.push(`${route.padEnd(24)}${String(r.hits).padStart(10)}${String(r.misses).padStart(10)}${String(r.builds).padStart(10)}${pct(r.hit_ratio).padStart(11)}`);
+  }
+  return lines.join('\n');
+}
+
+/** Prints what the ops /cache endpoint shows, for a person (or --json for a machine). */
+export async function cacheStatsCommand(argv: string[]): Promise<number> {
+  const p = parse(argv, { 'ops-url': { type: 'string' }, json: { type: 'boolean' } }, { 'ops-url': 'OPS_URL' });
+  const base = typeof p.values['ops-url'] === 'string' ? p.values['ops-url'] : `http://127.0.0.1:${process.env.OPS_PORT ?? 9464}`;
+  let res: Response;
+  try {
+    res = await fetch(new URL('/cache', base), { signal: AbortSignal.timeout(5000) });
+  } catch (e) {
+    throw new UsageError(`cannot reach the ops endpoint at ${base}: ${(e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message}`);
+  }
+  if (!res.ok) throw new UsageError(`${base}/cache answered ${res.status}`);
+  const figures = (await res.json()) as CacheFigures;
+  console.log(p.values.json ? JSON.stringify(figures, null, 2) : formatCacheStats(figures));
+  return 0;
+}

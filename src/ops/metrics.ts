@@ -1,0 +1,98 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BodyCache } from '../serve';
+
+/** Figures an ingest source reports (Kafka or a replay in the same process). */
+export interface IngestFigures {
+  applied: number;
+  duplicate: number;
+  stale: number;
+  deadLettered: number;
+  batches: number;
+  /** Seconds each recent batch took to apply; drained by every scrape. */
+  drainBatchSeconds(): number[];
+  lag(): Array<{ topic: string; partition: number; lag: number }>;
+}
+
+export interface Metrics {
+  registry: Registry;
+  /** Called by the HTTP layer once per response. */
+  observeRequest(route: string, status: number, seconds: number): void;
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * Prometheus metrics: request latency per route, the cache figures of /cache, and ingestion
+ * (events by outcome, dead letters, lag per partition, batch apply time).
+ */
+export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const latency = new Histogram({
+    name: 'visibility_http_request_duration_seconds', help: 'Time to answer a request, by route and status',
+    labelNames: ['route', 'status'], registers: [registry],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  });
+  const perRoute = (name: string, help: string, pick: (s: { hits: number; misses: number; builds: number }) => number): void => {
+    new Gauge({
+      name, help, labelNames: ['route'], registers: [registry],
+      collect() {
+        this.reset();
+        for (const [route, s] of cache.routes) this.set({ route }, pick(s));
+      },
+    });
+  };
+  perRoute('visibility_cache_hits', 'Cache hits by route', (s) => s.hits);
+  perRoute('visibility_cache_misses', 'Cache misses by route', (s) => s.misses);
+  perRoute('visibility_cache_builds', 'Bodies built (read model run, validated, serialized, compressed) by route', (s) => s.builds);
+  new Gauge({ name: 'visibility_cache_entries', help: 'Bodies in the cache', registers: [registry], collect() { this.set(cache.lru.size); } });
+  new Gauge({ name: 'visibility_cache_bytes', help: 'Bytes held by the cache', registers: [registry], collect() { this.set(cache.lru.calculatedSize); } });
+  new Gauge({ name: 'visibility_cache_max_bytes', help: 'CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.maxBytes); } });
+  new Gauge({ name: 'visibility_cache_evictions', help: 'Bodies evicted to stay within CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.evictions); } });
+  if (ingest) registerIngest(registry, ingest);
+  return {
+    registry,
+    observeRequest: (route, status, seconds) => latency.observe({ route, status: String(status) }, seconds),
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+function registerIngest(registry: Registry, ingest: () => IngestFigures | null): void {
+  new Gauge({
+    name: 'visibility_ingest_events', help: 'Events taken in, by outcome (applied, duplicate, stale, dead_lettered)',
+    labelNames: ['outcome'], registers: [registry],
+    collect() {
+      const f = ingest();
+      if (!f) return;
+      this.set({ outcome: 'applied' }, f.applied);
+      this.set({ outcome: 'duplicate' }, f.duplicate);
+      this.set({ outcome: 'stale' }, f.stale);
+      this.set({ outcome: 'dead_lettered' }, f.deadLettered);
+    },
+  });
+  new Gauge({
+    name: 'visibility_ingest_dead_letters', help: 'Events sent to the dead letters', registers: [registry],
+    collect() { this.set(ingest()?.deadLettered ?? 0); },
+  });
+  new Gauge({
+    name: 'visibility_kafka_consumer_lag', help: 'Messages behind the high watermark, by topic and partition',
+    labelNames: ['topic', 'partition'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const l of ingest()?.lag() ?? []) this.set({ topic: l.topic, partition: String(l.partition) }, l.lag);
+    },
+  });
+  const applyTime = new Histogram({
+    name: 'visibility_ingest_batch_apply_seconds', help: 'Time to apply one batch (one SQLite transaction)', registers: [registry],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  });
+  new Counter({
+    name: 'visibility_ingest_batches_total', help: 'Batches applied', registers: [registry],
+    collect() {
+      const f = ingest();
+      if (!f) return;
+      for (const s of f.drainBatchSeconds()) applyTime.observe(s);
+      this.reset();
+      this.inc(f.batches);
+    },
+  });
+}
