@@ -244,6 +244,8 @@ t.test('ids and times are canonical', async (t) => {
     return e.type !== 'prompt_run.completed' || starts.has(String(e.data.run_group_id));
   });
   t.ok(runsAfterStart, 'a run group starts before its runs are logged');
+  const outOfOrder = events.findIndex((e, i) => i > 0 && e.occurred_at < events[i - 1].occurred_at);
+  t.equal(outOfOrder, -1, 'the log is ordered by occurred_at, like a single partition would be');
 });
 
 // ---------------------------------------------------------------- (d) invalid fixtures
