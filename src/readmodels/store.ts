@@ -21,6 +21,11 @@ export class ReadStore {
     return this.stmt(sql).all(...params) as T[];
   }
 
+  /** Rows one at a time, so a caller that stops early reads no further. */
+  iterate<T>(sql: string, ...params: unknown[]): IterableIterator<T> {
+    return this.stmt(sql).iterate(...params) as IterableIterator<T>;
+  }
+
   get<T>(sql: string, ...params: unknown[]): T | undefined {
     return this.stmt(sql).get(...params) as T | undefined;
   }

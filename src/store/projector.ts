@@ -2,7 +2,7 @@ import { decodeEvent, type Envelope, type EventDataByType, type EventType } from
 import type { Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
-import { RunStore, type Bucket } from './runs';
+import { BatchRuns, RunStore, type Bucket } from './runs';
 import { ChangeSet, type Outcome, type Version } from './versions';
 
 /** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
@@ -46,6 +46,7 @@ export class Projector {
   private readonly groups: SplitFactTable;
   private readonly forum: ForumStore;
   private readonly runs: RunStore;
+  private readonly batchRuns = new BatchRuns();
   private readonly aggregator: Aggregator;
   private readonly handlers: Handlers;
   private readonly stmts;
@@ -65,7 +66,7 @@ export class Projector {
       completed: { columns: ['completed_at', 'status'], version: ['c_at', 'c_id'] },
     });
     this.forum = new ForumStore(db);
-    this.runs = new RunStore(db);
+    this.runs = new RunStore(db, this.batchRuns);
     this.aggregator = new Aggregator(db);
     this.handlers = this.makeHandlers();
     this.stmts = {
@@ -107,6 +108,7 @@ export class Projector {
     const runGroups: string[] = [];
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
+    this.batchRuns.clear();
     for (const e of events) {
       positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
       const decoded = decodeEvent(e.raw);
@@ -130,7 +132,7 @@ export class Projector {
       buckets.push(...fx.buckets);
       runGroups.push(...fx.runGroups);
     }
-    this.aggregator.recomputeBuckets(buckets);
+    this.aggregator.recomputeBuckets(buckets, this.batchRuns);
     this.aggregator.recomputeRunGroups(runGroups);
     result.changed = [...changes.scopes].sort();
     for (const scope of result.changed) this.stmts.bump.run(scope, now);

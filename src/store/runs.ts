@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { PromptRunCompleted } from '../events';
-import { uuidFrom } from '../lib/ids';
 import { utcDay } from '../lib/time';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
@@ -17,7 +16,35 @@ export function bucketKey(b: Bucket): string {
   return `${b.project_id}|${b.engine_id}|${b.day}|${b.prompt_id}`;
 }
 
-interface StoredRun extends Bucket {
+/** A mention as stored: every field present, null where the analyser gave none. */
+export interface StoredMention {
+  entity_type: 'brand' | 'competitor';
+  competitor_id: string | null;
+  name: string;
+  position: number;
+  sentiment: number | null;
+  snippet: string | null;
+}
+
+export interface StoredCitation {
+  url: string;
+  domain: string;
+  title: string | null;
+  position: number | null;
+}
+
+/** What the aggregates need of one run. */
+export interface RunFacts {
+  id: string;
+  status: string;
+  completed_at: string;
+  brand_position: number | null;
+  brand_sentiment: number | null;
+  mentions: StoredMention[];
+  citations: StoredCitation[];
+}
+
+interface StoredVersion extends Bucket {
   run_group_id: string;
   fact_hash: string;
   v_at: string;
@@ -31,11 +58,24 @@ export interface RunEffects {
   projects: string[];
 }
 
-type Mention = PromptRunCompleted['mentions'][number];
+/**
+ * The runs a batch wrote, per bucket. A bucket whose every run is new in this batch can be
+ * aggregated from memory, without reading anything back or deleting old aggregate rows.
+ */
+export class BatchRuns {
+  readonly fresh = new Map<string, RunFacts[]>();
+  /** Buckets that held runs before this batch (a run replaced or moved): aggregate from the store. */
+  readonly touchedExisting = new Set<string>();
+
+  clear(): void {
+    this.fresh.clear();
+    this.touchedExisting.clear();
+  }
+}
 
 /** Within one run an entity counts once, at its best (lowest) position, with that mention's sentiment. */
-function bestMention(mentions: Mention[], match: (m: Mention) => boolean): Mention | undefined {
-  let best: Mention | undefined;
+export function bestMention(mentions: StoredMention[], match: (m: StoredMention) => boolean): StoredMention | undefined {
+  let best: StoredMention | undefined;
   for (const m of mentions) if (match(m) && (!best || m.position < best.position)) best = m;
   return best;
 }
@@ -48,38 +88,40 @@ export function domainOf(url: string): string {
   }
 }
 
-/** Upserts prompt runs and rewrites the rows derived from them (mentions, citations, best per entity). */
+function normalizeMentions(run: PromptRunCompleted): StoredMention[] {
+  return run.mentions.map((m) => ({
+    entity_type: m.entity_type, competitor_id: m.competitor_id ?? null, name: m.name, position: m.position,
+    sentiment: m.sentiment ?? null, snippet: m.snippet ?? null,
+  }));
+}
+
+function normalizeCitations(run: PromptRunCompleted): StoredCitation[] {
+  return run.citations.map((c) => ({ url: c.url, domain: domainOf(c.url), title: c.title ?? null, position: c.position ?? null }));
+}
+
+/** Upserts prompt runs (last writer wins) with their mentions and citations, noting the buckets they touch. */
 export class RunStore {
   private readonly get;
   private readonly put;
   private readonly touchVersion;
-  private readonly deleteDerived: Array<ReturnType<Db['prepare']>>;
-  private readonly putMention;
-  private readonly putCitation;
 
-  constructor(db: Db) {
+  constructor(db: Db, private readonly batch: BatchRuns) {
     this.get = db.prepare('SELECT project_id, engine_id, day, prompt_id, run_group_id, fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
     this.put = db.prepare(`INSERT INTO prompt_runs (id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
-        response_excerpt, brand_position, brand_sentiment, mention_count, citation_count, fact_hash, v_at, v_id)
-      VALUES (@id, @run_group_id, @project_id, @prompt_id, @engine_id, @status, @completed_at, @day,
-        @response_excerpt, @brand_position, @brand_sentiment, @mention_count, @citation_count, @fact_hash, @v_at, @v_id)
+        response_excerpt, brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET run_group_id = excluded.run_group_id, project_id = excluded.project_id,
         prompt_id = excluded.prompt_id, engine_id = excluded.engine_id, status = excluded.status,
         completed_at = excluded.completed_at, day = excluded.day, response_excerpt = excluded.response_excerpt,
         brand_position = excluded.brand_position, brand_sentiment = excluded.brand_sentiment,
         mention_count = excluded.mention_count, citation_count = excluded.citation_count,
+        mentions = excluded.mentions, citations = excluded.citations,
         fact_hash = excluded.fact_hash, v_at = excluded.v_at, v_id = excluded.v_id`);
     this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE id = ?');
-    this.deleteDerived = ['run_mentions', 'run_citations']
-      .map((t) => db.prepare(`DELETE FROM ${t} WHERE prompt_run_id = ?`));
-    this.putMention = db.prepare(`INSERT INTO run_mentions (id, prompt_run_id, idx, project_id, run_group_id, prompt_id, engine_id,
-        run_status, observed_at, entity_type, competitor_id, name, position, sentiment, snippet)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.putCitation = db.prepare('INSERT INTO run_citations (prompt_run_id, idx, url, domain, title, position) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
   apply(run: PromptRunCompleted, v: Version): RunEffects {
-    const cur = this.get.get(run.id) as StoredRun | undefined;
+    const cur = this.get.get(run.id) as StoredVersion | undefined;
     const factHash = createHash('sha1').update(JSON.stringify(run)).digest('base64');
     if (cur && !isNewer(v, cur.v_at, cur.v_id)) {
       const outcome = isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === factHash ? 'duplicate' : 'stale';
@@ -90,38 +132,31 @@ export class RunStore {
       this.touchVersion.run(v.at, v.id, run.id);
       return { outcome: 'duplicate', buckets: [], runGroups: [], projects: [] };
     }
-    const day = utcDay(run.completed_at);
-    const bucket: Bucket = { project_id: run.project_id, engine_id: run.engine_id, day, prompt_id: run.prompt_id };
-    const brand = bestMention(run.mentions, (m) => m.entity_type === 'brand');
-    this.put.run({
-      id: run.id, run_group_id: run.run_group_id, project_id: run.project_id, prompt_id: run.prompt_id,
-      engine_id: run.engine_id, status: run.status, completed_at: run.completed_at, day,
-      response_excerpt: run.response_excerpt ?? null,
-      brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null,
-      mention_count: run.mentions.length, citation_count: run.citations.length,
-      fact_hash: factHash, v_at: v.at, v_id: v.id,
-    });
-    if (cur) for (const del of this.deleteDerived) del.run(run.id);
-    this.writeDerived(run);
-    const buckets = [bucket];
-    const runGroups = [run.run_group_id];
-    const projects = [run.project_id];
+    const facts = this.write(run, factHash, v);
+    const bucket: Bucket = { project_id: run.project_id, engine_id: run.engine_id, day: utcDay(run.completed_at), prompt_id: run.prompt_id };
+    const key = bucketKey(bucket);
     if (cur) {
-      buckets.push(cur);
-      runGroups.push(cur.run_group_id);
-      projects.push(cur.project_id);
+      this.batch.touchedExisting.add(key);
+      this.batch.touchedExisting.add(bucketKey(cur));
+      return { outcome: 'applied', buckets: [bucket, cur], runGroups: [run.run_group_id, cur.run_group_id], projects: [run.project_id, cur.project_id] };
     }
-    return { outcome: 'applied', buckets, runGroups, projects };
+    const fresh = this.batch.fresh.get(key);
+    if (fresh) fresh.push(facts);
+    else this.batch.fresh.set(key, [facts]);
+    return { outcome: 'applied', buckets: [bucket], runGroups: [run.run_group_id], projects: [run.project_id] };
   }
 
-  private writeDerived(run: PromptRunCompleted): void {
-    run.mentions.forEach((m, idx) => {
-      this.putMention.run(uuidFrom(`${run.id}/mention/${idx}`), run.id, idx, run.project_id, run.run_group_id, run.prompt_id,
-        run.engine_id, run.status, run.completed_at, m.entity_type, m.competitor_id ?? null, m.name, m.position,
-        m.sentiment ?? null, m.snippet ?? null);
-    });
-    run.citations.forEach((c, idx) => {
-      this.putCitation.run(run.id, idx, c.url, domainOf(c.url), c.title ?? null, c.position ?? null);
-    });
+  private write(run: PromptRunCompleted, factHash: string, v: Version): RunFacts {
+    const mentions = normalizeMentions(run);
+    const citations = normalizeCitations(run);
+    const brand = bestMention(mentions, (m) => m.entity_type === 'brand');
+    const facts: RunFacts = {
+      id: run.id, status: run.status, completed_at: run.completed_at,
+      brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null, mentions, citations,
+    };
+    this.put.run(run.id, run.run_group_id, run.project_id, run.prompt_id, run.engine_id, run.status, run.completed_at,
+      utcDay(run.completed_at), run.response_excerpt ?? null, facts.brand_position, facts.brand_sentiment,
+      mentions.length, citations.length, JSON.stringify(mentions), JSON.stringify(citations), factHash, v.at, v.id);
+    return facts;
   }
 }

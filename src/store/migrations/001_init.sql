@@ -171,43 +171,18 @@ CREATE TABLE prompt_runs (
   brand_sentiment   REAL,              -- sentiment of that best brand mention
   mention_count     INTEGER NOT NULL,
   citation_count    INTEGER NOT NULL,
+  -- The analyser's mentions and citations as it reported them, normalized (every field present,
+  -- null where absent; citations carry their domain). One row per run keeps ingestion to a few
+  -- b-tree writes per event; the read models that list them read these arrays.
+  mentions          TEXT NOT NULL,     -- JSON [{entity_type, competitor_id, name, position, sentiment, snippet}]
+  citations         TEXT NOT NULL,     -- JSON [{url, domain, title, position}]
   fact_hash         TEXT NOT NULL,     -- hash of the event data: a retry under a new event id changes nothing
   v_at              TEXT NOT NULL,
   v_id              TEXT NOT NULL
 );
 CREATE INDEX prompt_runs_bucket ON prompt_runs (project_id, engine_id, day, prompt_id, id);
 CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);
-
--- Mentions as the analyser reported them (every one), rewritten with their run.
-CREATE TABLE run_mentions (
-  prompt_run_id  TEXT NOT NULL,
-  idx            INTEGER NOT NULL,
-  id             TEXT NOT NULL,     -- uuid derived from (prompt_run_id, idx)
-  project_id     TEXT NOT NULL,
-  run_group_id   TEXT NOT NULL,
-  prompt_id      TEXT NOT NULL,
-  engine_id      TEXT NOT NULL,
-  run_status     TEXT NOT NULL,
-  observed_at    TEXT NOT NULL,     -- completed_at of the run
-  entity_type    TEXT NOT NULL,
-  competitor_id  TEXT,
-  name           TEXT NOT NULL,
-  position       INTEGER NOT NULL,
-  sentiment      REAL,
-  snippet        TEXT,
-  PRIMARY KEY (prompt_run_id, idx)
-) WITHOUT ROWID;
-CREATE INDEX run_mentions_recent ON run_mentions (project_id, observed_at DESC, id);
-
-CREATE TABLE run_citations (
-  prompt_run_id  TEXT NOT NULL,
-  idx            INTEGER NOT NULL,
-  url            TEXT NOT NULL,
-  domain         TEXT NOT NULL,
-  title          TEXT,
-  position       INTEGER,
-  PRIMARY KEY (prompt_run_id, idx)
-) WITHOUT ROWID;
+CREATE INDEX prompt_runs_recent ON prompt_runs (project_id, completed_at DESC, id);
 
 -- Mergeable aggregates over SUCCEEDED runs, one row per bucket
 -- (project x day x engine x prompt [x competitor | x url]). Any engine subset or window is a SUM
