@@ -12,13 +12,13 @@ export interface Api {
 
 export async function startApi(opts: AppOptions): Promise<Api> {
   const service = createService(opts);
-  const server = http.createServer(service.app.callback());
+  const server = http.createServer(service.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     base: `http://127.0.0.1:${port}/v1/public`,
     service,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => { service.close(); resolve(); })),
   };
 }
 

@@ -5,7 +5,8 @@ import http from 'node:http';
 import { DEMO_KEYS } from '../../fixtures/world';
 import { replayFiles } from '../ingest';
 import { packageRoot } from '../lib/root';
-import { createMetrics, createOpsServer } from '../ops';
+import type { KafkaIngest } from '../ingest/kafka';
+import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from '../ops';
 import { BASE_PATH, createService } from '../serve';
 import { openDb, Projector, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError, type Parsed } from './args';
@@ -17,6 +18,7 @@ const FLAGS = {
   db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, 'ops-port': { type: 'string' },
   host: { type: 'string' }, 'ops-host': { type: 'string' }, 'window-days': { type: 'string' },
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' },
+  'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
 } as const;
 
 const ENV = {
@@ -45,6 +47,54 @@ async function demoDb(p: Parsed): Promise<{ db: Db; file: string }> {
   return { db, file };
 }
 
+/** The Kafka ingest as serve needs it: readiness for /readyz and figures for /metrics. */
+interface KafkaWiring {
+  ingest: KafkaIngest;
+  isReady: () => boolean;
+  readiness: () => Readiness;
+  figures: () => IngestFigures;
+}
+
+const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
+
+/** Kafka is on when --kafka-brokers or KAFKA_BROKERS is set; the other settings come from KAFKA_* (docs/kafka.md). */
+function kafkaWanted(p: Parsed): boolean {
+  return flag(p, 'kafka-brokers') !== undefined || (process.env.KAFKA_BROKERS ?? '').trim() !== '';
+}
+
+/** Starts consuming into `db` (loaded lazily: no kafkajs without Kafka). Bad settings or an unreachable cluster: exit 2, one line. */
+async function startKafka(p: Parsed, db: Db): Promise<KafkaWiring> {
+  const kafka = await import('../ingest/kafka/index.js');
+  try {
+    const config = kafka.kafkaIngestConfigFromEnv(process.env, {
+      brokers: flag(p, 'kafka-brokers'), topics: flag(p, 'kafka-topics'), groupId: flag(p, 'kafka-group-id'),
+    });
+    const ingest = await kafka.startKafkaIngest(db, new Projector(db), config);
+    console.log(`kafka: consuming ${config.topics.join(',')} from ${config.brokers.join(',')} as group ${config.groupId}` +
+      `${config.dlqTopic ? `, dead letters to ${config.dlqTopic}` : ''}`);
+    // Once a read model is loaded it stays loaded: the check runs until the first data arrives.
+    let loaded = false;
+    const isReady = (): boolean => (loaded ||= kafka.hasReadModel(db));
+    return {
+      ingest,
+      isReady,
+      readiness: () => kafka.kafkaReadiness(ingest.status(), isReady()),
+      figures: () => {
+        const s = ingest.status();
+        const e = s.counters.events;
+        return {
+          applied: e.applied, duplicate: e.duplicate, stale: e.stale, deadLettered: e.dead_lettered, batches: s.counters.batches,
+          drainBatchSeconds: () => ingest.drainBatchSeconds(),
+          lag: () => s.partitions.filter((x) => x.lag !== null).map((x) => ({ topic: x.topic, partition: x.partition, lag: x.lag ?? 0 })),
+        };
+      },
+    };
+  } catch (e) {
+    if (kafka.isKafkaSetupError(e)) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 export async function serveCommand(argv: string[]): Promise<number> {
   const p = parse(argv, FLAGS, ENV);
   const port = intFlag(p, 'port', 8080, 0, 65535);
@@ -62,14 +112,30 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file} (create one with: visibility-api replay --db ${file} EVENTS...)`);
     db = openDb(file);
   }
+  let kafka: KafkaWiring | null = null;
+  if (kafkaWanted(p)) {
+    try {
+      kafka = await startKafka(p, db); // with --demo: the demo first, then Kafka as well
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
   let observe: (route: string, status: number, seconds: number) => void = () => {};
-  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit, onResponse: (r, s, t) => observe(r, s, t) });
-  const metrics = createMetrics(service.cache);
+  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit, onResponse: (r, s, t) => observe(r, s, t), ...(kafka ? { isReady: kafka.isReady } : {}) });
+  const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined);
   observe = metrics.observeRequest;
-  const httpServer = http.createServer(service.app.callback());
-  const apiPort = await listen(httpServer, port, host);
-  const ops = createOpsServer({ cache: service.cache, readiness: () => ({ ready: true, reasons: [] }), metrics: metrics.render });
-  const boundOps = await listen(ops, opsPort, opsHost);
+  const httpServer = http.createServer(service.handler);
+  // A port in use must not leave the Kafka consumer running (the process would never exit).
+  const stopKafkaAndThrow = async (e: unknown): Promise<never> => {
+    await kafka?.ingest.stop();
+    httpServer.close();
+    throw e;
+  };
+  const apiPort = await listen(httpServer, port, host).catch(stopKafkaAndThrow);
+  const readiness = kafka ? kafka.readiness : (): Readiness => ({ ready: true, reasons: [] });
+  const ops = createOpsServer({ cache: service.cache, readiness, metrics: metrics.render });
+  const boundOps = await listen(ops, opsPort, opsHost).catch(stopKafkaAndThrow);
   const shown = host === '0.0.0.0' ? '127.0.0.1' : host;
   console.log(`visibility-api listening on http://${shown}:${apiPort}${BASE_PATH} (ops on http://${opsHost}:${boundOps})`);
   if (p.values.demo === true) {
@@ -86,6 +152,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await kafka?.ingest.stop();
   db.close();
   return 0;
 }

@@ -1,19 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Database from 'better-sqlite3';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { ENDPOINTS, ReadStore, projectVisible, runGroupProject, type Endpoint, type ReadArgs } from '../readmodels';
+import { ENDPOINTS, ReadStore, type Endpoint } from '../readmodels';
 import type { Db } from '../store';
-import { authenticate } from './auth';
+import { Access } from './access';
+import { keyHash, presentedKey } from './auth';
 import { BodySchemas } from './bodies';
-import { BodyCache, prepare, type Ready } from './cache';
+import { BodyCache, prepare } from './cache';
 import { errorMiddleware, HttpError, type ErrorLogger } from './errors';
+import { createHotPath } from './hot';
 import { buildOpenApi } from './openapi';
-import { pathUuid, queryArgs, queryKey } from './params';
 import { RateLimiter } from './ratelimit';
+import { Responder } from './responder';
 import { sendReady } from './send';
 
 export const BASE_PATH = '/v1/public';
 
 export interface AppOptions {
+  /** The database to serve. The service reads it through a connection of its own. */
   db: Db;
   windowDays?: number;
   cacheMaxBytes?: number;
@@ -29,72 +34,39 @@ export interface AppOptions {
 }
 
 export interface Service {
+  /** The node:http request listener: the hot path first, then the Koa app. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
   app: Koa;
   cache: BodyCache;
-  store: ReadStore;
   schemas: BodySchemas;
-}
-
-const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
-
-/** Where a request's data lives: the cache key part and the data_version scope it depends on. */
-interface Target {
-  args: ReadArgs;
-  scopeId: string;
-  versionScope: string;
-}
-
-function notFound(): HttpError {
-  return new HttpError(404, 'Not found');
-}
-
-/** Resolves path ids and checks the key may see them. Unknown and not-yours are the same 404. */
-function resolveTarget(ctx: Context, endpoint: Endpoint, store: ReadStore, accountId: string, windowDays: number): Target {
-  const q = queryArgs(ctx, endpoint.query);
-  const base = { ...q, accountId, windowDays, projectId: '', runGroupId: '' };
-  const params = (ctx as unknown as { params: Record<string, string> }).params;
-  if (endpoint.scope === 'account') return { args: base, scopeId: accountId, versionScope: 'catalog' };
-  if (endpoint.scope === 'project') {
-    const projectId = pathUuid(params.project_id, 'project_id');
-    if (!projectVisible(store, accountId, projectId)) throw notFound();
-    return { args: { ...base, projectId }, scopeId: projectId, versionScope: `project:${projectId}` };
-  }
-  const runGroupId = pathUuid(params.run_group_id, 'run_group_id');
-  const projectId = runGroupProject(store, runGroupId);
-  if (!projectId || !projectVisible(store, accountId, projectId)) throw notFound();
-  return { args: { ...base, projectId, runGroupId }, scopeId: runGroupId, versionScope: `project:${projectId}` };
+  close(): void;
 }
 
 export function createService(opts: AppOptions): Service {
-  const store = new ReadStore(opts.db);
+  // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
+  const reader = new Database(opts.db.name, { readonly: true, fileMustExist: true });
+  reader.pragma('busy_timeout = 5000');
+  const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
+  const responder = new Responder(store, new Access(store), schemas, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0);
-  const windowDays = opts.windowDays ?? 7;
+  const limited = new WeakSet<IncomingMessage>();
   const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
 
-  /** Builds, validates and serializes a body once. A body that fails its schema is a bug: 500, never served. */
-  function build(endpoint: Endpoint, target: Target, version: number, updatedAt: string): Ready {
-    const body = endpoint.build(store, target.args);
-    const problem = schemas.check(endpoint.schema, body);
-    if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
-    return prepare(body, version, updatedAt);
-  }
-
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
       ctx.state.route = endpoint.name;
       if (!isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly', { 'Retry-After': '1' });
-      const auth = authenticate(ctx, store);
-      limiter.take(auth.keyHash);
-      const target = resolveTarget(ctx, endpoint, store, auth.accountId, windowDays);
-      const v = store.get<{ version: number; updated_at: string }>(VERSION_SQL, target.versionScope) ?? { version: 0, updated_at: new Date(0).toISOString() };
-      const key = `${endpoint.name}|${target.scopeId}|${queryKey(target.args)}|${v.version}`;
-      const ready = cache.getOrBuild(endpoint.name, key, () => build(endpoint, target, v.version, v.updated_at));
-      sendReady(ctx, ready);
+      const key = presentedKey(ctx.req.headers);
+      const resolved = responder.resolve(endpoint, {
+        params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: key === null ? null : keyHash(key),
+      });
+      if (limited.has(ctx.req) || !limiter.tryTake(resolved.keyHash)) throw limiter.exceeded(resolved.keyHash);
+      sendReady(ctx, responder.respond(resolved));
     };
   }
 
@@ -110,7 +82,15 @@ export function createService(opts: AppOptions): Service {
   app.use(errorMiddleware(log));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return { app, cache, store, schemas };
+  const koa = app.callback();
+  const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
+  return {
+    handler: (req, res) => {
+      if (!hot(req, res)) void koa(req, res);
+    },
+    app, cache, schemas,
+    close: () => reader.close(),
+  };
 }
 
 /** Outermost, so errors are timed too. */

@@ -11,6 +11,8 @@ export interface Ready {
   etag: string;
   version: number;
   updatedAt: string;
+  /** updatedAt as an HTTP date, formatted once. */
+  lastModified: string;
 }
 
 /** Bodies this small are sent as they are: compressing them saves less than it costs. */
@@ -26,6 +28,7 @@ export function prepare(body: unknown, version: number, updatedAt: string): Read
     etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
     version,
     updatedAt,
+    lastModified: new Date(updatedAt).toUTCString(),
   };
 }
 
@@ -62,6 +65,13 @@ export class BodyCache {
     let s = this.routes.get(route);
     if (!s) this.routes.set(route, (s = { hits: 0, misses: 0, builds: 0 }));
     return s;
+  }
+
+  /** The cached body, counted as a hit; undefined (and nothing counted) when absent. */
+  hit(route: string, key: string): Ready | undefined {
+    const r = this.lru.get(key);
+    if (r) this.stats(route).hits += 1;
+    return r;
   }
 
   /** The cached body, or build it (once) and keep it when it fits. */

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { ParsedUrlQuery } from 'node:querystring';
 import { UUID_PATTERN } from '../lib/ids';
 import type { QuerySpec, ReadArgs } from '../readmodels';
 import { HttpError } from './errors';
@@ -16,14 +16,14 @@ export function pathUuid(value: string | undefined, name: string): string {
   return v;
 }
 
-function values(ctx: Context, name: string): string[] {
-  const v = ctx.query[name];
+function values(query: ParsedUrlQuery, name: string): string[] {
+  const v = query[name];
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
 /** engine_ids=<uuid>&engine_ids=<uuid> (form, exploded). Sorted and de-duplicated so equal filters share a cache entry. */
-function engineIds(ctx: Context): string[] | null {
-  const raw = values(ctx, 'engine_ids');
+function engineIds(query: ParsedUrlQuery): string[] | null {
+  const raw = values(query, 'engine_ids');
   if (raw.length === 0) return null;
   const ids = new Set<string>();
   for (const v of raw) {
@@ -34,8 +34,8 @@ function engineIds(ctx: Context): string[] | null {
   return [...ids].sort();
 }
 
-function limit(ctx: Context, spec: { default: number; max: number }): number {
-  const raw = values(ctx, 'limit');
+function limit(query: ParsedUrlQuery, spec: { default: number; max: number }): number {
+  const raw = values(query, 'limit');
   if (raw.length === 0) return spec.default;
   const v = raw[0]!;
   if (raw.length > 1 || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > spec.max) {
@@ -44,8 +44,8 @@ function limit(ctx: Context, spec: { default: number; max: number }): number {
   return Number(v);
 }
 
-function entityType(ctx: Context): ReadArgs['entityType'] {
-  const raw = values(ctx, 'entity_type');
+function entityType(query: ParsedUrlQuery): ReadArgs['entityType'] {
+  const raw = values(query, 'entity_type');
   if (raw.length === 0) return null;
   const v = raw[0]!;
   if (raw.length > 1 || !(ENTITY_TYPES as readonly string[]).includes(v)) {
@@ -55,11 +55,11 @@ function entityType(ctx: Context): ReadArgs['entityType'] {
 }
 
 /** The validated query of an endpoint. Parameters an endpoint does not accept are ignored (cache busters). */
-export function queryArgs(ctx: Context, spec: QuerySpec): Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'> {
+export function queryArgs(query: ParsedUrlQuery, spec: QuerySpec): Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'> {
   return {
-    engineIds: spec.engineIds ? engineIds(ctx) : null,
-    limit: spec.limit ? limit(ctx, spec.limit) : 0,
-    entityType: spec.entityType ? entityType(ctx) : null,
+    engineIds: spec.engineIds ? engineIds(query) : null,
+    limit: spec.limit ? limit(query, spec.limit) : 0,
+    entityType: spec.entityType ? entityType(query) : null,
   };
 }
 

@@ -60,14 +60,22 @@ export class EntityTable {
         this.setCreated.run(createdAt, id);
         return 'applied';
       }
-      return isSame(v, cur.v_at as string, cur.v_id as string) ? 'duplicate' : 'stale';
+      return isSame(v, cur.v_at as string, cur.v_id as string) || this.sameFact(cur, values, deleting) ? 'duplicate' : 'stale';
     }
     const next: Row = { id, v_at: v.at, v_id: v.id };
-    for (const c of this.spec.columns) next[c] = deleting ? (values[c] ?? cur?.[c] ?? null) : (values[c] ?? null);
+    // A tombstone keeps only its parent ids: what a deleted row holds must not depend on whether
+    // its upserts arrived before or after the delete.
+    for (const c of this.spec.columns) next[c] = values[c] ?? null;
     if (this.spec.created) next.created_at = createdAt;
-    if (this.spec.updated) next.updated_at = deleting ? ((cur?.updated_at as string | null | undefined) ?? null) : v.at;
+    if (this.spec.updated) next.updated_at = deleting ? null : v.at;
     if (this.spec.deletable) next.deleted = deleting ? 1 : 0;
     this.put.run(next);
     return !cur || this.visible.some((c) => cur[c] !== next[c]) ? 'applied' : 'duplicate';
+  }
+
+  /** The same fact under another event id (a retry): same data, or a delete of a deleted row. */
+  private sameFact(cur: Row, values: Values, deleting: boolean): boolean {
+    if (deleting) return cur.deleted === 1;
+    return cur.deleted !== 1 && this.spec.columns.every((c) => cur[c] === (values[c] ?? null));
   }
 }

@@ -36,7 +36,10 @@ export class PairTable {
 
   apply(a: string, b: string, v: Version, values: Record<string, string | number>): Outcome {
     const cur = this.get.get(a, b) as Record<string, unknown> | undefined;
-    if (cur && !isNewer(v, cur.v_at as string, cur.v_id as string)) return isSame(v, cur.v_at as string, cur.v_id as string) ? 'duplicate' : 'stale';
+    if (cur && !isNewer(v, cur.v_at as string, cur.v_id as string)) {
+      const retry = Object.entries(values).every(([k, val]) => cur[k] === val);
+      return isSame(v, cur.v_at as string, cur.v_id as string) || retry ? 'duplicate' : 'stale';
+    }
     this.put.run({ [this.keys[0]]: a, [this.keys[1]]: b, ...values, v_at: v.at, v_id: v.id });
     return !cur || Object.entries(values).some(([k, val]) => cur[k] !== val) ? 'applied' : 'duplicate';
   }
@@ -65,7 +68,8 @@ export class SplitFactTable {
     const cur = this.current(id);
     const [atCol, idCol] = p.version;
     if (cur && !isNewer(v, cur[atCol] as string | null, cur[idCol] as string | null)) {
-      return isSame(v, cur[atCol] as string, cur[idCol] as string) ? 'duplicate' : 'stale';
+      const retry = p.columns.every((c) => cur[c] === (values[c] ?? null));
+      return isSame(v, cur[atCol] as string, cur[idCol] as string) || retry ? 'duplicate' : 'stale';
     }
     this.puts.get(part)!.run({ id, ...values, [atCol]: v.at, [idCol]: v.id });
     return !cur || p.columns.some((c) => cur[c] !== (values[c] ?? null)) ? 'applied' : 'duplicate';
@@ -106,7 +110,7 @@ export class ForumStore {
       const value = JSON.stringify(fields[f] ?? null);
       const cur = this.getField.get(id, f) as { value: string; v_at: string; v_id: string } | undefined;
       if (cur && !isNewer(v, cur.v_at, cur.v_id)) {
-        if (!isSame(v, cur.v_at, cur.v_id)) anyStale = true;
+        if (!isSame(v, cur.v_at, cur.v_id) && cur.value !== value) anyStale = true;
         continue;
       }
       this.putField.run(id, f, value, v.at, v.id);

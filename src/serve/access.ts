@@ -1,0 +1,75 @@
+import type { Statement } from 'better-sqlite3';
+import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
+
+export interface DataVersion {
+  version: number;
+  updated_at: string;
+}
+
+const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
+const NEVER: DataVersion = { version: 0, updated_at: new Date(0).toISOString() };
+
+/**
+ * Who may see what, and the data_version of each scope, remembered between requests.
+ * `PRAGMA data_version` on the serving connection changes whenever any other connection (the
+ * projector, in this process or another) commits, so one cheap check per request tells whether
+ * anything remembered may be stale; when it may, everything is forgotten at once. Only positive
+ * answers are remembered, so unknown keys or ids cannot grow the memory.
+ */
+export class Access {
+  private readonly dataVersion: Statement;
+  private seen: unknown = undefined;
+  private readonly accounts = new Map<string, string>();
+  private readonly visible = new Set<string>();
+  private readonly groups = new Map<string, string>();
+  private readonly versions = new Map<string, DataVersion>();
+
+  constructor(private readonly store: ReadStore) {
+    this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Call once per request, before anything else. */
+  refresh(): void {
+    const v = this.dataVersion.get();
+    if (v === this.seen) return;
+    this.seen = v;
+    this.accounts.clear();
+    this.visible.clear();
+    this.groups.clear();
+    this.versions.clear();
+  }
+
+  account(keyHash: string): string | null {
+    let a = this.accounts.get(keyHash);
+    if (a === undefined) {
+      const found = accountForKeyHash(this.store, keyHash);
+      if (found === null) return null;
+      this.accounts.set(keyHash, (a = found));
+    }
+    return a;
+  }
+
+  canSee(accountId: string, projectId: string): boolean {
+    const k = `${accountId}|${projectId}`;
+    if (this.visible.has(k)) return true;
+    if (!projectVisible(this.store, accountId, projectId)) return false;
+    this.visible.add(k);
+    return true;
+  }
+
+  groupProject(runGroupId: string): string | null {
+    let p = this.groups.get(runGroupId);
+    if (p === undefined) {
+      const found = runGroupProject(this.store, runGroupId);
+      if (found === null) return null;
+      this.groups.set(runGroupId, (p = found));
+    }
+    return p;
+  }
+
+  version(scope: string): DataVersion {
+    let v = this.versions.get(scope);
+    if (!v) this.versions.set(scope, (v = this.store.get<DataVersion>(VERSION_SQL, scope) ?? NEVER));
+    return v;
+  }
+}

@@ -1,0 +1,160 @@
+// The CLI in child processes: replay's summary, its one-line usage errors (exit 2), gzip input,
+// resuming after the lines already applied, and digest (64 hex characters, equal data -> equal digest).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import t, { type Test } from 'tap';
+import { digest, openDb } from '../src/store';
+import { asSource, ev, run, tmpDb, tmpDir, W, world, writeNdjson, type Ev } from './helpers';
+
+const ROOT = path.join(__dirname, '..');
+/** The CLI in a child process, as bin/visibility-api.js runs it (from source, through tsx). */
+const CLI = "require('./src/cli/main').main(process.argv.slice(1)).then((c) => process.exit(c), " +
+  "(e) => { console.error('visibility-api: ' + (e && e.message ? e.message : String(e))); process.exit(1); })";
+
+interface Run { status: number | null; stdout: string; stderr: string }
+
+function cli(args: string[]): Run {
+  const env = { ...process.env };
+  delete env.VISIBILITY_DB; // the flags' environment twins must not leak in from the test's environment
+  delete env.BATCH_SIZE;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CLI, ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Summary { applied: number; duplicate: number; stale: number; deadLettered: number; skipped: number }
+
+/** `replayed 1 file(s) in 0.24 s: 10 applied, 0 duplicate, 0 stale (superseded), 5 dead-lettered, 0 lines skipped (already applied)` */
+function summary(tt: Test, r: Run): Summary {
+  tt.equal(r.status, 0, `replay exits 0 ${r.stderr}`);
+  const lines = r.stdout.split('\n').filter((l) => l !== '');
+  tt.equal(lines.length, 1, 'one summary line on stdout');
+  const m = /^replayed (\d+) file\(s\) in [\d.]+ s: (\d+) applied, (\d+) duplicate, (\d+) stale \(superseded\), (\d+) dead-lettered, (\d+) lines skipped \(already applied\)$/.exec(lines[0] ?? '');
+  if (!m) {
+    tt.fail(`summary line: ${r.stdout}`);
+    return { applied: -1, duplicate: -1, stale: -1, deadLettered: -1, skipped: -1 };
+  }
+  return { applied: Number(m[2]), duplicate: Number(m[3]), stale: Number(m[4]), deadLettered: Number(m[5]), skipped: Number(m[6]) };
+}
+
+/** A usage error: the exit code, exactly one line on stderr, nothing on stdout. */
+function oneLineError(tt: Test, r: Run, code: number | 'non-zero', mentions: RegExp): void {
+  if (code === 'non-zero') tt.ok(r.status !== 0 && r.status !== null, `exits non-zero (got ${r.status})`);
+  else tt.equal(r.status, code, `exits ${code}`);
+  tt.equal(r.stdout, '', 'nothing on stdout');
+  tt.match(r.stderr, /^[^\n]+\n$/, `exactly one line on stderr: ${JSON.stringify(r.stderr)}`);
+  tt.match(r.stderr, mentions);
+}
+
+function workDir(tt: Test): string {
+  const dir = tmpDir('cli-');
+  tt.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** world() (16 events) and two runs: 18 events, all new. */
+function events(): Ev[] {
+  return [...world(), run({ n: 1, brand: 2, sentiment: 0.5, citations: ['https://a.com/x'] }), run({ n: 2, engine: W.engineB, competitor: 1 })];
+}
+
+/** The digest of `evs` applied in-process in one batch: what any equal replay must print. */
+function digestOf(evs: Ev[]): string {
+  const { db, projector, file } = tmpDb();
+  try {
+    projector.applyBatch(asSource(evs));
+    return digest(db);
+  } finally {
+    db.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+t.test('replay prints one summary line whose counts match the file', async (tt) => {
+  const dir = workDir(tt);
+  const evs = events();
+  const lines: Array<Ev | string> = [
+    ...evs,
+    evs[16]!,                                                                              // run 1 again: duplicate
+    ev('account.upserted', { account_id: W.account, name: 'Older name' }, '2025-12-01T00:00:00Z'), // older than world(): stale
+    'this is not json',                                                                    // dead letter
+    JSON.stringify({ ...evs[0]!, type: 'account.renamed' }),                               // dead letter
+  ];
+  const file = writeNdjson(path.join(dir, 'events.ndjson'), lines);
+  const s = summary(tt, cli(['replay', '--db', path.join(dir, 'a.db'), file]));
+  tt.strictSame(s, { applied: 18, duplicate: 1, stale: 1, deadLettered: 2, skipped: 0 });
+  const db = openDb(path.join(dir, 'a.db'), { readonly: true });
+  tt.teardown(() => db.close());
+  tt.equal((db.prepare('SELECT count(*) AS n FROM dead_letters').get() as { n: number }).n, 2);
+  tt.equal((db.prepare('SELECT name FROM accounts WHERE id = ?').get(W.account) as { name: string }).name, 'Acme', 'the stale rename lost');
+});
+
+t.test('usage errors: a non-zero exit (2 for flags) and one line on stderr', async (tt) => {
+  const dir = workDir(tt);
+  const file = writeNdjson(path.join(dir, 'events.ndjson'), events());
+  const db = path.join(dir, 'a.db');
+
+  tt.test('a missing events file', async (t2) => {
+    const missing = path.join(dir, 'no-such-events.ndjson');
+    oneLineError(t2, cli(['replay', '--db', db, missing]), 2, /no-such-events\.ndjson/);
+  });
+  tt.test('an unknown flag', async (t2) => {
+    oneLineError(t2, cli(['replay', '--db', db, '--bogus', file]), 2, /--bogus/);
+  });
+  tt.test('--batch-size 0', async (t2) => {
+    oneLineError(t2, cli(['replay', '--db', db, '--batch-size', '0', file]), 2, /batch-size/);
+  });
+  tt.test('no --db', async (t2) => {
+    oneLineError(t2, cli(['replay', file]), 2, /--db/);
+  });
+  tt.test('digest --db on a missing file', async (t2) => {
+    const missing = path.join(dir, 'no-such.db');
+    oneLineError(t2, cli(['digest', '--db', missing]), 'non-zero', /no-such\.db/);
+    t2.notOk(fs.existsSync(missing), 'digest does not create the database');
+  });
+});
+
+t.test('gzip input is read like plain NDJSON', async (tt) => {
+  const dir = workDir(tt);
+  const evs = events();
+  const gz = path.join(dir, 'events.ndjson.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(evs.map((e) => JSON.stringify(e)).join('\n') + '\n'));
+  const db = path.join(dir, 'gz.db');
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, gz])), { applied: 18, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0 });
+  tt.equal(cli(['digest', '--db', db]).stdout, `${digestOf(evs)}\n`, 'the same data as the events applied in-process');
+});
+
+t.test('digest prints 64 hex characters; equal data gives equal digests, other data another', async (tt) => {
+  const dir = workDir(tt);
+  const evs = events();
+  // Same events: one file in order, read one event per batch; the other reversed, with a redelivery, in one batch.
+  const inOrder = writeNdjson(path.join(dir, 'in-order.ndjson'), evs);
+  const reversed = writeNdjson(path.join(dir, 'reversed.ndjson'), [...evs].reverse().concat(evs[3]!));
+  const more = writeNdjson(path.join(dir, 'more.ndjson'), [...evs, run({ n: 3, brand: 1 })]);
+  summary(tt, cli(['replay', '--db', path.join(dir, 'a.db'), '--batch-size', '1', inOrder]));
+  summary(tt, cli(['replay', '--db', path.join(dir, 'b.db'), reversed]));
+  summary(tt, cli(['replay', '--db', path.join(dir, 'c.db'), more]));
+  const [a, b, c] = ['a.db', 'b.db', 'c.db'].map((f) => cli(['digest', '--db', path.join(dir, f)]));
+  for (const d of [a!, b!, c!]) {
+    tt.equal(d.status, 0);
+    tt.match(d.stdout, /^[0-9a-f]{64}\n$/, 'one line of 64 lowercase hex characters');
+  }
+  tt.equal(a!.stdout, b!.stdout, 'equal data, equal digest');
+  tt.not(c!.stdout, a!.stdout, 'one more run, another digest');
+  tt.equal(a!.stdout, `${digestOf(evs)}\n`, 'the CLI prints the digest of the store');
+});
+
+t.test('replay resumes after the lines already applied', async (tt) => {
+  const dir = workDir(tt);
+  const db = path.join(dir, 'resume.db');
+  const evs = events();
+  const file = writeNdjson(path.join(dir, 'events.ndjson'), evs);
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, file])), { applied: 18, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0 });
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, file])), { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, skipped: 18 },
+    'the second time: every line skipped, nothing applied');
+  // Lines appended since: only they are read.
+  fs.appendFileSync(file, [run({ n: 3, brand: 1 }), run({ n: 4, status: 'failed' })].map((e) => JSON.stringify(e)).join('\n') + '\n');
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, file])), { applied: 2, duplicate: 0, stale: 0, deadLettered: 0, skipped: 18 });
+  // --from-start reads every line again; all are already there.
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, '--from-start', file])), { applied: 0, duplicate: 20, stale: 0, deadLettered: 0, skipped: 0 });
+});

@@ -1,0 +1,94 @@
+// Hot serving: ready bytes from the cache, no serialization or validation on a hit, never a stale body.
+import t from 'tap';
+import { activeKeys, demoDb } from './demo';
+import { request, startApi, withKey } from './http';
+import { asSource, ev, id } from './helpers';
+
+t.test('a cache hit does no JSON.stringify and no schema validation', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const projects = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>;
+  const urls = projects.flatMap((p) => [`/projects/${p.id}/visibility`, `/projects/${p.id}/citations?limit=5`, `/projects/${p.id}/forum/leads`]);
+  for (const u of urls) t.equal((await request(api.base + u, withKey(key))).status, 200, `warm ${u}`);
+  const checksBefore = api.service.schemas.checks;
+  const realStringify = JSON.stringify;
+  let stringified = 0;
+  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+    stringified += 1;
+    return realStringify(...args);
+  }) as typeof JSON.stringify;
+  try {
+    for (let round = 0; round < 5; round++) {
+      for (const u of urls) {
+        const r = await request(api.base + u, withKey(key, { 'accept-encoding': 'gzip, br' }));
+        t.equal(r.status, 200);
+      }
+    }
+  } finally {
+    JSON.stringify = realStringify;
+  }
+  t.equal(stringified, 0, 'no JSON.stringify on hits');
+  t.equal(api.service.schemas.checks, checksBefore, 'no ajv validation on hits');
+  const stats = api.service.cache.stats('visibility');
+  t.equal(stats.builds, projects.length, 'each visibility body was built once');
+  t.equal(stats.hits, 5 * projects.length);
+});
+
+t.test('concurrent misses for one key build the body once', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const replies = await Promise.all(Array.from({ length: 40 }, () => request(`${api.base}/projects/${project}/competitor-rankings`, withKey(key))));
+  t.ok(replies.every((r) => r.status === 200 && r.text === replies[0]!.text), 'all 40 got the same body');
+  t.equal(api.service.cache.stats('competitor-rankings').builds, 1, 'built once');
+});
+
+t.test('a new event changes X-Data-Version and the body at once: a stale body is never served', async (t) => {
+  const { db, projector } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>)[0]!;
+  const url = `${api.base}/projects/${project.id}`;
+  const before = await request(url, withKey(key));
+  const again = await request(url, withKey(key));
+  t.equal(again.headers['x-data-version'], before.headers['x-data-version'], 'unchanged data, same version');
+  const renamed = { ...(before.json as Record<string, unknown>), name: 'Renamed Project', updated_at: '2026-12-01T00:00:00Z' };
+  projector.applyBatch(asSource([ev('project.upserted', renamed, '2026-12-01T00:00:00Z')], 'hot-test'));
+  const after = await request(url, withKey(key, { 'if-none-match': before.headers.etag! }));
+  t.equal(after.status, 200, 'the old ETag no longer matches');
+  t.equal((after.json as { name: string }).name, 'Renamed Project');
+  t.ok(Number(after.headers['x-data-version']) > Number(before.headers['x-data-version']));
+  t.not(after.headers.etag, before.headers.etag);
+});
+
+t.test('the current window moves when a later day arrives, through HTTP', async (t) => {
+  const { db, projector } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const vis = async (): Promise<{ window_start: string; window_end: string; run_count: number }> =>
+    (await request(`${api.base}/projects/${project}/visibility`, withKey(key))).json as { window_start: string; window_end: string; run_count: number };
+  const before = await vis();
+  t.equal(before.window_end, '2026-11-15', 'the demo ends on 2026-11-15');
+  t.equal(before.window_start, '2026-11-09');
+  const prompt = db.prepare('SELECT id FROM prompts WHERE project_id = ? AND deleted = 0 ORDER BY id LIMIT 1').pluck().get(project) as string;
+  const engine = db.prepare('SELECT engine_id FROM project_engines WHERE project_id = ? AND tracked = 1 ORDER BY engine_id LIMIT 1').pluck().get(project) as string;
+  const group = id(9001, '66666666');
+  projector.applyBatch(asSource([
+    ev('run_group.started', { id: group, project_id: project, started_at: '2026-11-20T08:00:00Z' }, '2026-11-20T08:00:00Z'),
+    ev('prompt_run.completed', {
+      id: id(9002, '66666666'), run_group_id: group, project_id: project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
+      completed_at: '2026-11-20T08:05:00Z', mentions: [{ entity_type: 'brand', name: 'X', position: 1 }], citations: [],
+    }, '2026-11-20T08:05:01Z'),
+  ], 'window-test'));
+  const after = await vis();
+  t.equal(after.window_end, '2026-11-20');
+  t.equal(after.window_start, '2026-11-14');
+  t.ok(after.run_count < before.run_count, 'fewer days of the demo remain in the window');
+});
