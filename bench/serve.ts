@@ -1,0 +1,206 @@
+// npm run bench [-- --accounts N --days N --duration S]
+// Serving benchmark, all in one run on loopback:
+//   (a) a bare node:http server sending the cached /visibility bytes: the limit for Node here;
+//   (b) the service's hot /visibility, and a mix over all 22 endpoints and many projects;
+//   (c) the same mix on a cold cache (CACHE_MAX_BYTES=0: every request builds its body);
+//   (d) a naive server computing /visibility from the raw prompt runs on every request;
+// plus p99 latency at 80% of the top rate, resident memory, and event-loop delay while events are
+// applied under read load. Prints a table and writes bench/out/serve.md.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
+import { replayFiles } from '../src/ingest';
+import { packageRoot } from '../src/lib/root';
+import { openDb, Projector } from '../src/store';
+import { fmt, machineLine } from './machine';
+
+const { values } = parseArgs({
+  options: { accounts: { type: 'string' }, days: { type: 'string' }, prompts: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' } },
+});
+const OUT = path.join(packageRoot(), 'bench', 'out');
+const WORLD: WorldOptions = {
+  ...DEMO_OPTIONS, seed: 11, accounts: Number(values.accounts ?? 100), projectsPerAccount: 2, sharedProjects: 10,
+  days: Number(values.days ?? 90), promptsPerProject: Number(values.prompts ?? 14),
+};
+const EXTRA: WorldOptions = { ...DEMO_OPTIONS, seed: 12, accounts: 4, projectsPerAccount: 2, sharedProjects: 0, days: 20 };
+const DURATION = Number(values.duration ?? 10);
+const CONNECTIONS = Number(values.connections ?? 32);
+const CACHE_MAX_BYTES = Number(process.env.CACHE_MAX_BYTES ?? 256 * 1024 * 1024);
+
+async function writeLog(file: string, opts: WorldOptions): Promise<void> {
+  if (fs.existsSync(file)) return;
+  const tmp = `${file}.tmp`;
+  const out = fs.createWriteStream(tmp);
+  for (const line of generateWorld(opts)) if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
+  await new Promise<void>((r) => out.end(() => r()));
+  fs.renameSync(tmp, file);
+}
+
+/** The big world, generated and replayed once, then kept in bench/out (gitignored). */
+async function ensureWorld(): Promise<string> {
+  fs.mkdirSync(OUT, { recursive: true });
+  const name = `world-${WORLD.accounts}x${WORLD.days}x${WORLD.promptsPerProject}`;
+  const dbFile = path.join(OUT, `${name}.db`);
+  if (fs.existsSync(dbFile)) return dbFile;
+  const log = path.join(OUT, `${name}.ndjson`);
+  console.log(`generating ${name} ...`);
+  await writeLog(log, WORLD);
+  console.log('replaying it into SQLite (once; later runs reuse the file) ...');
+  const tmp = `${dbFile}.tmp`;
+  for (const s of ['', '-wal', '-shm']) fs.rmSync(tmp + s, { force: true });
+  const db = openDb(tmp, { fast: true });
+  const started = Date.now();
+  const t = await replayFiles(db, new Projector(db), [log], { batchSize: 2000 });
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  console.log(`  ${fmt(t.applied)} events in ${fmt((Date.now() - started) / 1000, 0)} s`);
+  fs.renameSync(tmp, dbFile);
+  return dbFile;
+}
+
+interface Child { proc: ChildProcess; port: number; ask<T>(msg: object, reply: string): Promise<T> }
+
+function startServer(kind: string, args: string[]): Promise<Child> {
+  const proc = fork(path.join(__dirname, 'server.js'), [kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = <T>(msg: object, reply: string): Promise<T> => new Promise((resolve) => {
+    const on = (m: { type: string }): void => {
+      if (m.type !== reply) return;
+      proc.off('message', on);
+      resolve(m as T);
+    };
+    proc.on('message', on);
+    proc.send(msg);
+  });
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)));
+    proc.once('message', (m: { port: number }) => resolve({ proc, port: m.port, ask }));
+  });
+}
+
+function stop(c: Child): Promise<void> {
+  return new Promise((resolve) => {
+    c.proc.removeAllListeners('exit');
+    c.proc.once('exit', () => resolve());
+    c.proc.kill('SIGTERM');
+  });
+}
+
+interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+async function load(port: number, requests: Array<{ path: string; headers: Record<string, string> }>, overallRate?: number): Promise<Load> {
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: DURATION, requests: requests.map((q) => ({ method: 'GET', ...q })),
+    ...(overallRate ? { overallRate: Math.round(overallRate) } : {}),
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function get(port: number, p: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+  const res = await fetch(`http://127.0.0.1:${port}${p}`, { headers });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Every endpoint of `projects` projects, with the key of an account that can see each. */
+function mixRequests(dbFile: string, projects: number): Array<{ path: string; headers: Record<string, string> }> {
+  const db = openDb(dbFile, { readonly: true });
+  const keys = new Map(worldKeys(WORLD).filter((k) => !k.revoked).map((k) => [k.account_id, k.key]));
+  const rows = db.prepare(`SELECT p.id, p.company_id, (SELECT id FROM run_groups g WHERE g.project_id = p.id ORDER BY started_at DESC LIMIT 1) AS grp,
+      (SELECT engine_id FROM project_engines e WHERE e.project_id = p.id ORDER BY engine_id LIMIT 1) AS engine
+    FROM projects p WHERE p.deleted = 0 ORDER BY p.id LIMIT ?`).all(projects) as Array<{ id: string; company_id: string; grp: string; engine: string }>;
+  db.close();
+  const out: Array<{ path: string; headers: Record<string, string> }> = [];
+  for (const p of rows) {
+    const headers = { 'x-api-key': keys.get(p.company_id)!, 'accept-encoding': 'gzip, br' };
+    const base = `/v1/public/projects/${p.id}`;
+    for (const s of ['', '/visibility', `/visibility?engine_ids=${p.engine}`, '/visibility/timeseries', '/scores/daily', '/prompts', '/segments', '/segments/analytics',
+      '/competitors', '/competitor-rankings', '/citations', '/mentions?limit=50', '/referrers', '/warm-leads', '/engines', '/terms', '/runs',
+      '/forum/metrics', '/forum/leads', '/forum/opportunities']) out.push({ path: base + s, headers });
+    out.push({ path: `/v1/public/runs/${p.grp}`, headers }, { path: `/v1/public/runs/${p.grp}/results`, headers }, { path: '/v1/public/projects', headers });
+  }
+  return out;
+}
+
+async function warm(port: number, requests: Array<{ path: string; headers: Record<string, string> }>): Promise<void> {
+  for (const r of requests) {
+    const res = await get(port, r.path, r.headers);
+    if (res.status !== 200) throw new Error(`warm-up ${r.path} answered ${res.status}`);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${machineLine()}`);
+  const dbFile = await ensureWorld();
+  const extraLog = path.join(OUT, 'extra-events.ndjson');
+  await writeLog(extraLog, EXTRA);
+  const mix = mixRequests(dbFile, 60);
+  const hot = [mix[1]!];
+  const identity = { ...hot[0]!.headers };
+  delete identity['accept-encoding'];
+  const hotPlain = [{ path: hot[0]!.path, headers: identity }];
+  const rows: string[][] = [];
+  const row = (name: string, l: Load, note = ''): void => {
+    rows.push([name, fmt(l.rps), fmt(l.p50, 1), fmt(l.p99, 1), String(l.non2xx + l.errors), note]);
+    console.log(`${name}: ${fmt(l.rps)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx+errors ${l.non2xx + l.errors}`);
+  };
+
+  let service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES)]);
+  await warm(service.port, mix);
+  const bodyFile = path.join(OUT, 'visibility.json');
+  fs.writeFileSync(bodyFile, (await get(service.port, hotPlain[0]!.path, identity)).body);
+
+  const bare = await startServer('bare', ['--db', dbFile, '--body', bodyFile]);
+  const a = await load(bare.port, hotPlain);
+  await stop(bare);
+  row('(a) bare node:http, same bytes', a);
+  const b1 = await load(service.port, hotPlain);
+  row('(b) service, hot /visibility', b1, `${fmt(b1.rps / a.rps, 2)} of (a)`);
+  const b2 = await load(service.port, mix);
+  row(`(b) service, mix of 22 endpoints x ${mix.length / 23} projects`, b2);
+  const b80 = await load(service.port, hotPlain, b1.rps * 0.8);
+  row('(b) hot /visibility at 80% of its top rate', b80);
+  const m80 = await load(service.port, mix, b2.rps * 0.8);
+  row('(b) mix at 80% of its top rate', m80);
+  const stats = await service.ask<{ rss_max: number }>({ type: 'stats' }, 'stats');
+  const eldIdleP = service.ask<{ eld_p99_ms: number; eld_max_ms: number }>({ type: 'eld' }, 'eld');
+  const eldIdleLoad = load(service.port, mix, b2.rps * 0.5);
+  const eldIdle = await eldIdleP;
+  await eldIdleLoad;
+  const ingestP = service.ask<{ events: number; seconds: number; eld_p99_ms: number; eld_max_ms: number }>({ type: 'ingest', file: extraLog }, 'ingested');
+  const underIngest = await load(service.port, mix, b2.rps * 0.5);
+  const ing = await ingestP;
+  row('(b) mix at 50% while events are applied', underIngest);
+  await stop(service);
+
+  service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', '0']);
+  const c = await load(service.port, mix);
+  await stop(service);
+  row('(c) same mix, cold cache (every request builds)', c);
+  const naive = await startServer('naive', ['--db', dbFile]);
+  const d = await load(naive.port, hotPlain);
+  await stop(naive);
+  row('(d) naive server, /visibility from raw runs', d, `(b) is ${fmt(b1.rps / d.rps, 0)} x (d)`);
+
+  const table = [
+    '| scenario | req/s | p50 ms | p99 ms | non-2xx + errors | note |', '|---|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+  const summary = [
+    `- hot path vs bare node:http: **${fmt(b1.rps / a.rps, 2)}** (target >= 0.90)`,
+    `- hot path vs naive: **${fmt(b1.rps / d.rps, 0)} x** (target >= 50)`,
+    `- p99 at 80% of top rate: hot ${fmt(b80.p99, 1)} ms, mix ${fmt(m80.p99, 1)} ms (target <= 5 ms)`,
+    `- resident memory (max): ${fmt(stats.rss_max / 1024 ** 2)} MiB with CACHE_MAX_BYTES = ${fmt(CACHE_MAX_BYTES / 1024 ** 2)} MiB (target <= CACHE_MAX_BYTES + 200 MiB)`,
+    `- event-loop delay p99: ${fmt(eldIdle.eld_p99_ms, 1)} ms serving only; ${fmt(ing.eld_p99_ms, 1)} ms (max ${fmt(ing.eld_max_ms, 1)} ms) while applying ${fmt(ing.events)} events in ${fmt(ing.seconds, 1)} s under read load (target <= 20 ms)`,
+  ].join('\n');
+  const md = `Machine: ${machineLine()}\n\nWorld: ${WORLD.accounts * 2} projects x ${WORLD.days} days, ${WORLD.promptsPerProject} prompts x 4 engines a day; ` +
+    `autocannon, ${CONNECTIONS} connections, ${DURATION} s per scenario, on 127.0.0.1.\n\n${table}\n\n${summary}\n`;
+  fs.writeFileSync(path.join(OUT, 'serve.md'), md);
+  console.log(`\n${md}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

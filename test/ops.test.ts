@@ -1,0 +1,75 @@
+// The operators' port and the cache-stats command.
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { createMetrics, createOpsServer } from '../src/ops';
+import { activeKeys, demoDb } from './demo';
+import { request, startApi, withKey } from './http';
+
+const run = promisify(execFile);
+
+t.test('/healthz, /readyz, /cache, /metrics and cache-stats', async (t) => {
+  const { db } = await demoDb();
+  let observe: (r: string, s: number, sec: number) => void = () => {};
+  const api = await startApi({ db, onResponse: (r, s, sec) => observe(r, s, sec), cacheMaxBytes: 64 * 1024 * 1024 });
+  const metrics = createMetrics(api.service.cache);
+  observe = metrics.observeRequest;
+  let ready = true;
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready, reasons: ready ? [] : ['loading'] }), metrics: metrics.render });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  const opsUrl = `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  t.teardown(async () => {
+    ops.close();
+    await api.close();
+    db.close();
+  });
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  for (let i = 0; i < 3; i++) await request(`${api.base}/projects/${project}/visibility`, withKey(key));
+  await request(`${api.base}/projects/${project}/nope`, withKey(key));
+
+  t.same((await request(`${opsUrl}/healthz`)).json, { status: 'ok' });
+  t.equal((await request(`${opsUrl}/readyz`)).status, 200);
+  ready = false;
+  const notReady = await request(`${opsUrl}/readyz`);
+  t.equal(notReady.status, 503);
+  t.same((notReady.json as { reasons: string[] }).reasons, ['loading']);
+
+  const cache = (await request(`${opsUrl}/cache`)).json as Record<string, unknown> & { routes: Record<string, { hits: number; misses: number; builds: number; hit_ratio: number }> };
+  t.equal(cache.max_bytes, 64 * 1024 * 1024);
+  t.equal(cache.entries, 2, 'the project list and one visibility report');
+  t.ok((cache.bytes as number) > 0);
+  t.same(cache.routes.visibility, { hits: 2, misses: 1, builds: 1, hit_ratio: 2 / 3 });
+  for (const k of ['hits', 'misses', 'hit_ratio', 'evictions', 'builds']) t.ok(k in cache, `/cache has ${k}`);
+
+  const prom = (await request(`${opsUrl}/metrics`)).text;
+  t.match(prom, /visibility_http_request_duration_seconds_count\{route="visibility",status="200"\} 3/);
+  t.match(prom, /visibility_http_request_duration_seconds_count\{route="unmatched",status="404"\} 1/);
+  t.match(prom, /visibility_cache_hits\{route="visibility"\} 2/);
+  t.match(prom, /visibility_cache_max_bytes 67108864/);
+
+  const cli = await run(process.execPath, ['--import', 'tsx', '-e', "require('./src/cli/main').main(process.argv.slice(1)).then((c) => process.exit(c))", 'cache-stats', '--ops-url', opsUrl], { cwd: path.join(__dirname, '..') });
+  t.match(cli.stdout, /entries 2 +bytes/);
+  t.match(cli.stdout, /visibility +2 +1 +1 +66\.7%/);
+  const down = await run(process.execPath, ['--import', 'tsx', '-e', "require('./src/cli/main').main(process.argv.slice(1)).then((c) => process.exit(c))", 'cache-stats', '--ops-url', 'http://127.0.0.1:9'], { cwd: path.join(__dirname, '..') }).catch((e: { code: number; stderr: string }) => e);
+  t.equal((down as { code: number }).code, 2);
+  t.match((down as { stderr: string }).stderr, /cannot reach the ops endpoint at http:\/\/127\.0\.0\.1:9/);
+  t.equal((down as { stderr: string }).stderr.trim().split('\n').length, 1, 'one line');
+});
+
+t.test('the LRU stays within CACHE_MAX_BYTES and counts evictions', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db, cacheMaxBytes: 40 * 1024 });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const projects = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>;
+  for (const p of projects) {
+    for (const s of ['/visibility', '/citations', '/mentions', '/runs', '/forum/opportunities']) {
+      t.equal((await request(`${api.base}/projects/${p.id}${s}`, withKey(key))).status, 200);
+    }
+  }
+  t.ok(api.service.cache.lru.calculatedSize <= 40 * 1024, 'within the byte bound');
+  t.ok(api.service.cache.evictions > 0, 'evictions were counted');
+});
