@@ -67,6 +67,8 @@ const server = http.createServer(listener());
 server.listen(0, '127.0.0.1', () => {
   process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
 });
+// Exit normally on SIGTERM, so --cpu-prof and friends can write their output.
+process.on('SIGTERM', () => process.exit(0));
 process.on('message', (m: { type: string; file?: string }) => {
   if (m.type === 'stats') process.send!({ type: 'stats', rss_max: rssMax, rss: process.memoryUsage().rss });
   if (m.type === 'ingest') void ingest(m.file!).then((r) => process.send!({ type: 'ingested', ...r }));

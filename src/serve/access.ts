@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
+import { localCommitCount } from '../store';
 
 export interface DataVersion {
   version: number;
@@ -19,6 +20,11 @@ const NEVER: DataVersion = { version: 0, updated_at: new Date(0).toISOString() }
 export class Access {
   private readonly dataVersion: Statement;
   private seen: unknown = undefined;
+  private checkedThisTick = false;
+  private seenLocal = -1;
+  private readonly endTick = (): void => {
+    this.checkedThisTick = false;
+  };
   private readonly accounts = new Map<string, string>();
   private readonly visible = new Set<string>();
   private readonly groups = new Map<string, string>();
@@ -28,8 +34,18 @@ export class Access {
     this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** Call once per request, before anything else. */
+  /**
+   * Call once per request, before anything else. A commit of this process is seen at once (a
+   * counter); one of another process through SQLite's data_version, checked once per turn of the
+   * event loop: requests answered in the same turn share the check, and a commit that lands
+   * between them is no different from one that lands a moment after the last of them.
+   */
   refresh(): void {
+    const local = localCommitCount();
+    if (this.checkedThisTick && local === this.seenLocal) return;
+    this.seenLocal = local;
+    this.checkedThisTick = true;
+    setImmediate(this.endTick);
     const v = this.dataVersion.get();
     if (v === this.seen) return;
     this.seen = v;

@@ -43,7 +43,9 @@ export class Responder {
     const accountId = input.keyHash === null ? null : this.access.account(input.keyHash);
     if (accountId === null) throw new HttpError(401, 'Invalid API key');
     const q = queryArgs(input.query, endpoint.query);
-    const args: ReadArgs = { ...q, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '' };
+    const args: ReadArgs = {
+      engineIds: q.engineIds, limit: q.limit, entityType: q.entityType, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
+    };
     let scopeId = accountId;
     let versionScope = 'catalog';
     if (endpoint.scope === 'project') {

@@ -5,6 +5,13 @@ import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables 
 import { BatchRuns, RunStore, type Bucket } from './runs';
 import { ChangeSet, type Outcome, type Version } from './versions';
 
+let localCommits = 0;
+
+/** Batches this process has committed: readers in this process compare it to see their own writes at once. */
+export function localCommitCount(): number {
+  return localCommits;
+}
+
 /** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
 export interface SourceEvent {
   raw: string;
@@ -98,6 +105,8 @@ export class Projector {
       return this.applyInTx(events, false);
     } catch {
       return this.applyInTx(events, true);
+    } finally {
+      localCommits += 1;
     }
   }
 
