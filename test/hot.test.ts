@@ -92,3 +92,17 @@ t.test('the current window moves when a later day arrives, through HTTP', async 
   t.equal(after.window_start, '2026-11-14');
   t.ok(after.run_count < before.run_count, 'fewer days of the demo remain in the window');
 });
+
+t.test('an engine rename reaches every cached project body that shows it', async (t) => {
+  const { db, projector } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const url = `${api.base}/projects/${project}/engines`;
+  const before = (await request(url, withKey(key))).json as Array<{ id: string; name: string; provider: string; model: string | null }>;
+  const engine = before[0]!;
+  projector.applyBatch(asSource([ev('engine.upserted', { id: engine.id, name: 'Renamed Engine', provider: engine.provider, model: engine.model }, '2026-12-01T00:00:00Z')], 'engine-test'));
+  const after = (await request(url, withKey(key))).json as Array<{ id: string; name: string }>;
+  t.equal(after.find((e) => e.id === engine.id)!.name, 'Renamed Engine');
+});

@@ -567,25 +567,26 @@ t.test('a retry of the same fact under a new event id changes nothing and counts
 t.test('data_version bumps exactly the scopes whose data changed, once per batch', (tt) => {
   const { db, apply } = fresh(tt);
   apply(world());
-  tt.strictSame(versions(db), { catalog: 1, keys: 1, [scope(P)]: 1, [scope(O)]: 1 });
+  tt.strictSame(versions(db), { catalog: 1, keys: 1, engines: 1, [scope(P)]: 1, [scope(O)]: 1 });
 
   tt.strictSame(apply([ev('term.upserted', { id: id(9, '33333333'), project_id: P, value: 'Acme Pro', kind: 'brand' }, T1)]).changed, [scope(P)]);
-  tt.strictSame(versions(db), { catalog: 1, keys: 1, [scope(P)]: 2, [scope(O)]: 1 }, 'a term of P: only P');
+  tt.strictSame(versions(db), { catalog: 1, keys: 1, engines: 1, [scope(P)]: 2, [scope(O)]: 1 }, 'a term of P: only P');
 
   tt.strictSame(apply([ev('project.upserted', {
     id: O, company_id: W.otherAccount, name: 'Renamed', status: 'active', created_at: T0, updated_at: T1,
   }, T1)]).changed, ['catalog', scope(O)]);
-  tt.strictSame(versions(db), { catalog: 2, keys: 1, [scope(P)]: 2, [scope(O)]: 2 }, 'a project change: catalog and that project');
+  tt.strictSame(versions(db), { catalog: 2, keys: 1, engines: 1, [scope(P)]: 2, [scope(O)]: 2 }, 'a project change: catalog and that project');
 
   tt.strictSame(apply([ev('project.access_granted', { project_id: P, account_id: W.otherAccount }, T1)]).changed, ['catalog']);
-  tt.strictSame(versions(db), { catalog: 3, keys: 1, [scope(P)]: 2, [scope(O)]: 2 }, 'access: catalog');
+  tt.strictSame(versions(db), { catalog: 3, keys: 1, engines: 1, [scope(P)]: 2, [scope(O)]: 2 }, 'access: catalog');
 
   tt.strictSame(apply([ev('api_key.revoked', { key_id: id(1, '11111111'), revoked_at: T1 }, T1)]).changed, ['keys']);
-  tt.strictSame(versions(db), { catalog: 3, keys: 2, [scope(P)]: 2, [scope(O)]: 2 }, 'a key: keys');
+  tt.strictSame(versions(db), { catalog: 3, keys: 2, engines: 1, [scope(P)]: 2, [scope(O)]: 2 }, 'a key: keys');
 
-  // Engine A is tracked by P only: renaming it changes what P shows, not O.
-  tt.strictSame(apply([ev('engine.upserted', { id: W.engineA, name: 'ChatGPT 5', provider: 'openai' }, T1)]).changed, [scope(P)]);
-  tt.strictSame(versions(db), { catalog: 3, keys: 2, [scope(P)]: 3, [scope(O)]: 2 }, 'an engine: the projects that track it');
+  // Engines are shared by all projects: an engine change bumps the engines scope, which every
+  // project's cache key includes, and no project counter.
+  tt.strictSame(apply([ev('engine.upserted', { id: W.engineA, name: 'ChatGPT 5', provider: 'openai' }, T1)]).changed, ['engines']);
+  tt.strictSame(versions(db), { catalog: 3, keys: 2, engines: 2, [scope(P)]: 2, [scope(O)]: 2 }, 'an engine: the engines scope');
 
   // Three changes to P in one batch: one bump.
   const batch = apply([
@@ -594,11 +595,11 @@ t.test('data_version bumps exactly the scopes whose data changed, once per batch
     run({ n: 7, brand: 1 }),
   ]);
   tt.strictSame(batch, result({ applied: 3, changed: [scope(P)] }));
-  tt.strictSame(versions(db), { catalog: 3, keys: 2, [scope(P)]: 4, [scope(O)]: 2 }, 'one bump per batch');
+  tt.strictSame(versions(db), { catalog: 3, keys: 2, engines: 2, [scope(P)]: 3, [scope(O)]: 2 }, 'one bump per batch');
 
   // A batch of duplicates and stale events bumps nothing.
   tt.strictSame(apply([ev('account.upserted', { account_id: W.account, name: 'Older' }, '2025-12-31T00:00:00Z'), run({ n: 7, brand: 1 })]).changed, []);
-  tt.strictSame(versions(db), { catalog: 3, keys: 2, [scope(P)]: 4, [scope(O)]: 2 });
+  tt.strictSame(versions(db), { catalog: 3, keys: 2, engines: 2, [scope(P)]: 3, [scope(O)]: 2 });
   tt.end();
 });
 

@@ -83,6 +83,18 @@ export class Access {
     return p;
   }
 
+  /** Two scopes as one version: the sum of two counters changes when either does and never goes back. */
+  combined(scope: string, other: string): DataVersion {
+    const k = `${scope}+${other}`;
+    let v = this.versions.get(k);
+    if (!v) {
+      const a = this.version(scope);
+      const b = this.version(other);
+      this.versions.set(k, (v = { version: a.version + b.version, updated_at: a.updated_at > b.updated_at ? a.updated_at : b.updated_at }));
+    }
+    return v;
+  }
+
   version(scope: string): DataVersion {
     let v = this.versions.get(scope);
     if (!v) this.versions.set(scope, (v = this.store.get<DataVersion>(VERSION_SQL, scope) ?? NEVER));

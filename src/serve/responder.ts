@@ -59,7 +59,8 @@ export class Responder {
       args.projectId = projectId;
       versionScope = `project:${projectId}`;
     }
-    const version = this.access.version(versionScope);
+    // Project bodies also show engine names: an engine change is a change of every project's data.
+    const version = versionScope === 'catalog' ? this.access.version(versionScope) : this.access.combined(versionScope, 'engines');
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${version.version}`;
     return { endpoint, args, keyHash: input.keyHash!, cacheKey, version };
   }

@@ -83,8 +83,6 @@ export class Projector {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       bump: db.prepare(`INSERT INTO data_versions (scope, version, updated_at) VALUES (?, 1, ?)
         ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at`),
-      engineProjects: db.prepare(`SELECT project_id FROM project_engines WHERE engine_id = ?
-        UNION SELECT DISTINCT project_id FROM agg_prompt_day WHERE engine_id = ?`).pluck(),
       groupProject: db.prepare('SELECT project_id FROM run_groups WHERE id = ?').pluck(),
       clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
@@ -180,9 +178,10 @@ export class Projector {
       'project.deleted': (d, v, fx) => this.catalogChange(t.projects.remove(d.id, v, {}), fx, d.id),
       'project.access_granted': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 1 }), fx, null),
       'project.access_revoked': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 0 }), fx, null),
+      // Engines are shared by every project: their own scope, which every project's bodies depend on.
       'engine.upserted': (d, v, fx) => {
         const outcome = t.engines.upsert(d.id, v, { name: d.name, provider: d.provider, model: d.model ?? null });
-        if (outcome === 'applied') for (const p of this.stmts.engineProjects.all(d.id, d.id) as string[]) fx.changes.project(p);
+        if (outcome === 'applied') fx.changes.engines();
         return outcome;
       },
       'project.engine_tracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 1, since: d.at }), fx, d.project_id),

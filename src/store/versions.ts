@@ -33,6 +33,9 @@ export class ChangeSet {
   keys(): void {
     this.scopes.add('keys');
   }
+  engines(): void {
+    this.scopes.add('engines');
+  }
 }
 
 export function bumpVersions(db: Db, scopes: Iterable<string>, now: string): void {

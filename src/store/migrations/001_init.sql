@@ -288,7 +288,7 @@ CREATE TABLE dead_letters (
   UNIQUE (source, position)
 );
 
--- Per scope ('project:<id>', 'catalog', 'keys'): bumped in the batch that changed that scope's data.
+-- Per scope ('project:<id>', 'catalog', 'keys', 'engines'): bumped in the batch that changed that scope's data.
 CREATE TABLE data_versions (
   scope       TEXT PRIMARY KEY,
   version     INTEGER NOT NULL,
