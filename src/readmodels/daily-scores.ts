@@ -1,9 +1,6 @@
 import type { DailyScore, DailyScores } from './bodies.gen';
 import type { Endpoint } from './endpoint';
-import {
-  averageRank, brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS_JOIN, mentionRate, score, sentiment, shareOfVoice,
-  sumBy, zeroSums,
-} from './metrics';
+import { brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS_JOIN, dayFigures, sumBy, zeroSums } from './metrics';
 
 /** The newest `limit` days with counted runs, each with its distinct prompts among those runs. */
 const DAYS = `SELECT a.day, count(DISTINCT a.prompt_id) AS prompt_count
@@ -27,17 +24,7 @@ export const endpoint: Endpoint = {
     const competitorMentions = competitorMentionsByDay(store, args.projectId, first, last);
     return days.map(({ day, prompt_count }): DailyScore => {
       const s = sums.get(day) ?? zeroSums();
-      return {
-        date: day,
-        // A listed day has counted runs, so its score is a number (never the "no runs" null).
-        score: score(s) ?? 0,
-        mention_rate: mentionRate(s),
-        average_rank: averageRank(s),
-        sentiment: sentiment(s),
-        share_of_voice: shareOfVoice(s.mentioned, competitorMentions.get(day) ?? 0),
-        prompt_count,
-        run_count: s.runs,
-      };
+      return { date: day, ...dayFigures(s, competitorMentions.get(day) ?? 0), prompt_count, run_count: s.runs };
     });
   },
 };

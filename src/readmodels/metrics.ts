@@ -191,3 +191,14 @@ export const overRuns = (s: MentionSums, runs: number): MentionSums => ({ ...s, 
 
 /** part / whole; null when whole is 0 (share of voice of a competitor: its mentions / all mentions). */
 export const shareOf = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
+
+/** The brand's figures for one day that has counted runs (so its score is a number, never null). */
+export function dayFigures(s: MentionSums, competitorMentions: number) {
+  return {
+    score: score(s) ?? 0,
+    mention_rate: mentionRate(s),
+    average_rank: averageRank(s),
+    sentiment: sentiment(s),
+    share_of_voice: shareOfVoice(s.mentioned, competitorMentions),
+  };
+}

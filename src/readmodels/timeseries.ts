@@ -1,8 +1,7 @@
 import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from './bodies.gen';
 import type { Endpoint } from './endpoint';
 import {
-  averageRank, brandSumsByDayEngine, compareStrings, competitorMentionsByDay, currentWindow, mentionRate, score, sentiment,
-  shareOfVoice, sumAll, type DayEngineSums,
+  brandSumsByDayEngine, compareStrings, competitorMentionsByDay, currentWindow, dayFigures, mentionRate, score, sumAll, type DayEngineSums,
 } from './metrics';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
@@ -40,11 +39,7 @@ function point(day: string, rows: DayEngineSums[], competitorMentions: number): 
   const s = sumAll(rows);
   return {
     date: day,
-    score: score(s) ?? 0,
-    mention_rate: mentionRate(s),
-    average_rank: averageRank(s),
-    sentiment: sentiment(s),
-    share_of_voice: shareOfVoice(s.mentioned, competitorMentions),
+    ...dayFigures(s, competitorMentions),
     run_count: s.runs,
     engines: [...rows]
       .sort((a, b) => compareStrings(a.engine_name, b.engine_name) || compareStrings(a.engine_id, b.engine_id))
