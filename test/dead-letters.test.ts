@@ -6,22 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { fileSource, replayFiles } from '../src/ingest';
-import { digest, type Db, type Projector } from '../src/store';
-import { asSource, ev, id, tmpDb, W } from './helpers';
+import { digest, type Db } from '../src/store';
+import { asSource, ev, freshDb, id, W } from './helpers';
 
 type Row = Record<string, unknown>;
 
 const INVALID = path.join(__dirname, '..', 'fixtures', 'invalid');
 const FILES = ['unparseable', 'invalid_envelope', 'unknown_type', 'unsupported_schema_version', 'invalid_payload', 'mixed'];
 
-function fresh(tt: Test): { db: Db; projector: Projector } {
-  const { db, projector, file } = tmpDb();
-  tt.teardown(() => {
-    db.close();
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  });
-  return { db, projector };
-}
 
 const all = (db: Db, sql: string, ...params: unknown[]): Row[] => db.prepare(sql).all(...params) as Row[];
 const count = (db: Db, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
@@ -136,7 +128,7 @@ function checkMixedWorld(tt: Test, db: Db): void {
 
 for (const name of FILES) {
   t.test(`${name}.ndjson through replayFiles`, async (tt) => {
-    const { db, projector } = fresh(tt);
+    const { db, projector } = freshDb(tt);
     const file = path.join(INVALID, `${name}.ndjson`);
     const lines = linesOf(name);
     const bad = [...readmeVerdicts(name).values()].filter((v) => v !== 'valid').length;
@@ -150,7 +142,7 @@ for (const name of FILES) {
   });
 
   t.test(`${name}.ndjson through Projector.applyBatch`, (tt) => {
-    const { db, projector } = fresh(tt);
+    const { db, projector } = freshDb(tt);
     const lines = linesOf(name);
     const bad = [...readmeVerdicts(name).values()].filter((v) => v !== 'valid').length;
     const r = projector.applyBatch(asSource(lines, `kafka:invalid-${name}:0`, 1));
@@ -165,7 +157,7 @@ t.test('mixed.ndjson: every valid event applied, ingestion goes on after each ba
   const file = path.join(INVALID, 'mixed.ndjson');
   const digests: string[] = [];
   for (const batchSize of [1, 4, 1000]) {
-    const { db, projector } = fresh(tt);
+    const { db, projector } = freshDb(tt);
     const totals = await replayFiles(db, projector, [file], { batchSize });
     tt.strictSame({ applied: totals.applied, deadLettered: totals.deadLettered, duplicate: totals.duplicate, stale: totals.stale },
       { applied: 10, deadLettered: 5, duplicate: 0, stale: 0 }, `batch size ${batchSize}: 10 valid, 5 dead letters`);
@@ -178,7 +170,7 @@ t.test('mixed.ndjson: every valid event applied, ingestion goes on after each ba
 });
 
 t.test('replaying a file again does not duplicate its dead letters', async (tt) => {
-  const { db, projector } = fresh(tt);
+  const { db, projector } = freshDb(tt);
   const file = path.join(INVALID, 'mixed.ndjson');
   await replayFiles(db, projector, [file], { batchSize: 3 });
   const before = { letters: all(db, 'SELECT * FROM dead_letters ORDER BY id'), digest: digest(db) };
@@ -198,7 +190,7 @@ t.test('projection_failed: a handler that throws dead-letters its event alone, t
   // No schema-valid event makes a handler throw on its own (the schemas and the decoder catch what
   // SQLite would refuse), so the test makes SQLite refuse one: a trigger, standing for a constraint
   // the schemas do not know. The projector is used as shipped.
-  const { db, projector } = fresh(tt);
+  const { db, projector } = freshDb(tt);
   db.exec(`CREATE TRIGGER refuse_boom BEFORE INSERT ON terms WHEN NEW.value = 'boom'
     BEGIN SELECT RAISE(ABORT, 'terms refuses boom'); END`);
   const ok1 = ev('term.upserted', { id: id(1, '33333333'), project_id: W.project, value: 'Acme', kind: 'brand' });

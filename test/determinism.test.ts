@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { readLines } from '../src/ingest';
-import { digest, openDb, type Db, type Projector } from '../src/store';
+import { digest, openDb } from '../src/store';
 import { DEMO_FILE } from './demo';
-import { tmpDb, tmpDir } from './helpers';
+import { freshDb, tmpDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..');
 /** The CLI in a child process, as bin/visibility-api.js runs it (from source, through tsx). */
@@ -30,18 +30,10 @@ function summary(stdout: string): { applied: number; duplicate: number; stale: n
   return { applied: Number(m[1]), duplicate: Number(m[2]), stale: Number(m[3]), deadLettered: Number(m[4]), skipped: Number(m[5]) };
 }
 
-function fresh(tt: Test): { db: Db; projector: Projector } {
-  const { db, projector, file } = tmpDb();
-  tt.teardown(() => {
-    db.close();
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  });
-  return { db, projector };
-}
 
 /** Applies `lines` in batches of `size` (positions are line numbers of one source) and returns the digest. */
 function replayInBatches(tt: Test, lines: string[], size: number): string {
-  const { db, projector } = fresh(tt);
+  const { db, projector } = freshDb(tt);
   let dead = 0;
   for (let i = 0; i < lines.length; i += size) {
     const batch = lines.slice(i, i + size).map((raw, k) => ({ raw, source: 'file:demo', position: i + k + 1 }));

@@ -114,3 +114,13 @@ export function uniqueSuffix(): string {
   counter += 1;
   return String(counter);
 }
+
+/** A fresh database for one test, closed and removed when the test ends. */
+export function freshDb(tt: { teardown(fn: () => void): void }): { db: Db; projector: Projector } {
+  const { db, projector, file } = tmpDb();
+  tt.teardown(() => {
+    db.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+  return { db, projector };
+}

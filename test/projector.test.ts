@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { digest, type BatchResult, type Db, type Projector } from '../src/store';
-import { asSource, ev, id, run, sha256, tmpDb, W, world, type Ev } from './helpers';
+import { asSource, ev, freshDb, id, run, sha256, W, world, type Ev } from './helpers';
 
 type Row = Record<string, unknown>;
 
@@ -23,11 +23,7 @@ const scope = (projectId: string): string => `project:${projectId}`;
 
 /** A fresh database, closed and removed when the test ends. */
 function fresh(tt: Test): { db: Db; projector: Projector; apply: (events: Array<Ev | string>, source?: string, start?: number) => BatchResult } {
-  const { db, projector, file } = tmpDb();
-  tt.teardown(() => {
-    db.close();
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  });
+  const { db, projector } = freshDb(tt);
   return { db, projector, apply: (events, source = 'test', start = 1) => projector.applyBatch(asSource(events, source, start)) };
 }
 
