@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
-import { digest, openDb } from '../src/store';
+import { digest, openDb, Projector } from '../src/store';
 import { asSource, ev, run, tmpDb, tmpDir, W, world, writeNdjson, type Ev } from './helpers';
 
 const ROOT = path.join(__dirname, '..');
@@ -157,4 +157,22 @@ t.test('replay resumes after the lines already applied', async (tt) => {
   tt.strictSame(summary(tt, cli(['replay', '--db', db, file])), { applied: 2, duplicate: 0, stale: 0, deadLettered: 0, skipped: 18 });
   // --from-start reads every line again; all are already there.
   tt.strictSame(summary(tt, cli(['replay', '--db', db, '--from-start', file])), { applied: 0, duplicate: 20, stale: 0, deadLettered: 0, skipped: 0 });
+});
+
+t.test('snapshot writes a consistent copy with the same digest', async (t) => {
+  const dir = tmpDir('snap-');
+  const dbFile = path.join(dir, 'a.db');
+  const db = openDb(dbFile, { fast: true });
+  new Projector(db).applyBatch(asSource(world()));
+  const out = path.join(dir, 'copy.db');
+  const r = cli(['snapshot', '--db', dbFile, out]);
+  t.equal(r.status, 0, r.stderr);
+  const copy = openDb(out, { readonly: true });
+  t.equal(digest(copy), digest(db), 'equal data, equal digest');
+  t.same(copy.prepare('SELECT count(*) AS n FROM source_positions').get(), { n: 1 }, 'offsets travel with the data');
+  copy.close();
+  db.close();
+  const again = cli(['snapshot', '--db', dbFile, out]);
+  t.equal(again.status, 2);
+  t.match(again.stderr, /exists \(use --force to overwrite\)/);
 });

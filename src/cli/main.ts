@@ -11,6 +11,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./serve.js')).serveCommand,
   },
   produce: { usage: 'produce --brokers B --topic T [--batch-size N] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
+  snapshot: { usage: 'snapshot --db FILE [--force] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
   'cache-stats': { usage: 'cache-stats [--ops-url URL] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
 };
 

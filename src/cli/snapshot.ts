@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import { openDb } from '../store';
+import { parse, requireString, UsageError } from './args';
+
+/**
+ * A consistent copy of a live database (SQLite's online backup: the writer keeps going), offsets
+ * included, so another replica can start from it and resume consuming where it stops.
+ */
+export async function snapshotCommand(argv: string[]): Promise<number> {
+  const p = parse(argv, { db: { type: 'string' }, force: { type: 'boolean' } }, { db: 'VISIBILITY_DB' });
+  const file = requireString(p, 'db');
+  const out = p.positionals[0];
+  if (!out || p.positionals.length > 1) throw new UsageError('snapshot needs exactly one output file');
+  if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file}`);
+  if (fs.existsSync(out) && p.values.force !== true) throw new UsageError(`${out} exists (use --force to overwrite)`);
+  const db = openDb(file, { readonly: true });
+  try {
+    fs.rmSync(out, { force: true });
+    await db.backup(out);
+  } finally {
+    db.close();
+  }
+  console.log(`snapshot of ${file} written to ${out} (${(fs.statSync(out).size / 1024 / 1024).toFixed(1)} MiB)`);
+  return 0;
+}
