@@ -109,7 +109,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     db = (await demoDb(p)).db;
   } else {
     const file = requireString(p, 'db');
-    if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file} (create one with: visibility-api replay --db ${file} EVENTS...)`);
+    // With Kafka the database is built from the topics, so a missing file is created.
+    if (!fs.existsSync(file) && !kafkaWanted(p)) throw new UsageError(`database not found: ${file} (create one with: visibility-api replay --db ${file} EVENTS...)`);
     db = openDb(file);
   }
   let kafka: KafkaWiring | null = null;

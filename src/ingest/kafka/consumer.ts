@@ -1,0 +1,497 @@
+// Kafka -> the same projector as file replay. The truth about what has been applied is SQLite:
+// the projector stores `source_positions('kafka:<topic>:<partition>') = next offset` in the same
+// transaction as the facts, every assignment seeks to those offsets, and records below them are
+// skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
+// committed to Kafka, after each SQLite commit, but only so standard tools can show the lag.
+import { isUtf8 } from 'node:buffer';
+import type { BatchResult, Db, Projector, SourceEvent } from '../../store';
+import { SliceSizer, yieldToLoop } from '../sliced';
+import {
+  createKafkaClient, describeKafkaError, isUnknownTopicError, stderrKafkaLog, withDeadline, KafkaUnavailableError,
+  type AdminAdapter, type BatchControl, type ConsumerAdapter, type ConsumerHooks, type InboundBatch, type InboundMessage,
+  type KafkaClient, type KafkaLog, type StartOffset, type TopicPartition,
+} from './client';
+import type { KafkaIngestConfig } from './config';
+import { DeadLetterPublisher, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
+
+export interface KafkaIngestOptions {
+  /**
+   * Events per SQLite transaction. By default each transaction is sized to take about 8 ms, with the
+   * event loop free between two: the API stays responsive while a backlog is consumed.
+   */
+  chunkSize?: number;
+  /** How often high watermarks are fetched (lag) — also how fast an outage shows in status(). */
+  lagPollMs?: number;
+  /** First delay before this module restarts a consumer kafkajs gave up on (doubles up to 10 s). */
+  restartDelayMs?: number;
+  log?: KafkaLog;
+  /** A client other than kafkajs, or a fake. */
+  client?: KafkaClient;
+}
+
+/**
+ * starting: connected, waiting for the first partition assignment; consuming: assigned and the broker
+ * answers; disconnected: the last broker probe failed; restarting: the consumer crashed and is being
+ * restarted; stopped: stop() was called.
+ */
+export type IngestState = 'starting' | 'consuming' | 'disconnected' | 'restarting' | 'stopped';
+
+export interface PartitionStatus {
+  topic: string;
+  partition: number;
+  /** Assigned to this process by the consumer group. */
+  assigned: boolean;
+  /** Next offset to apply, as stored in SQLite with the facts; null before the first record. */
+  next_offset: number | null;
+  low_watermark: number | null;
+  high_watermark: number | null;
+  /** high_watermark - (next_offset, or low_watermark when nothing is stored); null until known. */
+  lag: number | null;
+}
+
+/** Prometheus-style histogram: cumulative counts per upper bound `le` (seconds). */
+export interface DurationHistogram {
+  count: number;
+  sum: number;
+  buckets: Array<{ le: number; count: number }>;
+  /** The most recent durations, newest last. */
+  recent: number[];
+}
+
+/**
+ * Counters since start, for /metrics (suggested names in parentheses):
+ *   events.{applied,duplicate,stale,dead_lettered}  events by projector outcome (visibility_kafka_events_total{outcome})
+ *   redelivered        records at or below the stored offset, skipped (visibility_kafka_events_total{outcome="redelivered"})
+ *   batches            SQLite transactions committed (visibility_kafka_batches_total)
+ *   batch_apply_seconds  time in projector.applyBatch per transaction (visibility_kafka_batch_apply_seconds histogram)
+ * Per-partition lag is in KafkaIngestStatus.partitions (visibility_kafka_lag{topic,partition}),
+ * dead letters pending/published on the DLQ topic in KafkaIngestStatus.dlq.
+ */
+export interface IngestCounters {
+  events: { applied: number; duplicate: number; stale: number; dead_lettered: number };
+  redelivered: number;
+  batches: number;
+  batch_apply_seconds: DurationHistogram;
+}
+
+export interface KafkaIngestStatus {
+  state: IngestState;
+  /** When `state` last changed. */
+  since: string;
+  brokers: readonly string[];
+  group_id: string;
+  topics: string[];
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Sum of the lag of the partitions this process is assigned (all known ones before the first assignment). */
+  lag: number | null;
+  partitions: PartitionStatus[];
+  counters: IngestCounters;
+  /** null when KAFKA_DLQ_TOPIC is empty (dead letters stay in the table only). */
+  dlq: DlqStatus | null;
+}
+
+export interface KafkaIngest {
+  status(): KafkaIngestStatus;
+  /** Batch apply durations (seconds) since the previous call: what a Prometheus histogram observes. */
+  drainBatchSeconds(): number[];
+  stop(): Promise<void>;
+}
+
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const RECENT = 50;
+
+/** Undrained durations kept at most (a scraper that stops scraping must not grow memory). */
+const UNDRAINED = 10_000;
+
+class Timings {
+  private count = 0;
+  private sum = 0;
+  private readonly perBucket = BUCKETS.map(() => 0);
+  private readonly recent: number[] = [];
+  private undrained: number[] = [];
+
+  record(seconds: number): void {
+    this.count += 1;
+    this.sum += seconds;
+    const i = BUCKETS.findIndex((le) => seconds <= le);
+    if (i >= 0) this.perBucket[i]! += 1;
+    this.recent.push(seconds);
+    if (this.recent.length > RECENT) this.recent.shift();
+    if (this.undrained.length < UNDRAINED) this.undrained.push(seconds);
+  }
+
+  drain(): number[] {
+    const out = this.undrained;
+    this.undrained = [];
+    return out;
+  }
+
+  snapshot(): DurationHistogram {
+    let cumulative = 0;
+    const buckets = BUCKETS.map((le, i) => ({ le, count: (cumulative += this.perBucket[i]!) }));
+    return { count: this.count, sum: this.sum, buckets, recent: [...this.recent] };
+  }
+}
+
+interface Watermarks {
+  low: number;
+  high: number;
+}
+
+/** True once any batch changed data: the API has a read model to serve. */
+export function hasReadModel(db: Db): boolean {
+  return db.prepare('SELECT EXISTS (SELECT 1 FROM data_versions)').pluck().get() === 1;
+}
+
+/** What /readyz shows with Kafka on. Assignable to the ops Readiness type (extra fields are shown as-is). */
+export interface KafkaReadiness {
+  ready: boolean;
+  /** Overrides the ops server's "ready"/"not ready": degraded = serving the last data, Kafka is not. */
+  status: 'ready' | 'degraded' | 'not ready';
+  reasons: string[];
+  kafka: Pick<KafkaIngestStatus, 'state' | 'since' | 'last_error' | 'lag' | 'partitions' | 'dlq'>;
+}
+
+/** Ready means the API can serve data (a read model is loaded), even while Kafka is down. */
+export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boolean): KafkaReadiness {
+  const reasons: string[] = [];
+  if (!readModelLoaded) reasons.push('no read model loaded yet: waiting for the first events from Kafka');
+  if (status.state === 'disconnected' || status.state === 'restarting') {
+    reasons.push(`Kafka ${status.state} (${status.brokers.join(',')}) since ${status.since}: ${status.last_error ?? 'no detail'}; serving the last data applied`);
+  }
+  const { state, since, last_error, lag, partitions, dlq } = status;
+  return {
+    ready: readModelLoaded,
+    status: !readModelLoaded ? 'not ready' : reasons.length > 0 ? 'degraded' : 'ready',
+    reasons,
+    kafka: { state, since, last_error, lag, partitions, dlq },
+  };
+}
+
+class KafkaIngestRunner implements KafkaIngest {
+  private readonly sizer: SliceSizer | null;
+  private readonly chunkSize: number;
+  private readonly storedNext;
+  private readonly storedAll;
+  private readonly applyKeepingRawBytes;
+  private readonly timings = new Timings();
+  private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
+  private redelivered = 0;
+  private batches = 0;
+  private readonly watermarks = new Map<string, Watermarks>();
+  private assigned = new Set<string>();
+  private joined = false;
+  private brokerAnswers = true;
+  private crashed = false;
+  private stopped = false;
+  private state: IngestState = 'starting';
+  private since = new Date().toISOString();
+  private lastError: string | null = null;
+  private lastErrorAt: string | null = null;
+  private consumer: ConsumerAdapter | null = null;
+  private admin: AdminAdapter | null = null;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | null = null;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartDelay: number;
+  private readonly dlq: DeadLetterPublisher | null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly projector: Projector,
+    private readonly config: KafkaIngestConfig,
+    private readonly client: KafkaClient,
+    private readonly log: KafkaLog,
+    private readonly opts: KafkaIngestOptions,
+  ) {
+    this.chunkSize = opts.chunkSize ?? 0;
+    this.sizer = opts.chunkSize ? null : new SliceSizer(8, 2000);
+    this.restartDelay = opts.restartDelayMs ?? 5000;
+    this.storedNext = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
+    this.storedAll = db.prepare("SELECT source, position FROM source_positions WHERE source GLOB 'kafka:*'");
+    const setRaw = db.prepare('UPDATE dead_letters SET raw = ? WHERE source = ? AND position = ?');
+    // A record that is not valid UTF-8 is decoded with replacement characters; if it is dead-lettered,
+    // the table (and so the DLQ) must still get its original bytes. Nested transactions are savepoints.
+    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[]) => {
+      const result = projector.applyBatch(events);
+      for (const m of originals) setRaw.run(m.value, events[0]!.source, m.offset);
+      return result;
+    });
+    this.dlq = config.dlqTopic === null ? null
+      : new DeadLetterPublisher(db, client.producer({ retries: 2 }), config.dlqTopic, { log });
+  }
+
+  /** Connects and subscribes within a deadline; consumption then continues in the background. */
+  async start(): Promise<void> {
+    this.dlq?.kick(); // dead letters left unpublished by a previous run
+    await this.pollOffsets();
+    const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
+    try {
+      await withDeadline(this.startConsumer(), budget,
+        () => new KafkaUnavailableError(`Kafka at ${this.client.brokers.join(',')} did not accept the consumer within ${(budget / 1000).toFixed(0)} s`));
+    } catch (e) {
+      await this.stop();
+      if (e instanceof KafkaUnavailableError) throw e;
+      throw new KafkaUnavailableError(`cannot consume ${this.config.topics.join(',')} from Kafka at ${this.client.brokers.join(',')}: ${describeKafkaError(e)}`);
+    }
+    this.schedulePoll();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.setState();
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.restartTimer);
+    // Bounded: with the broker gone, leaving the group must not hold up a SIGTERM.
+    const quietly = async (p: Promise<void> | null | undefined): Promise<void> => {
+      if (p) await withDeadline(p, 10_000, () => new Error('timeout')).catch(() => undefined);
+    };
+    await quietly(this.consumer?.stop());
+    await quietly(this.polling);
+    await quietly(this.admin?.disconnect());
+    await quietly(this.dlq?.stop());
+  }
+
+  status(): KafkaIngestStatus {
+    const partitions = this.partitionStatuses();
+    const counted = this.assigned.size > 0 ? partitions.filter((p) => p.assigned) : partitions;
+    const lags = counted.map((p) => p.lag).filter((l): l is number => l !== null);
+    return {
+      state: this.state,
+      since: this.since,
+      brokers: this.client.brokers,
+      group_id: this.config.groupId,
+      topics: this.config.topics,
+      last_error: this.lastError,
+      last_error_at: this.lastErrorAt,
+      lag: lags.length === 0 ? null : lags.reduce((a, b) => a + b, 0),
+      partitions,
+      counters: {
+        events: { ...this.events },
+        redelivered: this.redelivered,
+        batches: this.batches,
+        batch_apply_seconds: this.timings.snapshot(),
+      },
+      dlq: this.dlq?.status() ?? null,
+    };
+  }
+
+  drainBatchSeconds(): number[] {
+    return this.timings.drain();
+  }
+
+  // ---- consumer lifecycle
+
+  private hooks(): ConsumerHooks {
+    return {
+      eachBatch: (batch, control) => this.onBatch(batch, control),
+      startOffsets: (assigned) => this.onAssigned(assigned),
+      onCrash: (error, restarting) => this.onCrash(error, restarting),
+      onFetch: () => this.onBrokerAnswer(),
+    };
+  }
+
+  private async startConsumer(): Promise<void> {
+    const consumer = this.client.consumer({ groupId: this.config.groupId, sessionTimeoutMs: this.config.sessionTimeoutMs });
+    this.consumer = consumer;
+    await consumer.start(this.config.topics, this.hooks());
+  }
+
+  private onAssigned(partitions: TopicPartition[]): StartOffset[] {
+    if (this.stopped) return []; // the database may be closed already
+    this.joined = true;
+    this.crashed = false;
+    this.restartDelay = this.opts.restartDelayMs ?? 5000;
+    this.assigned = new Set(partitions.map((p) => kafkaSource(p.topic, p.partition)));
+    this.setState();
+    this.log('info', `assigned ${partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || 'no partitions'}`);
+    return partitions.map((p) => {
+      const next = this.storedNext.get(kafkaSource(p.topic, p.partition)) as number | undefined;
+      return { ...p, offset: next ?? 'earliest' };
+    });
+  }
+
+  private onCrash(error: Error, restarting: boolean): void {
+    if (this.stopped) return;
+    this.crashed = true;
+    this.noteError(`consumer crashed: ${describeKafkaError(error)}`);
+    this.setState();
+    // kafkajs restarts by itself after retriable errors; after others we start a fresh consumer, with
+    // backoff, so an outage or an unexpected error never ends consumption for good.
+    if (!restarting) this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopped) return;
+    clearTimeout(this.restartTimer);
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(this.restartDelay * 2, 10_000);
+    this.log('warn', `restarting the Kafka consumer in ${(delay / 1000).toFixed(1)} s`);
+    this.restartTimer = setTimeout(() => {
+      const old = this.consumer;
+      void (old ? old.stop().catch(() => undefined) : Promise.resolve())
+        .then(() => (this.stopped ? undefined : this.startConsumer()))
+        .catch((e: unknown) => {
+          this.noteError(`consumer restart failed: ${describeKafkaError(e)}`);
+          this.scheduleRestart();
+        });
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private onBrokerAnswer(): void {
+    if (this.brokerAnswers && !this.crashed) return;
+    this.brokerAnswers = true;
+    this.crashed = false;
+    this.setState();
+  }
+
+  private setState(): void {
+    const next: IngestState = this.stopped ? 'stopped'
+      : !this.brokerAnswers ? 'disconnected'
+        : this.crashed ? 'restarting'
+          : this.joined ? 'consuming' : 'starting';
+    if (next === this.state) return;
+    const trouble = next === 'disconnected' || next === 'restarting';
+    const recovered = this.state === 'disconnected' || this.state === 'restarting';
+    // A recovery is logged at the level of the trouble it ends, so the two lines are seen together.
+    this.log(trouble || recovered ? 'warn' : 'info', `ingest ${this.state} -> ${next}${trouble && this.lastError ? `: ${this.lastError}` : ''}`);
+    this.state = next;
+    this.since = new Date().toISOString();
+  }
+
+  private noteError(message: string): void {
+    this.lastError = message;
+    this.lastErrorAt = new Date().toISOString();
+  }
+
+  // ---- batches
+
+  private async onBatch(batch: InboundBatch, control: BatchControl): Promise<void> {
+    if (this.stopped) return;
+    const source = kafkaSource(batch.topic, batch.partition);
+    this.noteHighWatermark(source, batch.highWatermark);
+    const last = batch.messages[batch.messages.length - 1];
+    if (!last) return;
+    const next = this.storedNext.get(source) as number | undefined;
+    const fresh = next === undefined ? batch.messages : batch.messages.filter((m) => m.offset >= next);
+    this.redelivered += batch.messages.length - fresh.length;
+    if (fresh.length === 0) {
+      control.resolveOffset(last.offset);
+      return;
+    }
+    for (let i = 0; i < fresh.length;) {
+      // Stale: a rebalance registered a seek for this partition; the seek decides where to resume.
+      if (this.stopped || !control.isRunning() || control.isStale()) return;
+      const chunk = fresh.slice(i, i + (this.sizer?.size ?? this.chunkSize));
+      i += chunk.length;
+      const started = performance.now();
+      const result = this.applyChunk(source, chunk);
+      this.sizer?.record(chunk.length, performance.now() - started);
+      if (result.deadLettered > 0) this.dlq?.kick();
+      control.resolveOffset(chunk[chunk.length - 1]!.offset);
+      await control.heartbeat();
+      await control.commitOffsetsIfNecessary();
+      if (i < fresh.length) await yieldToLoop();
+    }
+  }
+
+  /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
+  private applyChunk(source: string, chunk: InboundMessage[]): BatchResult {
+    const events: SourceEvent[] = chunk.map((m) => ({ raw: m.value ? m.value.toString('utf8') : '', source, position: m.offset }));
+    const notUtf8 = chunk.filter((m) => m.value !== null && !isUtf8(m.value));
+    const started = process.hrtime.bigint();
+    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8) : this.projector.applyBatch(events);
+    this.timings.record(Number(process.hrtime.bigint() - started) / 1e9);
+    this.batches += 1;
+    this.events.applied += result.applied;
+    this.events.duplicate += result.duplicate;
+    this.events.stale += result.stale;
+    this.events.dead_lettered += result.deadLettered;
+    return result;
+  }
+
+  // ---- watermarks and broker health
+
+  private noteHighWatermark(source: string, high: number): void {
+    const known = this.watermarks.get(source);
+    this.watermarks.set(source, { low: known?.low ?? 0, high: Math.max(high, known?.high ?? 0) });
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.pollTimer = setTimeout(() => {
+      this.polling = this.pollOffsets().finally(() => {
+        this.polling = null;
+        this.schedulePoll();
+      });
+    }, this.opts.lagPollMs ?? 2000);
+    this.pollTimer.unref();
+  }
+
+  /** High watermarks for the lag, and the liveness probe: a failure here is what /readyz reports. */
+  private async pollOffsets(): Promise<void> {
+    try {
+      if (!this.admin) {
+        this.admin = this.client.admin();
+        await this.admin.connect();
+      }
+      for (const topic of this.config.topics) {
+        try {
+          for (const o of await this.admin.fetchTopicOffsets(topic)) {
+            this.watermarks.set(kafkaSource(topic, o.partition), { low: o.low, high: o.high });
+          }
+        } catch (e) {
+          if (!isUnknownTopicError(e)) throw e;
+        }
+      }
+      this.onBrokerAnswer();
+    } catch (e) {
+      this.noteError(`cannot reach Kafka at ${this.client.brokers.join(',')}: ${describeKafkaError(e)}`);
+      this.brokerAnswers = false;
+      this.setState();
+      // A fresh admin client next time: kafkajs clients do not always recover their connections.
+      const admin = this.admin;
+      this.admin = null;
+      await admin?.disconnect().catch(() => undefined);
+    }
+  }
+
+  private partitionStatuses(): PartitionStatus[] {
+    if (!this.db.open) return []; // status() after stop() and the database closed
+    const stored = new Map((this.storedAll.all() as Array<{ source: string; position: number }>).map((r) => [r.source, r.position]));
+    const sources = new Set([...this.watermarks.keys(), ...this.assigned, ...stored.keys()]);
+    const statuses: PartitionStatus[] = [];
+    for (const source of sources) {
+      const tp = parseKafkaSource(source);
+      if (!tp || !this.config.topics.includes(tp.topic)) continue;
+      const w = this.watermarks.get(source);
+      const next = stored.get(source) ?? null;
+      statuses.push({
+        ...tp,
+        assigned: this.assigned.has(source),
+        next_offset: next,
+        low_watermark: w?.low ?? null,
+        high_watermark: w?.high ?? null,
+        lag: w ? Math.max(0, w.high - (next ?? w.low)) : null,
+      });
+    }
+    return statuses.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  }
+}
+
+/**
+ * Starts consuming `config.topics` into `db`. Rejects within seconds, naming the address, when the
+ * cluster cannot be reached at startup (KafkaUnavailableError); after that, outages are retried in
+ * the background and reported by status().
+ */
+export async function startKafkaIngest(db: Db, projector: Projector, config: KafkaIngestConfig, opts: KafkaIngestOptions = {}): Promise<KafkaIngest> {
+  const log = opts.log ?? stderrKafkaLog(config.logLevel);
+  const client = opts.client ?? createKafkaClient(config, log);
+  await client.checkReachable();
+  const runner = new KafkaIngestRunner(db, projector, config, client, log, opts);
+  await runner.start();
+  return runner;
+}
