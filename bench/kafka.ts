@@ -23,7 +23,7 @@ const RATE = Number(values.rate ?? 1000);
 const SECONDS = Number(values.seconds ?? 30);
 const OUT = path.join(packageRoot(), 'bench', 'out');
 const RUN = Date.now().toString(36);
-const WORLD = { ...DEMO_OPTIONS, seed: 21, accounts: 20, projectsPerAccount: 2, sharedProjects: 0, days: 60 };
+const WORLD = { ...DEMO_OPTIONS, seed: 21, accounts: 20, projectsPerAccount: 2, sharedProjects: 0, days: 70 };
 
 const quiet = { log: () => {} };
 const kafka = new Kafka({ clientId: 'bench', brokers: BROKERS.split(','), logLevel: logLevel.NOTHING });
@@ -46,7 +46,8 @@ async function createTopic(topic: string): Promise<void> {
 
 async function produce(topic: string, lines: Iterable<string>): Promise<number> {
   const client = createKafkaClient(kafkaIngestConfigFromEnv({ KAFKA_BROKERS: BROKERS }), quiet.log);
-  const producer = await client.producer();
+  const producer = client.producer();
+  await producer.connect();
   const started = performance.now();
   await produceLines(producer, topic, lines, { batchSize: 2000 });
   await producer.disconnect();
@@ -130,7 +131,8 @@ async function freshness(topic: string): Promise<{ p50: number; p99: number; sam
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/public`;
   const client = createKafkaClient(config, quiet.log);
-  const producer = await client.producer();
+  const producer = client.producer();
+  await producer.connect();
   const latencies: number[] = [];
   const probes: Array<Promise<void>> = [];
   const stopAt = Date.now() + SECONDS * 1000;
