@@ -1,7 +1,7 @@
 // Catalog and run endpoints (rows 1, 2, 6, 7, 9, 15, 16, 17, 18, 19): bodies on the tiny world,
 // written out by hand, plus the last-writer-wins cases that decide what each list shows.
 import t, { type Test } from 'tap';
-import { createAjv, describeErrors, readSchemaDir } from '../src/events';
+import { apiAjv, checkedBody } from './bodies';
 import type { ReadArgs } from '../src/readmodels/args';
 import type { Endpoint } from '../src/readmodels/endpoint';
 import { ReadStore } from '../src/readmodels/store';
@@ -17,8 +17,6 @@ import { endpoint as runGroup } from '../src/readmodels/run-group';
 import { endpoint as runResults } from '../src/readmodels/run-results';
 import { asSource, ev, id, run, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
 
-const ajv = createAjv();
-for (const schema of readSchemaDir('schemas/api').values()) ajv.addSchema(schema);
 
 const T0 = '2026-01-01T00:00:00.000Z'; // occurred_at of every world() event
 const DAY2 = '2026-01-02T00:00:00.000Z';
@@ -36,13 +34,8 @@ function args(over: Partial<ReadArgs> = {}): ReadArgs {
   return { accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100, entityType: null, windowDays: 7, ...over };
 }
 
-/** Builds a body and fails the test when it does not validate against the endpoint's schema. */
 function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs> = {}): T {
-  const b = e.build(store, args(over));
-  const validate = ajv.getSchema(`api/${e.schema}.json`)!;
-  const valid = validate(b);
-  tt.ok(valid, valid ? `${e.name} body validates` : `${e.name} body: ${describeErrors(validate.errors)}`);
-  return b as T;
+  return checkedBody<T>(tt, e, store, args(over));
 }
 
 type Row = Record<string, unknown>;
@@ -278,7 +271,7 @@ t.test('run-results: one item per prompt run with mentions and citations in anal
 });
 
 t.test('error-response schema: error and message required, nothing else', (tt) => {
-  const validate = ajv.getSchema('api/error-response.json')!;
+  const validate = apiAjv.getSchema('api/error-response.json')!;
   tt.ok(validate({ error: true, message: 'Invalid API key' }));
   tt.notOk(validate({ error: true }), 'message is required');
   tt.notOk(validate({ error: true, message: 'x', code: 401 }), 'no other fields');

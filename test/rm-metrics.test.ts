@@ -2,7 +2,7 @@
 // in the comments, plus the rules that decide which runs count (window, engine filter, deleted or
 // late prompts, one count per entity per run).
 import t, { type Test } from 'tap';
-import { createAjv, describeErrors, readSchemaDir } from '../src/events';
+import { checkedBody } from './bodies';
 import type { ReadArgs } from '../src/readmodels/args';
 import type {
   CompetitorRankings, DailyScores, SegmentAnalytics, VisibilityReport, VisibilityTimeseries,
@@ -16,8 +16,6 @@ import { endpoint as segmentAnalytics } from '../src/readmodels/segment-analytic
 import { endpoint as competitorRankings } from '../src/readmodels/competitor-rankings';
 import { asSource, ev, id, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
 
-const ajv = createAjv();
-for (const schema of readSchemaDir('schemas/api').values()) ajv.addSchema(schema);
 
 const LATER = '2026-01-02T00:00:00.000Z'; // after every world() event, so these upserts win
 const X = {
@@ -92,11 +90,7 @@ function args(over: Partial<ReadArgs> = {}): ReadArgs {
 }
 
 function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs> = {}): T {
-  const b = e.build(store, args(over));
-  const validate = ajv.getSchema(`api/${e.schema}.json`)!;
-  const valid = validate(b);
-  tt.ok(valid, valid ? `${e.name} body validates` : `${e.name} body: ${describeErrors(validate.errors)}`);
-  return b as T;
+  return checkedBody<T>(tt, e, store, args(over));
 }
 
 const runsOf = (...engines: string[]) => RUNS.filter((r) => engines.includes(r.data.engine_id as string));
