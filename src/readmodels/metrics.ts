@@ -73,11 +73,7 @@ export function engineFilter(engineIds: string[] | null): { sql: string; params:
   return { sql: ' AND a.engine_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(engineIds)] };
 }
 
-/** Total orderings: ties broken by name, then id, so the same data always gives the same bytes. */
-export function byNameThenId<T extends { name: string }>(idOf: (x: T) => string) {
-  return (a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0);
-}
-
+/** Total orderings are built from this: ties broken by name, then id, so the same data always gives the same bytes. */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

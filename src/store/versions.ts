@@ -1,5 +1,3 @@
-import type { Db } from './db';
-
 /** A version: the event's occurred_at (UTC ISO) then event_id. Last writer wins by this order. */
 export interface Version {
   at: string;
@@ -36,10 +34,4 @@ export class ChangeSet {
   engines(): void {
     this.scopes.add('engines');
   }
-}
-
-export function bumpVersions(db: Db, scopes: Iterable<string>, now: string): void {
-  const bump = db.prepare(`INSERT INTO data_versions (scope, version, updated_at) VALUES (?, 1, ?)
-    ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at`);
-  for (const s of [...scopes].sort()) bump.run(s, now);
 }
