@@ -17,13 +17,14 @@ export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const FLAGS = {
   db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, 'ops-port': { type: 'string' },
   host: { type: 'string' }, 'ops-host': { type: 'string' }, 'window-days': { type: 'string' },
-  'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' },
+  'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
+  'build-threads': 'BUILD_THREADS',
 };
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {
@@ -69,7 +70,8 @@ async function startKafka(p: Parsed, db: Db): Promise<KafkaWiring> {
     const config = kafka.kafkaIngestConfigFromEnv(process.env, {
       brokers: flag(p, 'kafka-brokers'), topics: flag(p, 'kafka-topics'), groupId: flag(p, 'kafka-group-id'),
     });
-    const ingest = await kafka.startKafkaIngest(db, new Projector(db), config);
+    // In a thread of its own, so transactions never hold the event loop that answers requests.
+    const ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, config, opts: {} });
     console.log(`kafka: consuming ${config.topics.join(',')} from ${config.brokers.join(',')} as group ${config.groupId}` +
       `${config.dlqTopic ? `, dead letters to ${config.dlqTopic}` : ''}`);
     // Once a read model is loaded it stays loaded: the check runs until the first data arrives.
@@ -102,6 +104,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const windowDays = intFlag(p, 'window-days', 7, 1, 365);
   const cacheMaxBytes = intFlag(p, 'cache-max-bytes', 256 * 1024 * 1024, 0, 64 * 1024 ** 3);
   const rateLimit = intFlag(p, 'rate-limit', 0, 0, 1_000_000);
+  const buildThreads = intFlag(p, 'build-threads', 1, 0, 64);
   const host = typeof p.values.host === 'string' ? p.values.host : '0.0.0.0';
   const opsHost = typeof p.values['ops-host'] === 'string' ? p.values['ops-host'] : '127.0.0.1';
   let db: Db;
@@ -123,7 +126,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
   }
   let observe: (route: string, status: number, seconds: number) => void = () => {};
-  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit, onResponse: (r, s, t) => observe(r, s, t), ...(kafka ? { isReady: kafka.isReady } : {}) });
+  const service = createService({ db, windowDays, cacheMaxBytes, rateLimit, buildThreads, onResponse: (r, s, t) => observe(r, s, t), ...(kafka ? { isReady: kafka.isReady } : {}) });
   const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined);
   observe = metrics.observeRequest;
   const httpServer = http.createServer(service.handler);

@@ -1,14 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
 import { localCommitCount } from '../store';
-
-export interface DataVersion {
-  version: number;
-  updated_at: string;
-}
-
-const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
-const NEVER: DataVersion = { version: 0, updated_at: new Date(0).toISOString() };
+import { readVersion, sumVersions, type DataVersion } from './build';
 
 /**
  * Who may see what, and the data_version of each scope, remembered between requests.
@@ -22,6 +15,8 @@ export class Access {
   private seen: unknown = undefined;
   private checkedThisTick = false;
   private seenLocal = -1;
+  /** Goes up each time everything remembered is forgotten: whoever remembers more keys on it. */
+  private generation = 0;
   private readonly endTick = (): void => {
     this.checkedThisTick = false;
   };
@@ -35,24 +30,27 @@ export class Access {
   }
 
   /**
-   * Call once per request, before anything else. A commit of this process is seen at once (a
-   * counter); one of another process through SQLite's data_version, checked once per turn of the
-   * event loop: requests answered in the same turn share the check, and a commit that lands
-   * between them is no different from one that lands a moment after the last of them.
+   * Call once per request, before anything else; returns the generation of what is remembered.
+   * A commit on this thread is seen at once (a counter); one on another connection (the ingest
+   * thread, another process) through SQLite's data_version, checked once per turn of the event
+   * loop: requests answered in the same turn share the check, and a commit that lands between
+   * them is no different from one that lands a moment after the last of them.
    */
-  refresh(): void {
+  refresh(): number {
     const local = localCommitCount();
-    if (this.checkedThisTick && local === this.seenLocal) return;
+    if (this.checkedThisTick && local === this.seenLocal) return this.generation;
     this.seenLocal = local;
     this.checkedThisTick = true;
     setImmediate(this.endTick);
     const v = this.dataVersion.get();
-    if (v === this.seen) return;
+    if (v === this.seen) return this.generation;
     this.seen = v;
+    this.generation += 1;
     this.accounts.clear();
     this.visible.clear();
     this.groups.clear();
     this.versions.clear();
+    return this.generation;
   }
 
   account(keyHash: string): string | null {
@@ -83,21 +81,17 @@ export class Access {
     return p;
   }
 
-  /** Two scopes as one version: the sum of two counters changes when either does and never goes back. */
+  /** Two scopes as one version (see sumVersions). */
   combined(scope: string, other: string): DataVersion {
     const k = `${scope}+${other}`;
     let v = this.versions.get(k);
-    if (!v) {
-      const a = this.version(scope);
-      const b = this.version(other);
-      this.versions.set(k, (v = { version: a.version + b.version, updated_at: a.updated_at > b.updated_at ? a.updated_at : b.updated_at }));
-    }
+    if (!v) this.versions.set(k, (v = sumVersions([this.version(scope), this.version(other)])));
     return v;
   }
 
   version(scope: string): DataVersion {
     let v = this.versions.get(scope);
-    if (!v) this.versions.set(scope, (v = this.store.get<DataVersion>(VERSION_SQL, scope) ?? NEVER));
+    if (!v) this.versions.set(scope, (v = readVersion(this.store, scope)));
     return v;
   }
 }

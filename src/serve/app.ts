@@ -7,6 +7,7 @@ import type { Db } from '../store';
 import { Access } from './access';
 import { keyHash, presentedKey } from './auth';
 import { BodySchemas } from './bodies';
+import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
 import { errorMiddleware, HttpError, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
@@ -31,6 +32,11 @@ export interface AppOptions {
   onResponse?: (route: string, status: number, seconds: number) => void;
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
+  /**
+   * Worker threads that build bodies on cache misses (default 1); 0 builds on the event loop.
+   * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
+   */
+  buildThreads?: number;
 }
 
 export interface Service {
@@ -39,6 +45,7 @@ export interface Service {
   app: Koa;
   cache: BodyCache;
   schemas: BodySchemas;
+  builder: Builder;
   close(): void;
 }
 
@@ -49,12 +56,14 @@ export function createService(opts: AppOptions): Service {
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
-  const responder = new Responder(store, new Access(store), schemas, cache, opts.windowDays ?? 7);
+  const endpoints = opts.endpoints ?? ENDPOINTS;
+  const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads) : new InlineBuilder(store, schemas);
+  const responder = new Responder(new Access(store), builder, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0);
   const limited = new WeakSet<IncomingMessage>();
   const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
-  const endpoints = opts.endpoints ?? ENDPOINTS;
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
 
   function handler(endpoint: Endpoint) {
@@ -66,7 +75,7 @@ export function createService(opts: AppOptions): Service {
         params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: key === null ? null : keyHash(key),
       });
       if (limited.has(ctx.req) || !limiter.tryTake(resolved.keyHash)) throw limiter.exceeded(resolved.keyHash);
-      sendReady(ctx, responder.respond(resolved));
+      sendReady(ctx, await responder.respond(resolved));
     };
   }
 
@@ -88,8 +97,11 @@ export function createService(opts: AppOptions): Service {
     handler: (req, res) => {
       if (!hot(req, res)) void koa(req, res);
     },
-    app, cache, schemas,
-    close: () => reader.close(),
+    app, cache, schemas, builder,
+    close: () => {
+      builder.close();
+      reader.close();
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** `X-API-Key: K` or `Authorization: ApiKey K`; null when neither is there. */
@@ -11,5 +11,5 @@ export function presentedKey(headers: IncomingHttpHeaders): string | null {
 
 /** Keys are only ever handled as their SHA-256: never stored, compared or logged in plain. */
 export function keyHash(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }

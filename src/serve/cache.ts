@@ -49,6 +49,7 @@ export interface RouteStats {
 export class BodyCache {
   readonly lru: LRUCache<string, Ready>;
   readonly routes = new Map<string, RouteStats>();
+  private readonly inFlight = new Map<string, Promise<Ready>>();
   evictions = 0;
 
   constructor(readonly maxBytes: number) {
@@ -74,8 +75,11 @@ export class BodyCache {
     return r;
   }
 
-  /** The cached body, or build it (once) and keep it when it fits. */
-  getOrBuild(route: string, key: string, build: () => Ready): Ready {
+  /**
+   * The cached body, or build it and keep it when it fits. Concurrent misses for one key share
+   * one build; a failed build is not remembered, so the next request tries again.
+   */
+  getOrBuild(route: string, key: string, build: () => Promise<Ready>): Ready | Promise<Ready> {
     const s = this.stats(route);
     const hit = this.lru.get(key);
     if (hit) {
@@ -83,9 +87,15 @@ export class BodyCache {
       return hit;
     }
     s.misses += 1;
-    const ready = build();
-    s.builds += 1;
-    if (this.maxBytes > 0) this.lru.set(key, ready);
-    return ready;
+    let flight = this.inFlight.get(key);
+    if (!flight) {
+      flight = build().then((ready) => {
+        s.builds += 1;
+        if (this.maxBytes > 0) this.lru.set(key, ready);
+        return ready;
+      }).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, flight);
+    }
+    return flight;
   }
 }

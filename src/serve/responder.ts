@@ -1,8 +1,9 @@
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
-import type { Access, DataVersion } from './access';
-import type { BodySchemas } from './bodies';
-import { prepare, type BodyCache, type Ready } from './cache';
+import type { Endpoint, ReadArgs } from '../readmodels';
+import type { Access } from './access';
+import type { DataVersion } from './build';
+import type { Builder } from './builders';
+import type { BodyCache, Ready } from './cache';
 import { HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
 
@@ -20,6 +21,8 @@ export interface Resolved {
   keyHash: string;
   cacheKey: string;
   version: DataVersion;
+  /** The data_version scopes the body depends on; `version` is their sum. */
+  scopes: readonly string[];
 }
 
 const notFound = (): HttpError => new HttpError(404, 'Not found');
@@ -30,12 +33,19 @@ const notFound = (): HttpError => new HttpError(404, 'Not found');
  */
 export class Responder {
   constructor(
-    private readonly store: ReadStore,
     private readonly access: Access,
-    private readonly schemas: BodySchemas,
+    private readonly builder: Builder,
     readonly cache: BodyCache,
     private readonly windowDays: number,
   ) {}
+
+  /**
+   * Forgets what may be stale (see Access.refresh). The result changes whenever it did: what was
+   * resolved under one generation stays right until the next.
+   */
+  refresh(): number {
+    return this.access.refresh();
+  }
 
   /** Throws HttpError 401 / 400 / 404. Unknown and not-yours are the same 404, so existence does not leak. */
   resolve(endpoint: Endpoint, input: RequestInput): Resolved {
@@ -60,20 +70,14 @@ export class Responder {
       versionScope = `project:${projectId}`;
     }
     // Project bodies also show engine names: an engine change is a change of every project's data.
-    const version = versionScope === 'catalog' ? this.access.version(versionScope) : this.access.combined(versionScope, 'engines');
+    const catalog = versionScope === 'catalog';
+    const version = catalog ? this.access.version(versionScope) : this.access.combined(versionScope, 'engines');
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${version.version}`;
-    return { endpoint, args, keyHash: input.keyHash!, cacheKey, version };
+    return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes: catalog ? [versionScope] : [versionScope, 'engines'] };
   }
 
-  respond(r: Resolved): Ready {
-    return this.cache.getOrBuild(r.endpoint.name, r.cacheKey, () => this.build(r));
-  }
-
-  /** Builds, validates and serializes a body once. A body that fails its schema is a bug: 500, never served. */
-  private build(r: Resolved): Ready {
-    const body = r.endpoint.build(this.store, r.args);
-    const problem = this.schemas.check(r.endpoint.schema, body);
-    if (problem) throw new Error(`${r.endpoint.name} body fails schemas/api/${r.endpoint.schema}.json: ${problem}`);
-    return prepare(body, r.version.version, r.version.updated_at);
+  /** The ready body: from the cache, else built once (by the Builder: a worker thread in production). */
+  respond(r: Resolved): Ready | Promise<Ready> {
+    return this.cache.getOrBuild(r.endpoint.name, r.cacheKey, () => this.builder.build({ endpoint: r.endpoint, args: r.args, scopes: r.scopes }));
   }
 }

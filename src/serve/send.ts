@@ -16,11 +16,26 @@ function quality(header: string, coding: string): number {
   return star;
 }
 
+interface Accepts { br: boolean; gzip: boolean }
+
+/** Clients send a handful of distinct Accept-Encoding values: each is parsed once. Bounded. */
+const acceptsMemo = new Map<string, Accepts>();
+
+function accepts(header: string): Accepts {
+  let a = acceptsMemo.get(header);
+  if (!a) {
+    if (acceptsMemo.size >= 256) acceptsMemo.clear();
+    acceptsMemo.set(header, (a = { br: quality(header, 'br') > 0, gzip: quality(header, 'gzip') > 0 }));
+  }
+  return a;
+}
+
 /** The smallest variant the client accepts (br, then gzip, then identity), whatever order it lists them in. */
 export function pickEncoding(acceptEncoding: string | undefined, r: Ready): Encoding {
   if (!acceptEncoding || (!r.gzip && !r.br)) return 'identity';
-  if (r.br && quality(acceptEncoding, 'br') > 0) return 'br';
-  if (r.gzip && quality(acceptEncoding, 'gzip') > 0) return 'gzip';
+  const a = accepts(acceptEncoding);
+  if (r.br && a.br) return 'br';
+  if (r.gzip && a.gzip) return 'gzip';
   return 'identity';
 }
 
@@ -35,27 +50,41 @@ function etagMatches(ifNoneMatch: string, etag: string): boolean {
 
 export interface Representation {
   status: 200 | 304;
-  headers: Record<string, string>;
+  /** Shared between requests: never modify. */
+  headers: Readonly<Record<string, string>>;
   body: Buffer | null;
 }
 
-/**
- * What to send for ready bytes: no serialization or compression happens here. Each variant has
- * its own strong ETag; a conditional request matching any of them gets 304.
- */
-export function represent(r: Ready, acceptEncoding: string | undefined, ifNoneMatch: string | undefined): Representation {
-  const encoding = pickEncoding(acceptEncoding, r);
-  const headers: Record<string, string> = {
+type Variants = Record<Encoding, { ok: Representation; notModified: Representation }>;
+
+/** Each ready body's representations, header objects included, made once on first use. */
+const variantsOf = new WeakMap<Ready, Variants>();
+
+function variant(r: Ready, encoding: Encoding): { ok: Representation; notModified: Representation } {
+  const body = encoding === 'br' ? r.br : encoding === 'gzip' ? r.gzip : r.json;
+  const common = {
     etag: encoding === 'identity' ? r.etag : `"${r.etag.slice(1, -1)}-${encoding === 'br' ? 'br' : 'gz'}"`,
     'cache-control': 'private, no-cache',
     vary: 'Accept-Encoding, Authorization, X-API-Key',
     'x-data-version': String(r.version),
     'last-modified': r.lastModified,
   };
-  if (ifNoneMatch && etagMatches(ifNoneMatch, r.etag)) return { status: 304, headers, body: null };
-  headers['content-type'] = 'application/json; charset=utf-8';
-  if (encoding !== 'identity') headers['content-encoding'] = encoding;
-  return { status: 200, headers, body: encoding === 'br' ? r.br : encoding === 'gzip' ? r.gzip : r.json };
+  const ok: Record<string, string> = { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body!.length) };
+  if (encoding !== 'identity') ok['content-encoding'] = encoding;
+  return { ok: { status: 200, headers: Object.freeze(ok), body }, notModified: { status: 304, headers: Object.freeze(common), body: null } };
+}
+
+/**
+ * What to send for ready bytes: no serialization, compression or header building happens here
+ * after the first time. Each variant has its own strong ETag; a conditional request matching any
+ * of them gets 304.
+ */
+export function represent(r: Ready, acceptEncoding: string | undefined, ifNoneMatch: string | undefined): Representation {
+  const encoding = pickEncoding(acceptEncoding, r);
+  let v = variantsOf.get(r);
+  if (!v) variantsOf.set(r, (v = { identity: variant(r, 'identity'), gzip: variant(r, r.gzip ? 'gzip' : 'identity'), br: variant(r, r.br ? 'br' : 'identity') }));
+  const pair = v[encoding];
+  return ifNoneMatch && etagMatches(ifNoneMatch, r.etag) ? pair.notModified : pair.ok;
 }
 
 /** Sends a representation through Koa (HEAD: Koa drops the body and keeps the headers). */

@@ -20,6 +20,8 @@ export interface KafkaIngestOptions {
    * event loop free between two: the API stays responsive while a backlog is consumed.
    */
   chunkSize?: number;
+  /** How long a transaction should take when sized by time (default 8 ms). */
+  sliceMs?: number;
   /** How often high watermarks are fetched (lag) — also how fast an outage shows in status(). */
   lagPollMs?: number;
   /** First delay before this module restarts a consumer kafkajs gave up on (doubles up to 10 s). */
@@ -206,7 +208,7 @@ class KafkaIngestRunner implements KafkaIngest {
     private readonly opts: KafkaIngestOptions,
   ) {
     this.chunkSize = opts.chunkSize ?? 0;
-    this.sizer = opts.chunkSize ? null : new SliceSizer(8, 2000);
+    this.sizer = opts.chunkSize ? null : new SliceSizer(opts.sliceMs ?? 8, 2000);
     this.restartDelay = opts.restartDelayMs ?? 5000;
     this.storedNext = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
     this.storedAll = db.prepare("SELECT source, position FROM source_positions WHERE source GLOB 'kafka:*'");

@@ -13,5 +13,6 @@ export {
   type KafkaIngest, type KafkaIngestOptions, type KafkaIngestStatus, type KafkaReadiness, type IngestState,
   type PartitionStatus, type IngestCounters, type DurationHistogram,
 } from './consumer';
+export { startKafkaIngestThread, type ThreadStart } from './thread';
 export { DeadLetterPublisher, DLQ_HEADERS, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
 export { eventKey, produceFiles, produceLines, type ProduceTotals, type ProduceOptions } from './produce';

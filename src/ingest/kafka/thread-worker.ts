@@ -1,0 +1,34 @@
+// The Kafka ingest thread (see startKafkaIngestThread): consumer, projector and DLQ on a
+// connection of their own. Reports status every STATUS_EVERY_MS; stops on {type:'stop'}.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDb, Projector } from '../../store';
+import { isKafkaSetupError } from './client';
+import { startKafkaIngest, type KafkaIngest } from './consumer';
+import { STATUS_EVERY_MS, type ThreadMessage, type ThreadStart } from './thread';
+
+const start = workerData as ThreadStart;
+const send = (m: ThreadMessage): void => parentPort!.postMessage(m);
+
+async function main(): Promise<void> {
+  const db = openDb(start.dbFile);
+  let ingest: KafkaIngest;
+  try {
+    ingest = await startKafkaIngest(db, new Projector(db), start.config, start.opts);
+  } catch (e) {
+    db.close();
+    send({ type: 'failed', message: e instanceof Error ? e.message : String(e), setup: isKafkaSetupError(e) });
+    return;
+  }
+  send({ type: 'started', status: ingest.status() });
+  const report = setInterval(() => send({ type: 'status', status: ingest.status(), batchSeconds: ingest.drainBatchSeconds() }), STATUS_EVERY_MS);
+  parentPort!.on('message', (m: { type: string }) => {
+    if (m.type !== 'stop') return;
+    clearInterval(report);
+    void ingest.stop().finally(() => {
+      db.close();
+      send({ type: 'stopped' }); // the main thread then ends this thread
+    });
+  });
+}
+
+void main();

@@ -1,0 +1,65 @@
+import { startWorker } from '../../lib/worker';
+import { KafkaUnavailableError } from './client';
+import type { KafkaIngestConfig } from './config';
+import type { KafkaIngest, KafkaIngestOptions, KafkaIngestStatus } from './consumer';
+
+/** What the main thread hands the ingest thread: plain data only (structured clone). */
+export interface ThreadStart {
+  dbFile: string;
+  config: KafkaIngestConfig;
+  opts: Pick<KafkaIngestOptions, 'chunkSize' | 'sliceMs' | 'lagPollMs' | 'restartDelayMs'>;
+}
+
+/** Messages from the ingest thread. */
+export type ThreadMessage =
+  | { type: 'started'; status: KafkaIngestStatus }
+  | { type: 'failed'; message: string; setup: boolean }
+  | { type: 'status'; status: KafkaIngestStatus; batchSeconds: number[] }
+  | { type: 'stopped' };
+
+/** How often the thread reports its status: the staleness of /readyz and the lag gauges. */
+export const STATUS_EVERY_MS = 100;
+
+/**
+ * startKafkaIngest in a worker thread with its own SQLite connection: transactions, kafkajs and
+ * the DLQ never run on the event loop that serves requests, so a slow transaction (cold pages of a
+ * large database) cannot delay an answer. The serving connection sees each commit through SQLite's
+ * data_version. Same contract as startKafkaIngest: rejects (KafkaUnavailableError for setup
+ * problems) when consuming cannot start; status() is the thread's latest report.
+ */
+export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest> {
+  const worker = startWorker(__dirname, 'thread-worker', start);
+  let status: KafkaIngestStatus | null = null;
+  let seconds: number[] = [];
+  let stopped: Promise<void> | null = null;
+  return new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`Kafka ingest thread exited with code ${code} before it started`)));
+    worker.on('message', (m: ThreadMessage) => {
+      if (m.type === 'failed') return reject(m.setup ? new KafkaUnavailableError(m.message) : new Error(m.message));
+      if (m.type === 'stopped') return void worker.terminate();
+      status = m.status;
+      if (m.type === 'status') seconds.push(...m.batchSeconds.slice(0, 10_000 - seconds.length));
+      if (m.type !== 'started') return;
+      worker.removeAllListeners('error');
+      worker.removeAllListeners('exit');
+      // After start, a crash of the thread is a bug to see, not to hide: the process exits with it.
+      worker.on('error', (e) => {
+        console.error('Kafka ingest thread failed:', e);
+        process.exit(1);
+      });
+      resolve({
+        status: () => status!,
+        drainBatchSeconds: () => {
+          const out = seconds;
+          seconds = [];
+          return out;
+        },
+        stop: () => (stopped ??= new Promise<void>((done) => {
+          worker.once('exit', () => done());
+          worker.postMessage({ type: 'stop' });
+        })),
+      });
+    });
+  });
+}

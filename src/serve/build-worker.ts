@@ -1,0 +1,26 @@
+// A build thread (see ThreadBuilder): answers WorkerJobs with ready bytes built on its own
+// read-only connection. Everything slow about a cache miss happens here, off the event loop.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { ENDPOINTS, ReadStore } from '../readmodels';
+import { BodySchemas } from './bodies';
+import { buildReady } from './build';
+import type { WorkerJob, WorkerReply } from './builders';
+
+const db = new Database((workerData as { dbFile: string }).dbFile, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const store = new ReadStore(db);
+const schemas = new BodySchemas();
+const endpoints = new Map(ENDPOINTS.map((e) => [e.name, e]));
+
+function answer(job: WorkerJob): WorkerReply {
+  try {
+    const endpoint = endpoints.get(job.endpoint);
+    if (!endpoint) throw new Error(`no endpoint named ${job.endpoint}`);
+    return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes) };
+  } catch (e) {
+    return { id: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+  }
+}
+
+parentPort!.on('message', (job: WorkerJob) => parentPort!.postMessage(answer(job)));

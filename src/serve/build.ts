@@ -1,0 +1,43 @@
+import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
+import type { BodySchemas } from './bodies';
+import { prepare, type Ready } from './cache';
+
+export interface DataVersion {
+  version: number;
+  updated_at: string;
+}
+
+const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
+const NEVER: DataVersion = { version: 0, updated_at: new Date(0).toISOString() };
+
+export function readVersion(store: ReadStore, scope: string): DataVersion {
+  return store.get<DataVersion>(VERSION_SQL, scope) ?? NEVER;
+}
+
+/** Several scopes as one version: the sum of counters changes when any does and never goes back. */
+export function sumVersions(parts: DataVersion[]): DataVersion {
+  let version = 0;
+  let updated = NEVER.updated_at;
+  for (const p of parts) {
+    version += p.version;
+    if (p.updated_at > updated) updated = p.updated_at;
+  }
+  return { version, updated_at: updated };
+}
+
+/**
+ * Builds, validates and serializes one body, reading its data and its data_version in one read
+ * transaction: one snapshot, even while another thread commits. That snapshot is never older than
+ * the version the request was keyed with (it starts after the key was made), so a body is never
+ * staler than its key. A body that fails its schema is a bug: it throws (500), it is never served.
+ */
+export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[]): Ready {
+  const read = store.db.transaction(() => {
+    const version = sumVersions(scopes.map((s) => readVersion(store, s)));
+    return { version, body: endpoint.build(store, args) };
+  });
+  const { version, body } = read();
+  const problem = schemas.check(endpoint.schema, body);
+  if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
+  return prepare(body, version.version, version.updated_at);
+}
