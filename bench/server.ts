@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startWorker } from '../src/lib/worker';
+import { createMetrics } from '../src/ops';
 import { createService } from '../src/serve';
 import { openDb } from '../src/store';
 import { naiveVisibility } from './naive';
@@ -22,7 +23,11 @@ setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 100).u
 
 function listener(): http.RequestListener {
   if (kind === 'service') {
-    return createService({ db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024) }).handler;
+    // Wired as `serve` wires it: request latency histograms included.
+    let observe: (route: string, status: number, seconds: number) => void = () => {};
+    const service = createService({ db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), onResponse: (r, s, t) => observe(r, s, t) });
+    observe = createMetrics(service.cache).observeRequest;
+    return service.handler;
   }
   if (kind === 'bare') {
     // The limit for Node here: the same bytes and headers as a cached /visibility answer, nothing else.
@@ -74,6 +79,11 @@ server.listen(0, '127.0.0.1', () => {
 process.on('SIGTERM', () => process.exit(0));
 process.on('message', (m: { type: string; file?: string }) => {
   if (m.type === 'stats') process.send!({ type: 'stats', rss_max: rssMax, rss: process.memoryUsage().rss });
+  // CPU time this process has used (all threads), for CPU per request.
+  if (m.type === 'cpu') {
+    const u = process.cpuUsage();
+    process.send!({ type: 'cpu', micros: u.user + u.system });
+  }
   if (m.type === 'ingest') void ingest(m.file!).then((r) => process.send!({ type: 'ingested', ...r }));
   if (m.type === 'eld') {
     // Event-loop delay while only serving, as the baseline for the ingest figure.

@@ -1,4 +1,6 @@
 // Hot serving: ready bytes from the cache, no serialization or validation on a hit, never a stale body.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import t from 'tap';
 import { activeKeys, demoDb } from './demo';
 import { request, startApi, withKey } from './http';
@@ -107,4 +109,53 @@ t.test('an engine rename reaches every cached project body that shows it', async
   projector.applyBatch(asSource([ev('engine.upserted', { id: engine.id, name: 'Renamed Engine', provider: engine.provider, model: engine.model }, '2026-12-01T00:00:00Z')], 'engine-test'));
   const after = (await request(url, withKey(key))).json as Array<{ id: string; name: string }>;
   t.equal(after.find((e) => e.id === engine.id)!.name, 'Renamed Engine');
+});
+
+t.test('build threads give the same bytes as building on the event loop', async (t) => {
+  const { db } = await demoDb();
+  const inline = await startApi({ db, buildThreads: 0 });
+  const threaded = await startApi({ db, buildThreads: 2 });
+  t.teardown(async () => {
+    await inline.close();
+    await threaded.close();
+    db.close();
+  });
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${inline.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC LIMIT 1').pluck().get(project) as string;
+  const paths = [
+    '/projects', `/runs/${group}`, `/runs/${group}/results`,
+    ...['', '/visibility', '/visibility/timeseries', '/scores/daily', '/prompts', '/segments', '/segments/analytics', '/competitors',
+      '/competitor-rankings', '/citations', '/mentions', '/referrers', '/warm-leads', '/engines', '/terms', '/runs', '/forum/metrics',
+      '/forum/leads', '/forum/opportunities'].map((s) => `/projects/${project}${s}`),
+  ];
+  t.equal(paths.length, 22, 'every endpoint');
+  for (const p of paths) {
+    const [a, b] = await Promise.all([request(inline.base + p, withKey(key, { 'accept-encoding': 'br' })), request(threaded.base + p, withKey(key, { 'accept-encoding': 'br' }))]);
+    t.equal(b.status, 200, p);
+    t.equal(b.text, a.text, `${p}: same JSON`);
+    t.equal(b.headers.etag, a.headers.etag, `${p}: same ETag`);
+    t.equal(b.headers['x-data-version'], a.headers['x-data-version'], `${p}: same data version`);
+  }
+  t.equal(threaded.service.builder.built, paths.length, 'the threaded service built every body in its threads');
+  t.equal(threaded.service.schemas.checks, 0, '... and validated none on the event loop');
+});
+
+t.test('a commit by another process is served on the next request', async (t) => {
+  const { db, file } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const before = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>)[0]!;
+  const full = (await request(`${api.base}/projects/${before.id}`, withKey(key))).json as Record<string, unknown>;
+  const renamed = JSON.stringify(ev('project.upserted', { ...full, name: 'Renamed Elsewhere', updated_at: '2026-12-02T00:00:00Z' }, '2026-12-02T00:00:00Z'));
+  // The writer is another process: this one's commit counter does not move, only SQLite's data_version.
+  const code = `const { openDb, Projector } = require('./src/store');
+    const db = openDb(${JSON.stringify(file)}); new Projector(db).applyBatch([{ raw: ${JSON.stringify(renamed)}, source: 'other-process', position: 1 }]); db.close();`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: path.join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 });
+  t.equal(r.status, 0, r.stderr);
+  const after = (await request(`${api.base}/projects/${before.id}`, withKey(key))).json as { name: string };
+  t.equal(after.name, 'Renamed Elsewhere');
+  const list = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>;
+  t.equal(list.find((p) => p.id === before.id)!.name, 'Renamed Elsewhere', 'the list too');
 });

@@ -56,8 +56,22 @@ export interface HotPathOptions {
  */
 export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const routes = o.endpoints.map((e) => compile(o.basePath, e));
-  const memo = new Map<string, Resolution | null>();
+  // url -> key hash -> resolution. The key hash string comes from the per-connection memo below,
+  // so its hash code is already computed; only the URL is hashed anew.
+  const memo = new Map<string, Map<string, Resolution | null>>();
+  let memoSize = 0;
   let generation = -1;
+  // A keep-alive connection presents the same key request after request: the hash of the last one
+  // is kept with the connection (never in a table of keys), so it is computed once per connection.
+  const lastKey = new WeakMap<object, { key: string; hash: string }>();
+
+  function hashFor(req: IncomingMessage, key: string): string {
+    const last = lastKey.get(req.socket);
+    if (last && last.key === key) return last.hash;
+    const hash = hashOf(key);
+    lastKey.set(req.socket, { key, hash });
+    return hash;
+  }
 
   function resolve(url: string, keyHash: string): Resolution | null {
     const q = url.indexOf('?');
@@ -82,18 +96,20 @@ export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: Se
     const started = o.onResponse ? performance.now() : 0;
     const key = presentedKey(req.headers);
     if (key === null) return false;
-    const keyHash = hashOf(key);
+    const keyHash = hashFor(req, key);
     const url = req.url ?? '/';
     const gen = o.responder.refresh();
-    if (gen !== generation) {
+    if (gen !== generation || memoSize >= MEMO_MAX) {
       memo.clear();
+      memoSize = 0;
       generation = gen;
     }
-    const memoKey = `${keyHash} ${url}`;
-    let r = memo.get(memoKey);
+    let byKey = memo.get(url);
+    if (!byKey) memo.set(url, (byKey = new Map()));
+    let r = byKey.get(keyHash);
     if (r === undefined) {
-      if (memo.size >= MEMO_MAX) memo.clear();
-      memo.set(memoKey, (r = resolve(url, keyHash)));
+      byKey.set(keyHash, (r = resolve(url, keyHash)));
+      memoSize += 1;
     }
     if (r === null) return false;
     const ready = o.responder.cache.hit(r.route, r.cacheKey);
