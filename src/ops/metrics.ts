@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BodyCache } from '../serve';
+import { LatencyHistogram } from './latency';
 
 /** Figures an ingest source reports (Kafka or a replay in the same process). */
 export interface IngestFigures {
@@ -27,11 +28,9 @@ export interface Metrics {
 export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const latency = new Histogram({
-    name: 'visibility_http_request_duration_seconds', help: 'Time to answer a request, by route and status',
-    labelNames: ['route', 'status'], registers: [registry],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-  });
+  const latency = new LatencyHistogram('visibility_http_request_duration_seconds', 'Time to answer a request, by route and status',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
+  latency.register(registry);
   const perRoute = (name: string, help: string, pick: (s: { hits: number; misses: number; builds: number }) => number): void => {
     new Gauge({
       name, help, labelNames: ['route'], registers: [registry],
@@ -51,7 +50,7 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   if (ingest) registerIngest(registry, ingest);
   return {
     registry,
-    observeRequest: (route, status, seconds) => latency.observe({ route, status: String(status) }, seconds),
+    observeRequest: (route, status, seconds) => latency.observe(route, status, seconds),
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

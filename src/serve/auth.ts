@@ -4,8 +4,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 /** `X-API-Key: K` or `Authorization: ApiKey K`; null when neither is there. */
 export function presentedKey(headers: IncomingHttpHeaders): string | null {
   const header = headers['x-api-key'];
-  if (typeof header === 'string' && header.trim() !== '') return header.trim();
-  const m = /^ApiKey\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  return keyFrom(typeof header === 'string' ? header : undefined, headers.authorization);
+}
+
+/** The key from the values of the two headers that may carry it (X-API-Key first). */
+export function keyFrom(xApiKey: string | undefined, authorization: string | undefined): string | null {
+  const trimmed = xApiKey?.trim();
+  if (trimmed) return trimmed;
+  const m = /^ApiKey\s+(\S+)\s*$/i.exec(authorization ?? '');
   return m ? m[1]! : null;
 }
 
