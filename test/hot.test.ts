@@ -1,5 +1,6 @@
 // Hot serving: ready bytes from the cache, no serialization or validation on a hit, never a stale body.
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import t from 'tap';
 import { activeKeys, demoDb } from './demo';
@@ -158,4 +159,34 @@ t.test('a commit by another process is served on the next request', async (t) =>
   t.equal(after.name, 'Renamed Elsewhere');
   const list = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>;
   t.equal(list.find((p) => p.id === before.id)!.name, 'Renamed Elsewhere', 'the list too');
+});
+
+t.test('hits: the key from either header in any letter case; a repeated header gets what the Koa path says', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const url = `${api.base}/projects/${project}/terms`;
+  const first = await request(url, withKey(key));
+  t.equal(first.status, 200);
+  const stats = api.service.cache.stats('terms');
+  const variants: Array<Record<string, string>> = [{ 'X-Api-Key': key }, { AUTHORIZATION: `apikey ${key}` }, { 'x-api-key': ` ${key} `, 'Accept-Encoding': 'gzip' }];
+  for (const headers of variants) {
+    const hitsBefore = stats.hits;
+    const r = await request(url, { headers });
+    t.equal(r.status, 200, JSON.stringify(Object.keys(headers)));
+    t.equal(r.text, first.text, 'the same body');
+    t.equal(stats.hits, hitsBefore + 1, 'answered from the cache');
+  }
+  // node:http joins a repeated X-API-Key into "K, K": no such key, on either path.
+  const repeated = await new Promise<number>((resolve, reject) => {
+    const req = http.request(url, { headers: [['x-api-key', key], ['x-api-key', key]].flat() as unknown as Record<string, string> }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(repeated, 401, 'a repeated X-API-Key is not a key');
 });
