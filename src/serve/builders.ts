@@ -53,7 +53,8 @@ interface Pending { resolve: (r: Ready) => void; reject: (e: Error) => void }
 /** One build thread: its own read-only connection, read models, schemas and compression. */
 class BuildThread {
   private readonly pending = new Map<number, Pending>();
-  private worker: Worker;
+  /** null after a crash until the next job: a thread that dies at once is not restarted in a loop. */
+  private worker: Worker | null;
   private closed = false;
 
   constructor(private readonly dbFile: string) {
@@ -68,12 +69,11 @@ class BuildThread {
     const worker = startWorker(__dirname, 'build-worker', { dbFile: this.dbFile });
     worker.unref(); // never what keeps the process alive
     worker.on('message', (m: WorkerReply) => this.settle(m));
-    // A crashed thread fails what it was building (500s) and is replaced.
+    // A crashed thread fails what it was building (500s); the next job starts a new one.
     worker.on('error', (e) => this.failAll(e));
     worker.on('exit', (code) => {
-      if (this.closed) return;
+      if (this.worker === worker) this.worker = null;
       this.failAll(new Error(`build thread exited with code ${code}`));
-      this.worker = this.spawn();
     });
     return worker;
   }
@@ -94,15 +94,16 @@ class BuildThread {
 
   run(job: WorkerJob): Promise<Ready> {
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('service closed'));
       this.pending.set(job.id, { resolve, reject });
-      this.worker.postMessage(job);
+      (this.worker ??= this.spawn()).postMessage(job);
     });
   }
 
   close(): void {
     this.closed = true;
     this.failAll(new Error('service closed'));
-    void this.worker.terminate();
+    void this.worker?.terminate();
   }
 }
 

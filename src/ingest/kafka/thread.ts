@@ -19,6 +19,7 @@ export type ThreadMessage =
 
 /** How often the thread reports its status: the staleness of /readyz and the lag gauges. */
 export const STATUS_EVERY_MS = 100;
+const STOP_TIMEOUT_MS = 15_000;
 
 /**
  * startKafkaIngest in a worker thread with its own SQLite connection: transactions, kafkajs and
@@ -36,16 +37,25 @@ export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest>
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`Kafka ingest thread exited with code ${code} before it started`)));
     worker.on('message', (m: ThreadMessage) => {
-      if (m.type === 'failed') return reject(m.setup ? new KafkaUnavailableError(m.message) : new Error(m.message));
+      if (m.type === 'failed') {
+        void worker.terminate();
+        return reject(m.setup ? new KafkaUnavailableError(m.message) : new Error(m.message));
+      }
       if (m.type === 'stopped') return void worker.terminate();
       status = m.status;
       if (m.type === 'status') seconds.push(...m.batchSeconds.slice(0, 10_000 - seconds.length));
       if (m.type !== 'started') return;
       worker.removeAllListeners('error');
       worker.removeAllListeners('exit');
-      // After start, a crash of the thread is a bug to see, not to hide: the process exits with it.
+      // After start, a crash of the thread is a bug to see, not to hide: the process exits with it
+      // (a replica that silently stopped ingesting would serve ever older data).
       worker.on('error', (e) => {
         console.error('Kafka ingest thread failed:', e);
+        process.exit(1);
+      });
+      worker.on('exit', (code) => {
+        if (stopped) return;
+        console.error(`Kafka ingest thread exited with code ${code}`);
         process.exit(1);
       });
       resolve({
@@ -58,6 +68,8 @@ export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest>
         stop: () => (stopped ??= new Promise<void>((done) => {
           worker.once('exit', () => done());
           worker.postMessage({ type: 'stop' });
+          // A consumer that does not stop in time is ended with its thread: offsets are in SQLite.
+          setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS).unref();
         })),
       });
     });
