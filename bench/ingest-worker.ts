@@ -2,11 +2,12 @@
 // Kafka consumer (src/ingest/kafka/thread.ts): same Projector, same time-sliced transactions.
 import { parentPort, workerData } from 'node:worker_threads';
 import { readLines, SlicedApplier } from '../src/ingest';
-import { openDb, Projector, type SourceEvent } from '../src/store';
+import { adoptCommitCounter, openDb, Projector, type SourceEvent } from '../src/store';
 
-const { dbFile, file } = workerData as { dbFile: string; file: string };
+const { dbFile, file, commits } = workerData as { dbFile: string; file: string; commits: SharedArrayBuffer };
 
 async function main(): Promise<void> {
+  adoptCommitCounter(commits);
   const db = openDb(dbFile, { fast: true });
   const events: SourceEvent[] = [];
   let n = 0;

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { startWorker } from '../src/lib/worker';
 import { createMetrics } from '../src/ops';
 import { createService } from '../src/serve';
-import { openDb } from '../src/store';
+import { commitCounter, openDb } from '../src/store';
 import { naiveVisibility } from './naive';
 
 const { values, positionals } = parseArgs({
@@ -58,7 +58,7 @@ function listener(): http.RequestListener {
  * reports this thread's event-loop delay meanwhile.
  */
 function ingest(file: string): Promise<Record<string, number>> {
-  const worker = startWorker(__dirname, 'ingest-worker', { dbFile: values.db!, file });
+  const worker = startWorker(__dirname, 'ingest-worker', { dbFile: values.db!, file, commits: commitCounter() });
   const eld = monitorEventLoopDelay({ resolution: 1 });
   return new Promise((resolve, reject) => {
     worker.on('error', reject);

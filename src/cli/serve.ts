@@ -8,7 +8,7 @@ import { packageRoot } from '../lib/root';
 import type { KafkaIngest } from '../ingest/kafka';
 import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from '../ops';
 import { BASE_PATH, createService } from '../serve';
-import { openDb, Projector, type Db } from '../store';
+import { commitCounter, openDb, Projector, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError, type Parsed } from './args';
 
 
@@ -71,7 +71,7 @@ async function startKafka(p: Parsed, db: Db): Promise<KafkaWiring> {
       brokers: flag(p, 'kafka-brokers'), topics: flag(p, 'kafka-topics'), groupId: flag(p, 'kafka-group-id'),
     });
     // In a thread of its own, so transactions never hold the event loop that answers requests.
-    const ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, config, opts: {} });
+    const ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, commits: commitCounter(), config, opts: {} });
     console.log(`kafka: consuming ${config.topics.join(',')} from ${config.brokers.join(',')} as group ${config.groupId}` +
       `${config.dlqTopic ? `, dead letters to ${config.dlqTopic}` : ''}`);
     // Once a read model is loaded it stays loaded: the check runs until the first data arrives.

@@ -20,15 +20,24 @@ interface Resolution {
 
 /** The request headers the hot path reads. */
 interface HotHeaders {
-  xApiKey?: string;
-  authorization?: string;
-  acceptEncoding?: string;
-  ifNoneMatch?: string;
+  xApiKey: string | undefined;
+  authorization: string | undefined;
+  acceptEncoding: string | undefined;
+  ifNoneMatch: string | undefined;
 }
 
-const WANTED: Record<string, keyof HotHeaders> = {
-  'x-api-key': 'xApiKey', authorization: 'authorization', 'accept-encoding': 'acceptEncoding', 'if-none-match': 'ifNoneMatch',
-};
+/** Which of the four a header name is; undefined for any other. Compared by length first. */
+function fieldOf(name: string): keyof HotHeaders | undefined {
+  switch (name.length) {
+    case 9: return name.toLowerCase() === 'x-api-key' ? 'xApiKey' : undefined;
+    case 13: {
+      const lower = name.toLowerCase();
+      return lower === 'authorization' ? 'authorization' : lower === 'if-none-match' ? 'ifNoneMatch' : undefined;
+    }
+    case 15: return name.toLowerCase() === 'accept-encoding' ? 'acceptEncoding' : undefined;
+    default: return undefined;
+  }
+}
 
 /**
  * The four headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
@@ -36,17 +45,19 @@ const WANTED: Record<string, keyof HotHeaders> = {
  * would join the values, and the Koa path (which reads req.headers) answers instead.
  */
 function hotHeaders(raw: string[]): HotHeaders | null {
-  const h: HotHeaders = {};
+  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined };
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length < 9 || name.length > 16) continue; // none of the four is shorter or longer
-    const field = WANTED[name.toLowerCase()];
+    const field = fieldOf(raw[i]!);
     if (field === undefined) continue;
     if (h[field] !== undefined) return null;
     h[field] = raw[i + 1]!;
   }
   return h;
 }
+
+/** Where a connection keeps the hash of the last key it presented (see hashFor). */
+const LAST_KEY = Symbol('visibility.lastKey');
+type KeyedSocket = { [LAST_KEY]?: { key: string; hash: string } };
 
 const NO_QUERY: querystring.ParsedUrlQuery = Object.freeze({}) as querystring.ParsedUrlQuery;
 /** Resolutions remembered at most; the memo is emptied when full (dashboards ask for few distinct URLs). */
@@ -92,14 +103,13 @@ export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: Se
   let memoSize = 0;
   let generation = -1;
   // A keep-alive connection presents the same key request after request: the hash of the last one
-  // is kept with the connection (never in a table of keys), so it is computed once per connection.
-  const lastKey = new WeakMap<object, { key: string; hash: string }>();
-
+  // is kept on the connection (never in a table of keys), so it is computed once per connection.
   function hashFor(req: IncomingMessage, key: string): string {
-    const last = lastKey.get(req.socket);
-    if (last && last.key === key) return last.hash;
+    const socket = req.socket as unknown as KeyedSocket;
+    const last = socket[LAST_KEY];
+    if (last !== undefined && last.key === key) return last.hash;
     const hash = hashOf(key);
-    lastKey.set(req.socket, { key, hash });
+    socket[LAST_KEY] = { key, hash };
     return hash;
   }
 

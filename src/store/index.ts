@@ -1,4 +1,5 @@
 export { openDb, migrate, type Db, type OpenOptions } from './db';
-export { Projector, localCommitCount, type SourceEvent, type BatchResult } from './projector';
+export { Projector, type SourceEvent, type BatchResult } from './projector';
+export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { domainOf } from './runs';

@@ -3,14 +3,8 @@ import type { Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
 import { BatchRuns, RunStore, type Bucket } from './runs';
+import { noteCommit } from './commits';
 import { ChangeSet, type Outcome, type Version } from './versions';
-
-let localCommits = 0;
-
-/** Batches this process has committed: readers in this process compare it to see their own writes at once. */
-export function localCommitCount(): number {
-  return localCommits;
-}
 
 /** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
 export interface SourceEvent {
@@ -104,7 +98,7 @@ export class Projector {
     } catch {
       return this.applyInTx(events, true);
     } finally {
-      localCommits += 1;
+      noteCommit();
     }
   }
 

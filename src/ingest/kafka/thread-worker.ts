@@ -1,7 +1,7 @@
 // The Kafka ingest thread (see startKafkaIngestThread): consumer, projector and DLQ on a
 // connection of their own. Reports status every STATUS_EVERY_MS; stops on {type:'stop'}.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDb, Projector } from '../../store';
+import { adoptCommitCounter, openDb, Projector } from '../../store';
 import { isKafkaSetupError } from './client';
 import { startKafkaIngest, type KafkaIngest } from './consumer';
 import { STATUS_EVERY_MS, type ThreadMessage, type ThreadStart } from './thread';
@@ -10,6 +10,7 @@ const start = workerData as ThreadStart;
 const send = (m: ThreadMessage): void => parentPort!.postMessage(m);
 
 async function main(): Promise<void> {
+  adoptCommitCounter(start.commits);
   const db = openDb(start.dbFile);
   let ingest: KafkaIngest;
   try {

@@ -6,6 +6,8 @@ import type { KafkaIngest, KafkaIngestOptions, KafkaIngestStatus } from './consu
 /** What the main thread hands the ingest thread: plain data only (structured clone). */
 export interface ThreadStart {
   dbFile: string;
+  /** The serving thread's commit counter (commitCounter()): it sees this thread's commits at once. */
+  commits: SharedArrayBuffer;
   config: KafkaIngestConfig;
   opts: Pick<KafkaIngestOptions, 'chunkSize' | 'sliceMs' | 'lagPollMs' | 'restartDelayMs'>;
 }
