@@ -25,7 +25,8 @@ export class Access {
   private readonly groups = new Map<string, string>();
   private readonly versions = new Map<string, DataVersion>();
 
-  constructor(private readonly store: ReadStore) {
+  /** `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it). */
+  constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {
     this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
   }
 
@@ -39,7 +40,7 @@ export class Access {
   refresh(): number {
     const local = localCommitCount();
     const now = performance.now();
-    if (local === this.seenLocal && now - this.checkedAt < OTHER_PROCESS_CHECK_MS) return this.generation;
+    if (local === this.seenLocal && now - this.checkedAt < this.otherProcessCheckMs) return this.generation;
     this.seenLocal = local;
     this.checkedAt = now;
     const v = this.dataVersion.get();
