@@ -92,13 +92,13 @@ export interface HotPathOptions {
  * goes to the Koa app, which shares the same Responder, so both paths give the same answer.
  *
  * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until the
- * Responder's generation changes (any commit): a repeated request costs one SHA-256 of the key
- * and two map lookups before its bytes are written.
+ * Responder's generation changes (any commit): a repeated request on a keep-alive connection
+ * costs a counter load and two map lookups before its bytes are written.
  */
 export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const routes = o.endpoints.map((e) => compile(o.basePath, e));
   // url -> key hash -> resolution. The key hash string comes from the per-connection memo below,
-  // so its hash code is already computed; only the URL is hashed anew.
+  // so V8 has its hash code already; only the URL is hashed anew.
   const memo = new Map<string, Map<string, Resolution | null>>();
   let memoSize = 0;
   let generation = -1;
