@@ -135,6 +135,8 @@ async function load(port: number, requests: Array<{ path: string; headers: Recor
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
 }
 
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+
 /** A load run and the CPU time (microseconds, all threads) the server spent during it. */
 async function measuredLoad(c: Child, requests: Array<{ path: string; headers: Record<string, string> }>): Promise<[Load, number]> {
   const before = await c.ask<{ micros: number }>({ type: 'cpu' }, 'cpu');
@@ -215,8 +217,7 @@ async function main(): Promise<void> {
     console.log(`  round ${i + 1}: bare ${fmt(a.rps)} req/s, service ${fmt(b.rps)} req/s, ratio ${fmt(b.rps / a.rps, 2)}; ` +
       `server CPU per request: bare ${fmt(aMicros / a.requests, 1)} us, service ${fmt(bMicros / b.requests, 1)} us`);
   }
-  cpuRatios.sort((x, y) => x - y);
-  const cpuRatio = cpuRatios[Math.floor(cpuRatios.length / 2)]!;
+  const cpuRatio = median(cpuRatios);
   // The same comparison with (a) and (b) loaded at the same time, sharing the server CPU: whatever
   // the host does during a round, it does to both.
   const paired: Array<{ rps: number; cpu: number }> = [];
@@ -225,7 +226,6 @@ async function main(): Promise<void> {
     paired.push({ rps: b.rps / a.rps, cpu: aMicros / a.requests / (bMicros / b.requests) });
     console.log(`  paired round ${i + 1}: bare ${fmt(a.rps)} req/s, service ${fmt(b.rps)} req/s; CPU per request ${fmt(aMicros / a.requests, 1)} us, ${fmt(bMicros / b.requests, 1)} us`);
   }
-  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const pairedRps = median(paired.map((p) => p.rps));
   const pairedCpu = median(paired.map((p) => p.cpu));
   const byRatio = [...rounds].sort((x, y) => x.b.rps / x.a.rps - y.b.rps / y.a.rps);

@@ -20,7 +20,7 @@ export interface Builder {
   close(): void;
 }
 
-/** Builds on the event loop: for custom endpoint tables (tests), whose functions cannot cross threads. */
+/** Builds on the event loop: `--build-threads 0`, and custom endpoint tables (tests), whose functions cannot cross threads. */
 export class InlineBuilder implements Builder {
   built = 0;
 
