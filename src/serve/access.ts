@@ -82,15 +82,16 @@ export class Access {
     return p;
   }
 
-  /** Two scopes as one version (see sumVersions). */
-  combined(scope: string, other: string): DataVersion {
-    const k = `${scope}+${other}`;
+  /** The version of data that depends on `scopes`: their sum (see sumVersions), each read once. */
+  versionOf(scopes: readonly string[]): DataVersion {
+    if (scopes.length === 1) return this.version(scopes[0]!);
+    const k = scopes.join('+');
     let v = this.versions.get(k);
-    if (!v) this.versions.set(k, (v = sumVersions([this.version(scope), this.version(other)])));
+    if (!v) this.versions.set(k, (v = sumVersions(scopes.map((scope) => this.version(scope)))));
     return v;
   }
 
-  version(scope: string): DataVersion {
+  private version(scope: string): DataVersion {
     let v = this.versions.get(scope);
     if (!v) this.versions.set(scope, (v = readVersion(this.store, scope)));
     return v;

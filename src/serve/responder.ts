@@ -57,23 +57,22 @@ export class Responder {
       engineIds: q.engineIds, limit: q.limit, entityType: q.entityType, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
     };
     let scopeId = accountId;
-    let versionScope = 'catalog';
+    // Project bodies also show engine names: an engine change is a change of every project's data.
+    let scopes = ['catalog'];
     if (endpoint.scope === 'project') {
       args.projectId = scopeId = pathUuid(input.params.project_id, 'project_id');
       if (!this.access.canSee(accountId, args.projectId)) throw notFound();
-      versionScope = `project:${args.projectId}`;
+      scopes = [`project:${args.projectId}`, 'engines'];
     } else if (endpoint.scope === 'run_group') {
       args.runGroupId = scopeId = pathUuid(input.params.run_group_id, 'run_group_id');
       const projectId = this.access.groupProject(args.runGroupId);
       if (projectId === null || !this.access.canSee(accountId, projectId)) throw notFound();
       args.projectId = projectId;
-      versionScope = `project:${projectId}`;
+      scopes = [`project:${projectId}`, 'engines'];
     }
-    // Project bodies also show engine names: an engine change is a change of every project's data.
-    const catalog = versionScope === 'catalog';
-    const version = catalog ? this.access.version(versionScope) : this.access.combined(versionScope, 'engines');
+    const version = this.access.versionOf(scopes);
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${version.version}`;
-    return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes: catalog ? [versionScope] : [versionScope, 'engines'] };
+    return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes };
   }
 
   /** The ready body: from the cache, else built once (by the Builder: a worker thread in production). */
