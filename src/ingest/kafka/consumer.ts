@@ -104,7 +104,7 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const RECENT = 50;
 
 /** Undrained durations kept at most (a scraper that stops scraping must not grow memory). */
-const UNDRAINED = 10_000;
+export const UNDRAINED = 10_000;
 
 class Timings {
   private count = 0;

@@ -1,7 +1,7 @@
 import { startWorker } from '../../lib/worker';
 import { KafkaUnavailableError } from './client';
 import type { KafkaIngestConfig } from './config';
-import type { KafkaIngest, KafkaIngestOptions, KafkaIngestStatus } from './consumer';
+import { UNDRAINED, type KafkaIngest, type KafkaIngestOptions, type KafkaIngestStatus } from './consumer';
 
 /** What the main thread hands the ingest thread: plain data only (structured clone). */
 export interface ThreadStart {
@@ -45,7 +45,7 @@ export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest>
       }
       if (m.type === 'stopped') return void worker.terminate();
       status = m.status;
-      if (m.type === 'status') seconds.push(...m.batchSeconds.slice(0, 10_000 - seconds.length));
+      if (m.type === 'status') seconds.push(...m.batchSeconds.slice(0, UNDRAINED - seconds.length));
       if (m.type !== 'started') return;
       worker.removeAllListeners('error');
       worker.removeAllListeners('exit');
