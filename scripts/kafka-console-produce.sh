@@ -15,7 +15,7 @@
 #
 # Default is --sync (acks=all, idempotent): each record is acknowledged before the
 # next is read, and the script exits non-zero on the first failed record.
-# env: KAFKA_PORT (default 9092)
+# env: KAFKA_PORT (default 9092), KAFKA_RUN_DIR (default kafka/run: where the tools' log4j file goes)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,9 +38,10 @@ TOPIC="$1"; FILE="$2"; shift 2
 [[ "$FILE" == "-" || -r "$FILE" ]] || { echo "kafka-console-produce: cannot read $FILE" >&2; exit 1; }
 [[ -f "$LIB/.complete" ]] || { echo "kafka-console-produce: no jars in kafka/target/lib; run npm run kafka:start first" >&2; exit 1; }
 
-LOG4J="$ROOT/kafka/run/tools-log4j.properties"
+RUN="${KAFKA_RUN_DIR:-$ROOT/kafka/run}"
+LOG4J="$RUN/tools-log4j.properties"
 if [[ ! -f "$LOG4J" ]]; then
-  mkdir -p "$ROOT/kafka/run"
+  mkdir -p "$RUN"
   printf '%s\n' 'log4j.rootLogger=WARN, stderr' \
     'log4j.appender.stderr=org.apache.log4j.ConsoleAppender' \
     'log4j.appender.stderr.Target=System.err' \

@@ -3,14 +3,22 @@
 # for development and integration tests. Idempotent: exits 0 if it is already up.
 #
 #   npm run kafka:start            # or: bash scripts/kafka-start.sh
+#   bash scripts/kafka-start.sh --fetch-only   # only fetch the jars (CI, before the tests)
 #
 # env: KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default KAFKA_PORT+1),
-#      KAFKA_START_TIMEOUT seconds (default 90), KAFKA_HEAP_OPTS (default -Xmx512m -Xms256m)
+#      KAFKA_START_TIMEOUT seconds (default 90), KAFKA_HEAP_OPTS (default -Xmx512m -Xms256m),
+#      KAFKA_RUN_DIR (default kafka/run): a broker of its own in another directory (tests),
+#      KAFKA_OWNER_PID: the broker is killed (SIGKILL) as soon as that process is gone, and a
+#        run dir holding a file named .ephemeral is then removed (tests: no JVM outlives them).
 # files: jars in kafka/target/lib (fetched by Maven on first use),
-#        everything else in kafka/run/ (config, data, server.log, kafka.pid).
+#        everything else in the run dir (config, data, server.log, kafka.pid).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN="${KAFKA_RUN_DIR:-$ROOT/kafka/run}"
+[[ "$RUN" == /* ]] || RUN="$PWD/$RUN" # relative to where the caller stands, before the cd
+OWNER="${KAFKA_OWNER_PID:-}"
+[[ -z "$OWNER" || "$OWNER" =~ ^[1-9][0-9]*$ ]] || { echo "kafka-start: KAFKA_OWNER_PID must be a pid, got: $OWNER" >&2; exit 2; }
 cd "$ROOT"
 
 PORT="${KAFKA_PORT:-9092}"
@@ -18,7 +26,6 @@ CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 HEAP="${KAFKA_HEAP_OPTS:--Xmx512m -Xms256m}"
 LIB="$ROOT/kafka/target/lib"
-RUN="$ROOT/kafka/run"
 DATA="$RUN/data"
 PROPS="$RUN/server.properties"
 PIDFILE="$RUN/kafka.pid"
@@ -43,15 +50,21 @@ metadata_ok() { # $1 = seconds this attempt may take
     --bootstrap-server "127.0.0.1:$PORT" --list >/dev/null 2>&1
 }
 
+FETCH_ONLY=0
+case "${1:-}" in
+  "") ;;
+  --fetch-only) FETCH_ONLY=1 ;;
+  *) die "unknown argument: $1 (usage: kafka-start.sh [--fetch-only])" ;;
+esac
+
 command -v java >/dev/null || die "java not found on PATH (need Java 17+)"
 
 # ---------------------------------------------------------------- 1. jars
-if [[ ! -f "$LIB/.complete" ]]; then
+fetch_jars() {
   command -v mvn >/dev/null || die "mvn not found on PATH and $LIB is empty"
   MVN=(mvn -B -q -Dstyle.color=never -f kafka/pom.xml
        org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies)
   log "fetching Kafka jars into kafka/target/lib (Maven)..."
-  mkdir -p kafka/target
   # offline first: repeatable without network once ~/.m2 holds everything
   if ! "${MVN[@]}" -o >kafka/target/mvn.log 2>&1; then
     "${MVN[@]}" >kafka/target/mvn.log 2>&1 ||
@@ -59,7 +72,16 @@ if [[ ! -f "$LIB/.complete" ]]; then
   fi
   ls "$LIB"/kafka_2.13-*.jar >/dev/null 2>&1 || die "maven ran but no kafka jar in $LIB"
   touch "$LIB/.complete"
+}
+if [[ ! -f "$LIB/.complete" ]]; then
+  mkdir -p kafka/target
+  # Several brokers may start at once (test files in parallel): one fetch, the others wait for it.
+  exec 9>kafka/target/.fetch.lock
+  flock -w 600 9 || die "waited 600 s for another fetch of the Kafka jars (kafka/target/.fetch.lock)"
+  [[ -f "$LIB/.complete" ]] || fetch_jars
+  exec 9>&-
 fi
+[[ "$FETCH_ONLY" == 1 ]] && { log "jars ready in kafka/target/lib"; exit 0; }
 
 mkdir -p "$RUN"
 
@@ -74,7 +96,7 @@ else
   rm -f "$PIDFILE"
   PID=""
   if port_open "$PORT"; then
-    die "port 127.0.0.1:$PORT is already in use by a process not started by this script (no live kafka/run/kafka.pid); stop it or set KAFKA_PORT"
+    die "port 127.0.0.1:$PORT is already in use by a process not started by this script (no live $PIDFILE); stop it or set KAFKA_PORT"
   fi
 fi
 
@@ -122,12 +144,24 @@ EOL
   fi
 
   # ------------------------------------------------------------ 5. launch
+  if [[ -n "$OWNER" ]] && ! kill -0 "$OWNER" 2>/dev/null; then die "owner pid $OWNER is gone; not starting"; fi
   # shellcheck disable=SC2086
   setsid java $HEAP -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
     "-Dlog4j.configuration=file:$RUN/log4j.properties" \
     -cp "$CP" kafka.Kafka "$PROPS" </dev/null >"$RUN/kafka.out" 2>&1 &
   PID=$!
   echo "$PID" >"$PIDFILE"
+  if [[ -n "$OWNER" ]]; then
+    # Watchdog, in a session of its own so that nothing aimed at the owner's process group ends it:
+    # polls both once a second, ends with the broker; if the owner goes first, kills the broker.
+    # shellcheck disable=SC2016
+    setsid bash -c '
+      while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done
+      if ! kill -0 "$1" 2>/dev/null; then
+        tr "\0" " " <"/proc/$2/cmdline" 2>/dev/null | grep -q "kafka\.Kafka" && kill -KILL "$2" 2>/dev/null
+        [[ -f "$3/.ephemeral" ]] && { while kill -0 "$2" 2>/dev/null; do sleep 0.2; done; rm -rf "$3"; }
+      fi' kafka-owner-watchdog "$OWNER" "$PID" "$RUN" </dev/null >/dev/null 2>&1 &
+  fi
   log "started broker pid $PID, waiting for 127.0.0.1:$PORT (timeout ${TIMEOUT}s)..."
 fi
 
@@ -147,7 +181,7 @@ START=$SECONDS
 remaining() { local r=$((TIMEOUT - (SECONDS - START))); (( r < 1 )) && r=1; (( r > 20 )) && r=20; echo "$r"; }
 until port_open "$PORT" && metadata_ok "$(remaining)"; do
   our_pid_alive "$PID" || { rm -f "$PIDFILE"; fail "broker process $PID exited before becoming ready"; }
-  (( SECONDS - START >= TIMEOUT )) && fail "broker pid $PID not ready on 127.0.0.1:$PORT after ${TIMEOUT}s (it is left running; npm run kafka:stop to stop it)"
+  (( SECONDS - START >= TIMEOUT )) && fail "broker pid $PID not ready on 127.0.0.1:$PORT after ${TIMEOUT}s (it is left running; npm run kafka:stop to stop it, with the same KAFKA_RUN_DIR)"
   sleep 0.5
 done
 

@@ -4,11 +4,13 @@
 #   npm run kafka:stop                 # or: bash scripts/kafka-stop.sh [--wipe]
 #
 # SIGTERM (clean shutdown), poll up to 30 s, then SIGKILL. Exit 0 if nothing
-# was running. --wipe also deletes kafka/run (data, logs, generated config).
+# was running. --wipe also deletes the run dir (data, logs, generated config).
+# env: KAFKA_RUN_DIR (default kafka/run, as for kafka-start.sh), KAFKA_STOP_TIMEOUT (30)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-RUN="$ROOT/kafka/run"
+RUN="${KAFKA_RUN_DIR:-$ROOT/kafka/run}"
+[[ "$RUN" == /* ]] || RUN="$PWD/$RUN"
 PIDFILE="$RUN/kafka.pid"
 GRACE="${KAFKA_STOP_TIMEOUT:-30}"
 
@@ -16,7 +18,7 @@ WIPE=0
 for arg in "$@"; do
   case "$arg" in
     --wipe) WIPE=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "kafka-stop: unknown argument: $arg (usage: kafka-stop.sh [--wipe])" >&2; exit 2 ;;
   esac
 done
@@ -48,5 +50,5 @@ rm -f "$PIDFILE"
 
 if [[ "$WIPE" == 1 ]]; then
   rm -rf "$RUN"
-  echo "kafka-stop: wiped kafka/run"
+  echo "kafka-stop: wiped $RUN"
 fi

@@ -7,7 +7,7 @@
 #   scripts/kafka-topics.sh list
 #   scripts/kafka-topics.sh describe [NAME]
 #
-# env: KAFKA_PORT (default 9092)
+# env: KAFKA_PORT (default 9092), KAFKA_RUN_DIR (default kafka/run: where the tools' log4j file goes)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,9 +17,10 @@ BOOTSTRAP="127.0.0.1:${KAFKA_PORT:-9092}"
 usage() { sed -n '2,9p' "$0" >&2; exit 2; }
 [[ -f "$LIB/.complete" ]] || { echo "kafka-topics: no jars in kafka/target/lib; run npm run kafka:start first" >&2; exit 1; }
 
-LOG4J="$ROOT/kafka/run/tools-log4j.properties"
+RUN="${KAFKA_RUN_DIR:-$ROOT/kafka/run}"
+LOG4J="$RUN/tools-log4j.properties"
 if [[ ! -f "$LOG4J" ]]; then
-  mkdir -p "$ROOT/kafka/run"
+  mkdir -p "$RUN"
   printf '%s\n' 'log4j.rootLogger=WARN, stderr' \
     'log4j.appender.stderr=org.apache.log4j.ConsoleAppender' \
     'log4j.appender.stderr.Target=System.err' \
