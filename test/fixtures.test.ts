@@ -227,6 +227,8 @@ t.test('the demo keys authenticate as documented', async (t) => {
     t.equal(revoked.has(k.key_id), k.revoked, `${k.key} is ${k.revoked ? '' : 'not '}revoked`);
   }
   t.equal(DEMO_KEYS.filter((k) => k.revoked).length, 1, 'exactly one demo key is revoked');
+  const listed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'demo', 'keys.json'), 'utf8')) as unknown;
+  t.same(listed, DEMO_KEYS.map(({ account, key, revoked }) => ({ account, key, revoked })), 'fixtures/demo/keys.json (what serve --demo shows) lists them');
 });
 
 t.test('ids and times are canonical', async (t) => {

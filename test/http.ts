@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { createService, type AppOptions, type Service } from '../src/serve';
+import { createHttpServer, createService, type AppOptions, type Service } from '../src/serve';
 
 export interface Api {
   base: string;
@@ -12,7 +12,7 @@ export interface Api {
 
 export async function startApi(opts: AppOptions): Promise<Api> {
   const service = createService(opts);
-  const server = http.createServer(service.handler);
+  const server = createHttpServer(service);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -3,7 +3,7 @@ import { parse, UsageError } from './args';
 interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }
 interface CacheFigures {
   entries: number; bytes: number; max_bytes: number; hits: number; misses: number; builds: number;
-  hit_ratio: number | null; evictions: number; routes: Record<string, RouteFigures>;
+  hit_ratio: number | null; evictions: number; resolutions_bytes?: number; routes: Record<string, RouteFigures>;
 }
 
 const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -12,7 +12,7 @@ const pct = (r: number | null): string => (r === null ? '-' : `${(100 * r).toFix
 export function formatCacheStats(c: CacheFigures): string {
   const lines = [
     `entries ${c.entries}   bytes ${mib(c.bytes)} of ${mib(c.max_bytes)} (${pct(c.max_bytes ? c.bytes / c.max_bytes : null)})   evictions ${c.evictions}`,
-    `hits ${c.hits}   misses ${c.misses}   builds ${c.builds}   hit ratio ${pct(c.hit_ratio)}`,
+    `hits ${c.hits}   misses ${c.misses}   builds ${c.builds}   hit ratio ${pct(c.hit_ratio)}   resolutions remembered ${mib(c.resolutions_bytes ?? 0)}`,
     '',
     `${'route'.padEnd(24)}${'hits'.padStart(10)}${'misses'.padStart(10)}${'builds'.padStart(10)}${'hit ratio'.padStart(11)}`,
   ];

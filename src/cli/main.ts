@@ -1,3 +1,5 @@
+import { StartError } from '../index';
+import { DbOpenError } from '../store';
 import { UsageError } from './args';
 
 type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<number>> };
@@ -34,7 +36,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await (await command.load())(rest);
   } catch (e) {
-    if (e instanceof UsageError) {
+    // A person has to fix these (a flag, a port, the database file): one line, exit 2, no stack trace.
+    if (e instanceof UsageError || e instanceof StartError || e instanceof DbOpenError) {
       console.error(`visibility-api ${name}: ${e.message}`);
       return 2;
     }

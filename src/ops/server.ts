@@ -11,10 +11,12 @@ export interface OpsOptions {
   cache: BodyCache;
   readiness: () => Readiness;
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** The hot path's memo of resolved requests, in estimated bytes (Service.hotMemoBytes). */
+  memoBytes?: () => number;
 }
 
 /** What /cache shows and `visibility-api cache-stats` prints. */
-export function cacheStats(cache: BodyCache): Record<string, unknown> {
+export function cacheStats(cache: BodyCache, memoBytes: () => number = () => 0): Record<string, unknown> {
   let hits = 0;
   let misses = 0;
   let builds = 0;
@@ -32,6 +34,7 @@ export function cacheStats(cache: BodyCache): Record<string, unknown> {
     hits, misses, builds,
     hit_ratio: hits + misses === 0 ? null : hits / (hits + misses),
     evictions: cache.evictions,
+    resolutions_bytes: memoBytes(),
     routes,
   };
 }
@@ -42,17 +45,18 @@ function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(bytes);
 }
 
-/** The operators' port: /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache. */
+/** The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache. */
 export function createOpsServer(opts: OpsOptions): http.Server {
   return http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: true, message: 'Method not allowed' });
-    if (path === '/healthz') return json(res, 200, { status: 'ok' });
+    // /livez is the Kubernetes name; /healthz stays for what already probes it.
+    if (path === '/livez' || path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       const r = opts.readiness();
       return json(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
     }
-    if (path === '/cache') return json(res, 200, cacheStats(opts.cache));
+    if (path === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes));
     if (path === '/metrics' && opts.metrics) {
       opts.metrics().then(
         (m) => {

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Database from 'better-sqlite3';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
@@ -18,6 +19,9 @@ import { sendReady } from './send';
 
 export const BASE_PATH = '/v1/public';
 
+/** The only methods served: everything is read-only. */
+const ALLOW = 'GET, HEAD';
+
 export interface AppOptions {
   /** The database to serve. The service reads it through a connection of its own. */
   db: Db;
@@ -27,6 +31,8 @@ export interface AppOptions {
   rateLimit?: number;
   /** False until a read model is loaded: requests get 503. */
   isReady?: () => boolean;
+  /** True once a graceful stop began: answers say Connection: close, so clients move to another instance. */
+  isDraining?: () => boolean;
   log?: ErrorLogger;
   /** Called once per response with the route name ('unmatched' for none), status and seconds taken. */
   onResponse?: (route: string, status: number, seconds: number) => void;
@@ -46,6 +52,8 @@ export interface Service {
   cache: BodyCache;
   schemas: BodySchemas;
   builder: Builder;
+  /** What the hot path's memo of resolved requests holds, in estimated bytes (bounded: see hot.ts). */
+  hotMemoBytes(): number;
   close(): void;
 }
 
@@ -80,6 +88,13 @@ export function createService(opts: AppOptions): Service {
   }
 
   const router = new Router({ prefix: BASE_PATH });
+  // Any other method on a known path is 405 with Allow (OPTIONS, TRACE and WebDAV verbs included);
+  // on an unknown path 404, as for GET.
+  const onlyReads = async (ctx: Context, next: () => Promise<void>): Promise<void> => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
+    if (router.match(ctx.path, 'GET').route) throw new HttpError(405, 'Method not allowed', { Allow: ALLOW });
+    throw new HttpError(404, 'Not found');
+  };
   router.get('/openapi.json', (ctx) => {
     ctx.state.route = 'openapi';
     sendReady(ctx, openapi);
@@ -89,15 +104,18 @@ export function createService(opts: AppOptions): Service {
   const app = new Koa();
   if (opts.onResponse) app.use(timing(opts.onResponse));
   app.use(errorMiddleware(log));
+  app.use(onlyReads);
   app.use(router.routes());
-  app.use(router.allowedMethods());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
+  const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {
-      if (!hot(req, res)) void koa(req, res);
+      if (isDraining()) res.setHeader('Connection', 'close');
+      if (!hot.serve(req, res)) void koa(req, res);
     },
     app, cache, schemas, builder,
+    hotMemoBytes: hot.memoBytes,
     close: () => {
       builder.close();
       reader.close();
@@ -115,4 +133,19 @@ function timing(onResponse: NonNullable<AppOptions['onResponse']>) {
       onResponse((ctx.state.route as string | undefined) ?? 'unmatched', ctx.status, (performance.now() - started) / 1000);
     }
   };
+}
+
+const CONNECT_REFUSED = JSON.stringify({ error: true, message: 'Method not allowed' });
+
+/**
+ * The API's node:http server. CONNECT never reaches a request listener (node hands the socket to a
+ * 'connect' listener or drops it): it gets the same 405 as any other method.
+ */
+export function createHttpServer(service: Pick<Service, 'handler'>): http.Server {
+  const server = http.createServer(service.handler);
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALLOW}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(CONNECT_REFUSED)}\r\nConnection: close\r\n\r\n${CONNECT_REFUSED}`);
+  });
+  return server;
 }

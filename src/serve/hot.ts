@@ -60,8 +60,13 @@ const LAST_KEY = Symbol('visibility.lastKey');
 type KeyedSocket = { [LAST_KEY]?: { key: string; hash: string } };
 
 const NO_QUERY: querystring.ParsedUrlQuery = Object.freeze({}) as querystring.ParsedUrlQuery;
-/** Resolutions remembered at most; the memo is emptied when full (dashboards ask for few distinct URLs). */
-const MEMO_MAX = 50_000;
+/**
+ * What the remembered resolutions may cost, estimated in bytes; the memo is emptied when full
+ * (dashboards ask for few distinct URLs). Bytes, not entries: a URL can be 16 KB long.
+ */
+export const MEMO_MAX_BYTES = 4 * 1024 * 1024;
+/** Per entry beyond its strings: the Map slots, the Resolution object, the key hash. */
+const ENTRY_OVERHEAD_BYTES = 200;
 
 /** '/projects/:project_id/visibility' -> /^\/v1\/public\/projects\/([^/]+)\/visibility$/ */
 function compile(basePath: string, endpoint: Endpoint): Route {
@@ -95,12 +100,20 @@ export interface HotPathOptions {
  * Responder's generation changes (any commit): a repeated request on a keep-alive connection
  * costs a counter load and two map lookups before its bytes are written.
  */
-export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export interface HotPath {
+  /** Answers the request and returns true when its body is ready; false hands it to the Koa app. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The estimated bytes of remembered resolutions (at most MEMO_MAX_BYTES): shown on /cache. */
+  memoBytes(): number;
+}
+
+export function createHotPath(o: HotPathOptions): HotPath {
   const routes = o.endpoints.map((e) => compile(o.basePath, e));
   // url -> key hash -> resolution. The key hash string comes from the per-connection memo below,
   // so V8 has its hash code already; only the URL is hashed anew.
-  const memo = new Map<string, Map<string, Resolution | null>>();
-  let memoSize = 0;
+  // Only successful resolutions are remembered: what an unknown key or a bad URL sends costs no memory.
+  const memo = new Map<string, Map<string, Resolution>>();
+  let memoBytes = 0;
   let generation = -1;
   // A keep-alive connection presents the same key request after request: the hash of the last one
   // is kept on the connection (never in a table of keys), so it is computed once per connection.
@@ -131,7 +144,7 @@ export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: Se
     return null;
   }
 
-  return function serveHot(req, res): boolean {
+  function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !o.isReady()) return false;
     const started = o.onResponse ? performance.now() : 0;
     const headers = hotHeaders(req.rawHeaders);
@@ -141,19 +154,20 @@ export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: Se
     const keyHash = hashFor(req, key);
     const url = req.url ?? '/';
     const gen = o.responder.refresh();
-    if (gen !== generation || memoSize >= MEMO_MAX) {
+    if (gen !== generation || memoBytes >= MEMO_MAX_BYTES) {
       memo.clear();
-      memoSize = 0;
+      memoBytes = 0;
       generation = gen;
     }
     let byKey = memo.get(url);
-    if (!byKey) memo.set(url, (byKey = new Map()));
-    let r = byKey.get(keyHash);
+    let r = byKey?.get(keyHash);
     if (r === undefined) {
-      byKey.set(keyHash, (r = resolve(url, keyHash)));
-      memoSize += 1;
+      const found = resolve(url, keyHash);
+      if (found === null) return false;
+      if (!byKey) memo.set(url, (byKey = new Map()));
+      byKey.set(keyHash, (r = found));
+      memoBytes += url.length + found.cacheKey.length + ENTRY_OVERHEAD_BYTES;
     }
-    if (r === null) return false;
     const ready = o.responder.cache.hit(r.route, r.cacheKey);
     if (!ready) return false;
     if (!o.limiter.tryTake(keyHash)) {
@@ -165,5 +179,7 @@ export function createHotPath(o: HotPathOptions): (req: IncomingMessage, res: Se
     res.end(req.method === 'HEAD' ? undefined : (rep.body ?? undefined));
     o.onResponse?.(r.route, rep.status, (performance.now() - started) / 1000);
     return true;
-  };
+  }
+
+  return { serve: serveHot, memoBytes: () => memoBytes };
 }

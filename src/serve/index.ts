@@ -1,2 +1,2 @@
-export { createService, BASE_PATH, type AppOptions, type Service } from './app';
+export { createService, createHttpServer, BASE_PATH, type AppOptions, type Service } from './app';
 export { BodyCache, type RouteStats } from './cache';

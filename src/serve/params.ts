@@ -9,10 +9,16 @@ function bad(message: string): HttpError {
   return new HttpError(400, message);
 }
 
+/** The caller's input as a message shows it: enough to recognise, never a long echo of what was sent. */
+const SHOWN_MAX = 64;
+function shown(value: string): string {
+  return JSON.stringify(value.length > SHOWN_MAX ? `${value.slice(0, SHOWN_MAX)}...` : value);
+}
+
 /** Path ids: any letter case is accepted and stored ids are lowercase. */
 export function pathUuid(value: string | undefined, name: string): string {
   const v = (value ?? '').toLowerCase();
-  if (!UUID_PATTERN.test(v)) throw bad(`${name} must be a uuid (e.g. 3f1c2a7e-5b1d-4c8a-9e0f-1a2b3c4d5e6f), got "${value ?? ''}"`);
+  if (!UUID_PATTERN.test(v)) throw bad(`${name} must be a uuid (e.g. 3f1c2a7e-5b1d-4c8a-9e0f-1a2b3c4d5e6f), got ${shown(value ?? '')}`);
   return v;
 }
 
@@ -28,7 +34,7 @@ function engineIds(query: ParsedUrlQuery): string[] | null {
   const ids = new Set<string>();
   for (const v of raw) {
     const id = v.toLowerCase();
-    if (!UUID_PATTERN.test(id)) throw bad(`engine_ids must be repeated uuids (engine_ids=<uuid>&engine_ids=<uuid>), got "${v}"`);
+    if (!UUID_PATTERN.test(id)) throw bad(`engine_ids must be repeated uuids (engine_ids=<uuid>&engine_ids=<uuid>), got ${shown(v)}`);
     ids.add(id);
   }
   return [...ids].sort();
@@ -39,7 +45,7 @@ function limit(query: ParsedUrlQuery, spec: { default: number; max: number }): n
   if (raw.length === 0) return spec.default;
   const v = raw[0]!;
   if (raw.length > 1 || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > spec.max) {
-    throw bad(`limit must be an integer from 1 to ${spec.max}, got "${raw.join(',')}"`);
+    throw bad(`limit must be an integer from 1 to ${spec.max}, got ${shown(raw.join(','))}`);
   }
   return Number(v);
 }
@@ -49,7 +55,7 @@ function entityType(query: ParsedUrlQuery): ReadArgs['entityType'] {
   if (raw.length === 0) return null;
   const v = raw[0]!;
   if (raw.length > 1 || !(ENTITY_TYPES as readonly string[]).includes(v)) {
-    throw bad(`entity_type must be one of ${ENTITY_TYPES.join(', ')}, got "${raw.join(',')}"`);
+    throw bad(`entity_type must be one of ${ENTITY_TYPES.join(', ')}, got ${shown(raw.join(','))}`);
   }
   return v as ReadArgs['entityType'];
 }

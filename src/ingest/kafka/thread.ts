@@ -21,7 +21,8 @@ export type ThreadMessage =
 
 /** How often the thread reports its status: the staleness of /readyz and the lag gauges. */
 export const STATUS_EVERY_MS = 100;
-const STOP_TIMEOUT_MS = 15_000;
+// Short enough that a whole graceful stop (drain, this, checkpoint) stays within the 10 s an orchestrator waits.
+const STOP_TIMEOUT_MS = 7_000;
 
 /**
  * startKafkaIngest in a worker thread with its own SQLite connection: transactions, kafkajs and

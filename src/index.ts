@@ -1,0 +1,205 @@
+// The service as a library call: start(options) -> { close() }. It wires the database, the build
+// threads, the Kafka thread, the hot path, Koa and the ops port; the CLI only parses flags.
+import type http from 'node:http';
+import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
+import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from './ops';
+import { BASE_PATH, createHttpServer, createService, type Service } from './serve';
+import { commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
+
+export { BASE_PATH };
+
+export interface StartOptions {
+  /** The SQLite file to serve. Without Kafka it must exist and be a database; with Kafka it is created when missing. */
+  dbFile: string;
+  port?: number;
+  host?: string;
+  opsPort?: number;
+  opsHost?: string;
+  windowDays?: number;
+  cacheMaxBytes?: number;
+  rateLimit?: number;
+  buildThreads?: number;
+  /** Consume these topics into dbFile (in a thread of its own) while serving. */
+  kafka?: KafkaIngestConfig;
+  /** How long close() lets in-flight requests finish before their connections are cut (default 5 s). */
+  drainMs?: number;
+  /** Where the few operational lines go (default: console.log). */
+  log?: (line: string) => void;
+}
+
+export interface Running {
+  /** http://HOST:PORT/v1/public, with 127.0.0.1 for a wildcard host. */
+  url: string;
+  port: number;
+  opsUrl: string;
+  opsPort: number;
+  service: Service;
+  /** Graceful stop: not ready, stop accepting, drain, stop ingest, end threads, checkpoint, close. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A start-up failure a person must fix (port taken, database unusable, Kafka unreachable): one line says which. */
+export class StartError extends Error {}
+
+/** Everything start() opened, released in reverse on close or on a failed start. */
+type Cleanup = Array<() => void | Promise<void>>;
+
+async function unwind(cleanup: Cleanup): Promise<void> {
+  for (const step of cleanup.reverse()) {
+    try {
+      await step();
+    } catch (e) {
+      console.error('visibility-api: while closing:', e);
+    }
+  }
+  cleanup.length = 0;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const failed = (e: NodeJS.ErrnoException): void => reject(new StartError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      const addr = server.address();
+      resolve(typeof addr === 'object' && addr ? addr.port : port);
+    });
+  });
+}
+
+function closeServer(server: http.Server, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    // Idle keep-alive connections are closed at once, busy ones after their response (the handler
+    // sends Connection: close while draining); whatever is still open at the deadline is cut.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function openServedDb(o: StartOptions): Db {
+  try {
+    const db = openDb(o.dbFile, { mustExist: !o.kafka });
+    verifyDb(db, o.dbFile);
+    return db;
+  } catch (e) {
+    if (e instanceof DbOpenError) throw new StartError(e.message);
+    throw e;
+  }
+}
+
+interface KafkaWiring {
+  ingest: KafkaIngest;
+  /** A read model is loaded: false until the first data arrives, then true for good. */
+  loaded: () => boolean;
+  readiness: () => Readiness;
+  figures: () => IngestFigures;
+}
+
+/** Starts consuming into `db` in a thread (kafkajs is loaded only when Kafka is on). */
+async function startKafka(db: Db, config: KafkaIngestConfig): Promise<KafkaWiring> {
+  const kafka = await import('./ingest/kafka/index.js');
+  let ingest: KafkaIngest;
+  try {
+    ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, commits: commitCounter(), config, opts: {} });
+  } catch (e) {
+    if (kafka.isKafkaSetupError(e)) throw new StartError(e.message);
+    throw e;
+  }
+  let loaded = false;
+  const isLoaded = (): boolean => (loaded ||= kafka.hasReadModel(db));
+  return {
+    ingest,
+    loaded: isLoaded,
+    readiness: () => kafka.kafkaReadiness(ingest.status(), isLoaded()),
+    figures: () => {
+      const s = ingest.status();
+      const e = s.counters.events;
+      return {
+        applied: e.applied, duplicate: e.duplicate, stale: e.stale, deadLettered: e.dead_lettered, batches: s.counters.batches,
+        drainBatchSeconds: () => ingest.drainBatchSeconds(),
+        lag: () => s.partitions.filter((x) => x.lag !== null).map((x) => ({ topic: x.topic, partition: x.partition, lag: x.lag ?? 0 })),
+      };
+    },
+  };
+}
+
+/**
+ * Starts serving. Rejects with StartError (nothing left running) when the database is unusable, a
+ * port is taken or Kafka cannot be reached. The returned close() is the graceful stop that
+ * SIGTERM/SIGINT trigger in the CLI.
+ */
+export async function start(o: StartOptions): Promise<Running> {
+  const log = o.log ?? ((line: string) => console.log(line));
+  const cleanup: Cleanup = [];
+  try {
+    const db = openServedDb(o);
+    cleanup.push(() => {
+      // A clean stop leaves no WAL to replay: the next start (or a copied file) is complete on its own.
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    });
+    const kafka = o.kafka ? await startKafka(db, o.kafka) : null;
+    if (kafka) {
+      cleanup.push(() => kafka.ingest.stop());
+      log(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
+        `${o.kafka!.dlqTopic ? `, dead letters to ${o.kafka!.dlqTopic}` : ''}`);
+    }
+
+    let draining = false;
+    let corrupt: string | null = null;
+    // Without Kafka the file was checked at open; with it, ready once the first data has arrived.
+    const isLoaded = kafka ? kafka.loaded : (): boolean => true;
+    let observe: (route: string, status: number, seconds: number) => void = () => {};
+    const service = createService({
+      db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
+      isReady: isLoaded, isDraining: () => draining, onResponse: (r, s, t) => observe(r, s, t),
+      log: (err, ctx) => {
+        // A corrupt file fails every read from now on: say so on /readyz so the balancer stops sending traffic here.
+        if (isCorruption(err)) corrupt ??= `database file is corrupt: ${o.dbFile} (${(err as Error).message})`;
+        console.error(`${ctx.method} ${ctx.path} failed:`, err);
+      },
+    });
+    cleanup.push(() => service.close());
+    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined);
+    observe = metrics.observeRequest;
+
+    const readiness = (): Readiness => {
+      const base: Readiness = kafka ? kafka.readiness() : { ready: true, reasons: [] };
+      const reasons = [...(draining ? ['shutting down'] : []), ...(corrupt ? [corrupt] : []), ...base.reasons];
+      const ready = base.ready && !draining && corrupt === null;
+      return { ...base, ready, reasons, ...(ready ? {} : { status: 'not ready' }) };
+    };
+    const ops = createOpsServer({ cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes });
+    const api = createHttpServer(service);
+    const drainMs = o.drainMs ?? 5000;
+    const host = o.host ?? '0.0.0.0';
+    const opsHost = o.opsHost ?? '127.0.0.1';
+    cleanup.push(() => closeServer(ops, 1000));
+    const opsPort = await listen(ops, o.opsPort ?? 9464, opsHost);
+    cleanup.push(() => closeServer(api, drainMs));
+    const port = await listen(api, o.port ?? 8080, host);
+    const shown = (h: string): string => (h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h);
+
+    let closing: Promise<void> | null = null;
+    return {
+      url: `http://${shown(host)}:${port}${BASE_PATH}`, port,
+      opsUrl: `http://${shown(opsHost)}:${opsPort}`, opsPort,
+      service,
+      close: () => (closing ??= (async () => {
+        draining = true; // /readyz says not ready; every answer from now on says Connection: close
+        void kafka?.ingest.stop(); // commits and stops while the API drains (its cleanup step awaits the same stop)
+        await unwind(cleanup);
+      })()),
+    };
+  } catch (e) {
+    await unwind(cleanup);
+    throw e;
+  }
+}
