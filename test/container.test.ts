@@ -1,0 +1,67 @@
+// The image, as far as it can be checked without a Docker engine: the final stage runs as a
+// non-root user on a maintained Node LTS, node itself is the entrypoint (so docker stop's SIGTERM
+// reaches the graceful stop), and the HEALTHCHECK command, run here exactly as written, passes
+// against a running service and fails against a stopped one.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { start } from '../src/index';
+import { openDb, Projector } from '../src/store';
+import { asSource, tmpDir, world } from './helpers';
+
+interface Instruction { op: string; args: string }
+
+/** Dockerfile instructions of the final stage, with line continuations joined and comments dropped. */
+function finalStage(text: string): Instruction[] {
+  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const all = lines.map((l) => {
+    const m = /^(\S+)\s+(.*)$/.exec(l)!;
+    return { op: m[1]!.toUpperCase(), args: m[2]!.trim() };
+  });
+  const from = all.map((i) => i.op).lastIndexOf('FROM');
+  return all.slice(from);
+}
+
+const stage = finalStage(fs.readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8'));
+const one = (op: string): string => {
+  const found = stage.filter((i) => i.op === op);
+  if (found.length !== 1) throw new Error(`expected one ${op} in the final stage, found ${found.length}`);
+  return found[0]!.args;
+};
+
+t.test('the final stage: a maintained Node LTS, a non-root user, node as the entrypoint', async (t) => {
+  const base = /^node:(\d+)-/.exec(one('FROM'));
+  t.ok(base, `FROM an official node image (${one('FROM')})`);
+  // Node 20 left support in April 2026; 22 and 24 are maintained LTS lines.
+  t.ok(Number(base?.[1]) >= 22 && Number(base?.[1]) % 2 === 0, `an even (LTS) major of 22 or later (${base?.[1]})`);
+  const user = one('USER');
+  t.notMatch(user, /^(root|0)(:|$)/, `runs as ${user}, not root`);
+  const userAt = stage.findIndex((i) => i.op === 'USER');
+  t.ok(stage.slice(userAt).every((i) => i.op !== 'RUN'), 'nothing runs as root after USER');
+  const entry = JSON.parse(one('ENTRYPOINT')) as string[];
+  t.equal(entry[0], 'node', 'exec form with node first: node is PID 1 and gets SIGTERM itself');
+  t.notMatch(one('STOPSIGNAL'), /KILL/, 'stops with a signal the service handles');
+});
+
+t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 once it is stopped', async (t) => {
+  const m = /^(?:--\S+\s+)*CMD\s+(\[.*\])$/.exec(one('HEALTHCHECK'));
+  t.ok(m, 'HEALTHCHECK CMD in exec form');
+  const argv = JSON.parse(m![1]!) as string[];
+  t.match(argv.join(' '), /\/livez/, 'probes /livez');
+  const dir = tmpDir('container-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'c.db');
+  const db = openDb(file);
+  new Projector(db).applyBatch(asSource(world()));
+  db.close();
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: () => undefined });
+  // Asynchronous: the service answers from this very process.
+  const probe = (): Promise<number | null> => new Promise((resolve) => {
+    const child = spawn(argv[0] === 'node' ? process.execPath : argv[0]!, argv.slice(1), { env: { ...process.env, OPS_PORT: String(running.opsPort) }, timeout: 10_000 });
+    child.on('exit', (code) => resolve(code));
+  });
+  t.equal(await probe(), 0, 'healthy while serving');
+  await running.close();
+  t.equal(await probe(), 1, 'unhealthy once stopped');
+});
