@@ -23,4 +23,9 @@ function answer(job: WorkerJob): WorkerReply {
   }
 }
 
-parentPort!.on('message', (job: WorkerJob) => parentPort!.postMessage(answer(job)));
+parentPort!.on('message', (job: WorkerJob) => {
+  // Injected crashes (tests): process.exit in a worker ends this thread only; a throw here is uncaught.
+  if (job.crash === 'exit') process.exit(70);
+  if (job.crash === 'throw') throw new Error('injected build thread crash');
+  parentPort!.postMessage(answer(job));
+});

@@ -4,6 +4,7 @@ import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { buildReady } from './build';
 import type { Ready } from './cache';
+import { HttpError } from './errors';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */
 export interface BuildJob {
@@ -17,7 +18,8 @@ export interface Builder {
   build(job: BuildJob): Promise<Ready>;
   /** Bodies built so far (for tests and stats). */
   readonly built: number;
-  close(): void;
+  /** Ends the build threads; resolves once they have ended. Jobs still pending get a 503. Idempotent. */
+  close(): Promise<void>;
 }
 
 /** Builds on the event loop: `--build-threads 0`, and custom endpoint tables (tests), whose functions cannot cross threads. */
@@ -36,7 +38,9 @@ export class InlineBuilder implements Builder {
     }
   }
 
-  close(): void {}
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** The message a build thread answers with. Buffers arrive as Uint8Arrays (structured clone). */
@@ -44,20 +48,43 @@ export type WorkerReply =
   | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null } }
   | { id: number; error: string };
 
-export interface WorkerJob { id: number; endpoint: string; args: ReadArgs; scopes: readonly string[] }
+/** How an injected crash ends a build thread (tests): process.exit, an uncaught throw, or terminate() from outside. */
+export type CrashMode = 'exit' | 'throw' | 'terminate';
+
+export interface WorkerJob {
+  id: number;
+  endpoint: string;
+  args: ReadArgs;
+  scopes: readonly string[];
+  /** Test seam (ThreadBuilder.injectCrash): the thread dies on receiving this job instead of building it. */
+  crash?: 'exit' | 'throw';
+}
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
-interface Pending { resolve: (r: Ready) => void; reject: (e: Error) => void }
+/** A job is tried on at most this many threads: the one that died with it in hand, then a fresh one. */
+const MAX_ATTEMPTS = 2;
+
+/** What a request gets when build threads keep dying, or the service is stopping: a clean, retryable 503. */
+function unavailable(why: string): HttpError {
+  return new HttpError(503, `${why}; retry shortly`, { 'Retry-After': '1' });
+}
+
+interface Pending { job: WorkerJob; attempts: number; resolve: (r: Ready) => void; reject: (e: Error) => void }
+
+/** Crashes still to inject (tests), shared by the builder's threads. */
+interface CrashPlan { left: number; how: CrashMode }
 
 /** One build thread: its own read-only connection, read models, schemas and compression. */
 class BuildThread {
   private readonly pending = new Map<number, Pending>();
-  /** null after a crash until the next job: a thread that dies at once is not restarted in a loop. */
+  /** null after a crash with nothing to retry, until the next job: a thread that dies at once is not restarted in a loop. */
   private worker: Worker | null;
-  private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Threads that died (not ended by close). */
+  deaths = 0;
 
-  constructor(private readonly dbFile: string) {
+  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan) {
     this.worker = this.spawn();
   }
 
@@ -67,58 +94,111 @@ class BuildThread {
 
   private spawn(): Worker {
     const worker = startWorker(__dirname, 'build-worker', { dbFile: this.dbFile });
-    worker.unref(); // never what keeps the process alive
+    let failure: Error | null = null;
     worker.on('message', (m: WorkerReply) => this.settle(m));
-    // A crashed thread fails what it was building (500s); the next job starts a new one.
-    worker.on('error', (e) => this.failAll(e));
-    worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = null;
-      this.failAll(new Error(`build thread exited with code ${code}`));
-    });
+    worker.on('error', (e) => (failure = e));
+    worker.on('exit', (code) => this.exited(worker, code, failure));
+    // After the listeners (adding a 'message' listener refs the worker again): idle, it never keeps the process alive.
+    worker.unref();
     return worker;
+  }
+
+  /** A thread keeps the process alive while it has jobs in hand, and only then. */
+  private holdWhileBusy(): void {
+    if (this.pending.size > 0) this.worker?.ref();
+    else this.worker?.unref();
   }
 
   private settle(m: WorkerReply): void {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
+    this.holdWhileBusy();
     if ('error' in m) return p.reject(new Error(m.error));
     const r = m.ready;
     p.resolve({ ...r, json: asBuffer(r.json), gzip: r.gzip && asBuffer(r.gzip), br: r.br && asBuffer(r.br) });
   }
 
-  private failAll(e: Error): void {
-    for (const p of this.pending.values()) p.reject(e);
-    this.pending.clear();
+  /**
+   * A thread ended. Unless close() ended it, it died (a crash in native code, out of memory, an
+   * uncaught error): the jobs it had in hand are tried once more on a fresh thread; a job that has
+   * already had its second chance fails with a 503, never a 500 and never a hang.
+   */
+  private exited(worker: Worker, code: number, failure: Error | null): void {
+    if (this.worker !== worker || this.closing) return;
+    this.worker = null;
+    this.deaths += 1;
+    const why = failure ? `: ${failure.message}` : '';
+    console.error(`build thread died (exit code ${code}${why}); ${this.pending.size} job(s) in hand are retried on a new thread`);
+    for (const p of [...this.pending.values()]) {
+      if (p.attempts < MAX_ATTEMPTS) continue;
+      this.pending.delete(p.job.id);
+      p.reject(unavailable('A build thread failed'));
+    }
+    if (this.pending.size === 0) return;
+    const fresh = (this.worker = this.spawn());
+    for (const p of this.pending.values()) this.post(fresh, p);
+    this.holdWhileBusy();
+  }
+
+  private post(worker: Worker, p: Pending): void {
+    p.attempts += 1;
+    const crash = this.crashes.left > 0 ? this.crashes.how : null;
+    if (crash) this.crashes.left -= 1;
+    worker.postMessage(crash === 'exit' || crash === 'throw' ? { ...p.job, crash } : p.job);
+    // Terminated right after the job was posted: its reply cannot have been read yet.
+    if (crash === 'terminate') void worker.terminate();
   }
 
   run(job: WorkerJob): Promise<Ready> {
     return new Promise((resolve, reject) => {
-      if (this.closed) return reject(new Error('service closed'));
-      this.pending.set(job.id, { resolve, reject });
-      (this.worker ??= this.spawn()).postMessage(job);
+      if (this.closing) return reject(unavailable('The service is shutting down'));
+      const p: Pending = { job, attempts: 0, resolve, reject };
+      this.pending.set(job.id, p);
+      this.post((this.worker ??= this.spawn()), p);
+      this.holdWhileBusy();
     });
   }
 
-  close(): void {
-    this.closed = true;
-    this.failAll(new Error('service closed'));
-    void this.worker?.terminate();
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    for (const p of this.pending.values()) p.reject(unavailable('The service is shutting down'));
+    this.pending.clear();
+    const worker = this.worker;
+    this.worker = null;
+    this.closing = worker ? worker.terminate().then(() => undefined) : Promise.resolve();
+    return this.closing;
   }
 }
 
 /**
  * Builds in worker threads, so a slow body (a cold page, a 90-day series) never holds the event
  * loop: the loop only sends ready bytes and answers hits while a thread builds. Jobs go to the
- * thread with the fewest in flight.
+ * thread with the fewest in flight. A thread that dies is replaced and its jobs retried once.
  */
 export class ThreadBuilder implements Builder {
   built = 0;
   private readonly threads: BuildThread[];
+  private readonly crashes: CrashPlan = { left: 0, how: 'exit' };
   private nextId = 1;
+  private closing: Promise<void> | null = null;
 
   constructor(dbFile: string, count: number) {
-    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile));
+    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes));
+  }
+
+  /** Build threads that died so far (replaced on demand). */
+  get threadDeaths(): number {
+    return this.threads.reduce((n, t) => n + t.deaths, 0);
+  }
+
+  /**
+   * Test seam: the next `count` jobs handed to a thread kill it instead of being built (a retry
+   * counts as a job), as a native crash, an uncaught error or an outside terminate() would.
+   */
+  injectCrash(count: number, how: CrashMode = 'exit'): void {
+    this.crashes.left = count;
+    this.crashes.how = how;
   }
 
   async build(job: BuildJob): Promise<Ready> {
@@ -128,7 +208,7 @@ export class ThreadBuilder implements Builder {
     return ready;
   }
 
-  close(): void {
-    for (const t of this.threads) t.close();
+  close(): Promise<void> {
+    return (this.closing ??= Promise.all(this.threads.map((t) => t.close())).then(() => undefined));
   }
 }
