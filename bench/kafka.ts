@@ -158,7 +158,7 @@ async function freshness(topic: string): Promise<{ p50: number; p99: number; sam
   await producer.disconnect();
   await ingest.stop();
   server.close();
-  service.close();
+  await service.close();
   db.close();
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length };
 

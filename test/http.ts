@@ -18,7 +18,7 @@ export async function startApi(opts: AppOptions): Promise<Api> {
   return {
     base: `http://127.0.0.1:${port}/v1/public`,
     service,
-    close: () => new Promise<void>((resolve) => server.close(() => { service.close(); resolve(); })),
+    close: () => new Promise<void>((resolve) => server.close(() => void service.close().then(resolve))),
   };
 }
 

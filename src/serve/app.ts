@@ -54,7 +54,8 @@ export interface Service {
   builder: Builder;
   /** What the hot path's memo of resolved requests holds, in estimated bytes (bounded: see hot.ts). */
   hotMemoBytes(): number;
-  close(): void;
+  /** Ends the build threads and closes the service's connection. */
+  close(): Promise<void>;
 }
 
 export function createService(opts: AppOptions): Service {
@@ -116,8 +117,8 @@ export function createService(opts: AppOptions): Service {
     },
     app, cache, schemas, builder,
     hotMemoBytes: hot.memoBytes,
-    close: () => {
-      builder.close();
+    close: async () => {
+      await builder.close(); // the threads have ended: nothing of the service keeps the process alive
       reader.close();
     },
   };
