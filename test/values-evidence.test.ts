@@ -246,6 +246,11 @@ function documented(): Ev[] {
   return [
     promptRun({ n: 402, group: GT, project: T, prompt: PT, engine: E1, when: '02-10T10:00:00', mentions: [{ b: 2 }] }),
     promptRun({ n: 401, group: GT, project: T, prompt: PT, engine: E1, when: '02-10T10:00:00', mentions: [{ b: 1 }] }),
+    // One reddit page in two buckets (engine x day x prompt): E1's bucket has a titled citation at 01:00 and an
+    // untitled one at 20:00; E2's bucket a titled one at 12:00, the latest titled citation of the window.
+    promptRun({ n: 403, group: GT, project: T, prompt: PT, engine: E1, when: '02-10T01:00:00', cites: [[U.r1, 'Early title']] }),
+    promptRun({ n: 404, group: GT, project: T, prompt: PT, engine: E1, when: '02-10T20:00:00', cites: [U.r1] }),
+    promptRun({ n: 405, group: GT, project: T, prompt: PT, engine: E2, when: '02-10T12:00:00', cites: [[U.r1, 'Latest title']] }),
     discovered(20, 'reddit', 0.9, 'high', '02-01T00:00:00', { comment_count: 3 }, T),
     ev('forum_post.updated', { id: F(20), project_id: T, comment_count: 9 }, at('02-02T00:00:00')),
     discovered(20, 'reddit', 0.9, 'high', '02-03T00:00:00', {}, T),
@@ -364,6 +369,7 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
     t.equal(q.length, 100);
     t.same(q, o.mentions(Q));
     t.same((await get(api, K2, `/projects/${Q}/mentions?limit=1000`)).json, o.mentions(Q, { limit: 1000 }));
+    for (const [path, expected] of [...projectPaths(o, Q), ...groupPaths(o, GQ)]) t.same(await get(api, K2, path), { status: 200, json: expected }, `ACC2 ${path}`);
     t.equal(o.mentions(Q, { limit: 1000 }).length, 120);
   });
 
@@ -404,5 +410,9 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
     const results = await get(api, K1, `/runs/${G5}/results`);
     t.same((results.json as Array<{ prompt_text: unknown }>).map((r) => r.prompt_text), ['deleted anvil'], 'a deleted prompt\'s run keeps its text');
     t.same(results.json, o.runResults(G5), 'G5 results, whole body');
+    // docs/metrics.md: title = "the title of its latest titled citation" (also how /citations names it).
+    const warm = await get(api, K1, `/projects/${T}/warm-leads`);
+    t.same((warm.json as Array<{ title: unknown }>).map((w) => w.title), ['Latest title'], 'warm lead title: the latest titled citation across buckets');
+    t.same(warm.json, o.warmLeads(T), 'T warm leads, whole body');
   });
 });
