@@ -317,6 +317,31 @@ export function generateWorld(opts: WorldOptions): World {
   return { events, keys, engines, ids };
 }
 
+/**
+ * Changes that arrive while the service is serving (and has remembered who sees what): account 0's
+ * first key revoked, the share of project 0 with account 1 revoked, project 1 deleted, project 2
+ * shared with account 6 (which saw nothing), project 4 moved from account 1 to account 5.
+ * Returns the new events and the world as it is after them.
+ */
+export function liveChanges(world: World): { events: Ev[]; world: World; touched: Set<string> } {
+  const r = rng(world.events.length);
+  const at = iso(BASE_DAY + 30 * DAY);
+  const p = world.ids.project!;
+  const a = world.ids.account!;
+  const e = (type: string, data: Record<string, unknown>): Ev => ({ event_id: uuidOf(r), type, schema_version: 1, occurred_at: at, data });
+  const moved = world.events.filter((x) => x.type === 'project.upserted' && x.data.id === p[4])
+    .sort((x, y) => (x.occurred_at < y.occurred_at ? 1 : -1))[0]!;
+  const events = [
+    e('api_key.revoked', { key_id: world.ids.api_key![0], revoked_at: at }),
+    e('project.access_revoked', { project_id: p[0], account_id: a[1] }),
+    e('project.deleted', { id: p[1] }),
+    e('project.access_granted', { project_id: p[2], account_id: a[6] }),
+    e('project.upserted', { ...moved.data, company_id: a[5] }),
+  ];
+  const keys = world.keys.map((k, i) => (i === 0 ? { ...k, label: `${k.label} (revoked while serving)`, status: 'revoked' as const } : k));
+  return { events, world: { ...world, keys, events: [...world.events, ...events] }, touched: new Set([p[0]!, p[1]!, p[2]!, p[4]!]) };
+}
+
 function sha256(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }

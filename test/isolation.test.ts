@@ -13,9 +13,10 @@
 import http from 'node:http';
 import t, { type Test } from 'tap';
 import { ENDPOINTS } from '../src/readmodels';
+import type { Projector } from '../src/store';
 import { asSource, sha256, tmpDb } from './helpers';
 import { startApi, type Api } from './http';
-import { generateWorld, MARKER_IN_TEXT, oracle, rng, UUID_IN_TEXT, uuidOf, walkStrings, type Oracle, type World, type WorldKey } from './isolation-world';
+import { generateWorld, liveChanges, MARKER_IN_TEXT, oracle, rng, UUID_IN_TEXT, uuidOf, walkStrings, type Oracle, type World, type WorldKey } from './isolation-world';
 
 type Slot = 'account' | 'project' | 'run_group';
 interface Ep {
@@ -144,11 +145,22 @@ interface Tally {
   nonEmpty: Set<string>;
 }
 
+interface SweepOptions {
+  /** How many accounts' first keys go through every id on every endpoint. */
+  fullAccounts: number;
+  /** Only these projects (and their run groups); all ids when absent. */
+  only?: Set<string>;
+  /** Ids written other ways than the canonical one (default true). */
+  mutations?: boolean;
+}
+
 /**
- * The sweep over one served world. Keys with `full` go through every id on every endpoint; the
- * others through every id on one endpoint each, in rotation, so all endpoints are still covered.
+ * The sweep over one served world. The first key of `fullAccounts` accounts goes through every id
+ * on every endpoint; the other keys (revoked, unknown, none, second keys) through every id on one
+ * endpoint each, in rotation, so every endpoint still meets every kind of key.
  */
-async function sweep(api: Api, world: World, o: Oracle, seed: number, fullAccounts: number): Promise<Tally> {
+async function sweep(api: Api, world: World, o: Oracle, seed: number, opts: SweepOptions): Promise<Tally> {
+  const { fullAccounts } = opts;
   const client = new Client(api);
   const tally: Tally = { requests: 0, checks: 0, bodiesScanned: 0, uuidsScanned: 0, leaks: [], bleeds: [], failures: [], nonEmpty: new Set() };
   const fail = (list: string[], msg: string): void => {
@@ -314,6 +326,7 @@ async function sweep(api: Api, world: World, o: Oracle, seed: number, fullAccoun
       }
       const ids = slotIds[ep.slot];
       ids.forEach((id, i) => {
+        if (opts.only && !opts.only.has(projectOf(ep.slot, id) ?? '')) return;
         if (!kr.full && (i + rot + EPS.indexOf(ep)) % EPS.length !== 0) return;
         canonical.push([ep, id, '']);
         const ownKind = world.ids[ep.slot]!.includes(id);
@@ -324,7 +337,7 @@ async function sweep(api: Api, world: World, o: Oracle, seed: number, fullAccoun
     // key, one way per other key, on one endpoint: over the keys, every way on every endpoint.
     let turn = rot * 5;
     const ways = MUTATIONS.length - 1;
-    for (const slot of ['project', 'run_group'] as const) {
+    for (const slot of opts.mutations === false ? [] : (['project', 'run_group'] as const)) {
       const eps = EPS.filter((e) => e.slot === slot);
       for (const id of world.ids[slot]!) {
         turn += 1;
@@ -336,7 +349,7 @@ async function sweep(api: Api, world: World, o: Oracle, seed: number, fullAccoun
     for (const [ep, id] of mutated) if (!kr.full && !canonical.some(([e, i, q]) => e === ep && i === id && q === '')) canonical.push([ep, id, '']);
     await pool(canonical, 8, ([ep, id, q]) => check(ep, id, MUTATIONS[0]!, q));
     await pool(mutated, 8, ([ep, id, m]) => check(ep, id, m, ''));
-    // Again, now that every body is cached: the hot path must answer as the Koa path did.
+    // Again, now that every body is cached: the hot path (node:http) must answer as Koa did.
     const again = canonical.filter(([ep, id, q]) => id !== null && !ep.bad.includes(q) && kr.account !== null && visible.has(projectOf(ep.slot, id) ?? ''));
     await pool(again, 8, async ([ep, id, q]) => {
       const res = await client.get(url(ep, id, q), key);
@@ -360,7 +373,7 @@ function nonTrivial(v: unknown): boolean {
   return true;
 }
 
-async function serveWorld(t: Test, world: World, seed: number, buildThreads: number): Promise<Api> {
+async function serveWorld(t: Test, world: World, seed: number, buildThreads: number): Promise<{ api: Api; projector: Projector }> {
   const { db, projector } = tmpDb();
   const r = rng(seed + 1);
   // Applied in batches of random sizes: batching must not matter either.
@@ -376,7 +389,7 @@ async function serveWorld(t: Test, world: World, seed: number, buildThreads: num
     await api.close();
     db.close();
   });
-  return api;
+  return { api, projector };
 }
 
 function report(t: Test, label: string, tally: Tally, o: Oracle): void {
@@ -399,17 +412,27 @@ t.test('a consistent world: no key sees what it may not (build threads: 1)', asy
   // The world has what the property needs: accounts that see nothing, several, and shared projects.
   const sizes = [...o.visible.values()].map((s) => s.size);
   t.ok(world.keys.length >= 10 && o.visible.size >= 5 && Math.max(...sizes) >= 4, `accounts see ${JSON.stringify(sizes)} projects`);
-  const api = await serveWorld(t, world, seed, 1);
-  const tally = await sweep(api, world, o, seed, 7);
+  const { api, projector } = await serveWorld(t, world, seed, 1);
+  const tally = await sweep(api, world, o, seed, { fullAccounts: 7 });
   report(t, 'consistent world', tally, o);
   t.same(EPS.map((e) => e.path).filter((p) => !tally.nonEmpty.has(p)), [], 'every endpoint returned data for someone');
+
+  // Changes while serving, after every answer above was cached and every key's sight remembered:
+  // the next request already answers by the new state.
+  const live = liveChanges(world);
+  const batch = projector.applyBatch(asSource(live.events, 'live', 1));
+  t.equal(batch.applied, live.events.length, 'the live changes applied');
+  const after = oracle(live.world.events, world.engines);
+  t.not(JSON.stringify([...after.visible].sort()), JSON.stringify([...o.visible].sort()), 'the changes change who sees what');
+  const liveTally = await sweep(api, live.world, after, seed + 7, { fullAccounts: 7, only: live.touched, mutations: false });
+  report(t, 'after live changes', liveTally, after);
 });
 
 t.test('a producer that mixes projects up: still nothing of another account shows (build threads: 0)', async (t) => {
   const seed = 2020;
   const world = generateWorld({ seed, crossRefs: true });
   const o = oracle(world.events, world.engines);
-  const api = await serveWorld(t, world, seed, 0);
-  const tally = await sweep(api, world, o, seed, 4);
+  const { api } = await serveWorld(t, world, seed, 0);
+  const tally = await sweep(api, world, o, seed, { fullAccounts: 4 });
   report(t, 'mixed-up world', tally, o);
 });
