@@ -1,12 +1,12 @@
-import { digest, openDb } from '../store';
-import fs from 'node:fs';
-import { parse, requireString, UsageError } from './args';
+import { digest } from '../store';
+import { openDb } from '../store/db';
+import { parse, requireString } from './args';
 
 
 export async function digestCommand(argv: string[]): Promise<number> {
   const p = parse(argv, { db: { type: 'string' } }, { db: 'VISIBILITY_DB' });
   const file = requireString(p, 'db');
-  if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file}`);
+  // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it (one line, exit 2).
   const db = openDb(file, { readonly: true });
   try {
     console.log(digest(db));

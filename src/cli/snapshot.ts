@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { openDb } from '../store';
+import { openDb } from '../store/db';
 import { parse, requireString, UsageError } from './args';
 
 /**
@@ -11,8 +11,8 @@ export async function snapshotCommand(argv: string[]): Promise<number> {
   const file = requireString(p, 'db');
   const out = p.positionals[0];
   if (!out || p.positionals.length > 1) throw new UsageError('snapshot needs exactly one output file');
-  if (!fs.existsSync(file)) throw new UsageError(`database not found: ${file}`);
   if (fs.existsSync(out) && p.values.force !== true) throw new UsageError(`${out} exists (use --force to overwrite)`);
+  // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it (one line, exit 2).
   const db = openDb(file, { readonly: true });
   try {
     fs.rmSync(out, { force: true });
