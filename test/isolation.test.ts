@@ -10,7 +10,9 @@
 //  - a visible id answers 200, the same bytes whatever the case or %-encoding of the id, and no 200
 //    body names a uuid or a text marker of a project the key's account may not see;
 //  - /projects lists exactly the projects the oracle says, by name then id.
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ENDPOINTS } from '../src/readmodels';
 import type { Projector } from '../src/store';
@@ -374,7 +376,7 @@ function nonTrivial(v: unknown): boolean {
 }
 
 async function serveWorld(t: Test, world: World, seed: number, buildThreads: number): Promise<{ api: Api; projector: Projector }> {
-  const { db, projector } = tmpDb();
+  const { db, projector, file } = tmpDb();
   const r = rng(seed + 1);
   // Applied in batches of random sizes: batching must not matter either.
   let dead = 0;
@@ -388,6 +390,7 @@ async function serveWorld(t: Test, world: World, seed: number, buildThreads: num
   t.teardown(async () => {
     await api.close();
     db.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
   return { api, projector };
 }
