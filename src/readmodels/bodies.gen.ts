@@ -78,7 +78,13 @@ export type Engines = {
  * The body of every error response.
  */
 export interface ErrorResponse {
-  error: boolean;
+  /**
+   * Always true: tells an error body from a data body.
+   */
+  error: true;
+  /**
+   * What went wrong, for a person. Short: it names the parameter and what it accepts, and shows at most the first characters of the value sent, never a long echo of it.
+   */
   message: string;
 }
 

@@ -9,8 +9,9 @@ const ERRORS: Record<string, string> = {
   '404': 'Unknown route, or a project or run group that does not exist or that the key cannot see',
   '405': 'Method other than GET or HEAD (the Allow header lists them)',
   '429': 'Per-key rate limit exceeded (see Retry-After)',
+  '431': 'The request line and headers together exceed 16 KiB',
   '500': 'Internal error; the message shows no internals',
-  '503': 'The read model is still loading (see Retry-After)',
+  '503': 'The read model is still loading, or a body cannot be built right now (the service is stopping or its build threads keep failing); retry after Retry-After',
 };
 
 /** schemas/api/x.json is referred to as "x.json": in the document it becomes a component. */
@@ -50,29 +51,53 @@ function parameters(e: Endpoint): Json[] {
   return params;
 }
 
-function errorResponses(): Json {
+/** Headers an error response always carries, by status (README "Errors"). */
+const ERROR_HEADERS: Record<string, Json> = {
+  '405': { Allow: { description: 'The methods the path serves', required: true, schema: { type: 'string', const: 'GET, HEAD' } } },
+  '429': { 'Retry-After': { description: 'Seconds until a request will be accepted again', required: true, schema: { type: 'integer', minimum: 1 } } },
+  '503': { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1 } } },
+};
+
+function errorResponses(statuses: readonly string[] = Object.keys(ERRORS)): Json {
   const out: Json = {};
-  for (const [status, description] of Object.entries(ERRORS)) {
-    out[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
+  for (const status of statuses) {
+    const description = ERRORS[status]!;
+    out[status] = {
+      description,
+      ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+    };
   }
   return out;
 }
+
+/** What every 200 and 304 carries (README "HTTP caching"); required, so a response without one fails the contract. */
+const CACHING_HEADERS: Json = {
+  ETag: { description: 'Strong validator of this representation; send it back in If-None-Match', required: true, schema: { type: 'string', pattern: '^"[^"]+"$' } },
+  'Cache-Control': { required: true, schema: { type: 'string', const: 'private, no-cache' } },
+  Vary: { required: true, schema: { type: 'string', const: 'Accept-Encoding, Authorization, X-API-Key' } },
+  'X-Data-Version': { description: 'Increments whenever the underlying data changes', required: true, schema: { type: 'integer', minimum: 0 } },
+  'Last-Modified': { description: 'When the underlying data last changed (HTTP date)', required: true, schema: { type: 'string' } },
+};
+
+const IF_NONE_MATCH: Json = {
+  name: 'If-None-Match', in: 'header', required: false,
+  description: 'An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged.',
+  schema: { type: 'string' },
+};
 
 function operation(e: Endpoint, titles: Map<string, string>): Json {
   return {
     operationId: e.name,
     summary: e.summary,
-    parameters: parameters(e),
+    parameters: [...parameters(e), IF_NONE_MATCH],
     responses: {
       '200': {
         description: e.summary,
-        headers: {
-          ETag: { schema: { type: 'string' } },
-          'X-Data-Version': { description: 'Increments whenever the underlying data changes', schema: { type: 'integer' } },
-        },
+        headers: CACHING_HEADERS,
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
       },
-      '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: CACHING_HEADERS },
       ...errorResponses(),
     },
   };
@@ -85,7 +110,14 @@ export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string
   for (const [file, s] of schemas) components[titles.get(`${file}.json`)!] = rewriteRefs(s, titles);
   const paths: Json = {
     '/openapi.json': {
-      get: { operationId: 'openapi', summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1 document' } } },
+      get: {
+        operationId: 'openapi', summary: 'This document', security: [],
+        responses: {
+          '200': { description: 'OpenAPI 3.1 document', headers: CACHING_HEADERS, content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } },
+          '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: CACHING_HEADERS },
+          ...errorResponses(['405', '431', '500']), // public, not rate-limited, served while the read model loads
+        },
+      },
     },
   };
   for (const e of endpoints) paths[e.path.replace(/:(\w+)/g, '{$1}')] = { get: operation(e, titles) };
