@@ -324,7 +324,7 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and rec
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: ANVILS, domain: 'anvils.com', runs: 2,
       first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title' },
   ]);
-  tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: W.group, prompt_run_count: 5, succeeded_count: 4, failed_count: 1 }]);
+  tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: W.group, project_id: P, prompt_run_count: 5, succeeded_count: 4, failed_count: 1 }]);
   tt.end();
 });
 
@@ -631,8 +631,8 @@ t.test('a run that moves to another bucket leaves the old bucket recomputed', (t
   tt.strictSame(one(db, 'SELECT project_id, engine_id, day, completed_at FROM prompt_runs WHERE id = ?', first.data.id),
     { project_id: O, engine_id: W.engineB, day: '2026-01-07', completed_at: '2026-01-07T12:00:00.000Z' }, 'the run row moved');
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group ORDER BY run_group_id'), [
-    { run_group_id: W.group, prompt_run_count: 1, succeeded_count: 1, failed_count: 0 },
-    { run_group_id: id(2, '77777777'), prompt_run_count: 1, succeeded_count: 1, failed_count: 0 },
+    { run_group_id: W.group, project_id: P, prompt_run_count: 1, succeeded_count: 1, failed_count: 0 },
+    { run_group_id: id(2, '77777777'), project_id: O, prompt_run_count: 1, succeeded_count: 1, failed_count: 0 },
   ], 'both run groups recomputed');
   tt.end();
 });

@@ -59,10 +59,11 @@ export function currentWindow(store: ReadStore, projectId: string, days: number)
 }
 
 /**
- * SQL that restricts agg rows (alias `a`) to runs that count: the prompt exists and is not deleted,
+ * SQL that restricts agg rows (alias `a`) to runs that count: the prompt exists in the run's own project
+ * (upstream ids can disagree; another project's prompt must not count or show) and is not deleted,
  * and the engine is known. A fact whose parent has not arrived yet shows once it arrives.
  */
-export const COUNTED_RUNS_JOIN = `JOIN prompts p ON p.id = a.prompt_id AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id`;
+export const COUNTED_RUNS_JOIN = `JOIN prompts p ON p.id = a.prompt_id AND p.project_id = a.project_id AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id`;
 
 /**
  * An engine filter as SQL: `AND a.engine_id IN (SELECT value FROM json_each(?))`, bound to a JSON

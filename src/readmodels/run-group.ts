@@ -2,10 +2,10 @@ import type { RunGroup } from './bodies.gen';
 import type { Endpoint } from './endpoint';
 import { RUN_GROUP, toRunGroup, type RunGroupSummary } from './runs';
 
-/** The prompt runs of one group (index prompt_runs_by_group), failed ones included. */
+/** The prompt runs of one group (index prompt_runs_by_group), failed ones included; only those of the group's own project. */
 const PROMPT_RUNS = `SELECT id, prompt_id, engine_id, status, completed_at, brand_position, mention_count, citation_count
   FROM prompt_runs
-  WHERE run_group_id = ?
+  WHERE run_group_id = ? AND project_id = ?
   ORDER BY completed_at, id`;
 
 type PromptRun = RunGroup['prompt_runs'][number];
@@ -22,7 +22,7 @@ export const endpoint: Endpoint = {
     const group = store.get<RunGroupSummary>(RUN_GROUP, args.runGroupId);
     // Unreachable after the scope check, which only admits started groups of visible projects.
     if (!group) throw new Error(`run group ${args.runGroupId} is not visible`);
-    const promptRuns = store.all<PromptRunRow>(PROMPT_RUNS, args.runGroupId).map((r) => ({
+    const promptRuns = store.all<PromptRunRow>(PROMPT_RUNS, args.runGroupId, args.projectId).map((r) => ({
       id: r.id, prompt_id: r.prompt_id, engine_id: r.engine_id, status: r.status, completed_at: r.completed_at,
       brand_mentioned: r.brand_position !== null, brand_position: r.brand_position,
       mention_count: r.mention_count, citation_count: r.citation_count,

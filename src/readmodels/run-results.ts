@@ -4,12 +4,13 @@ import type { Endpoint } from './endpoint';
 
 /**
  * The runs of ONE run group, read by index (prompt_runs_by_group), each with the mentions and
- * citations stored on it. A deleted prompt keeps its text (the run happened); an unknown one gives null.
+ * citations stored on it, only the runs and prompts of the group's own project (upstream ids can disagree;
+ * another project's run or prompt must never show here). A deleted prompt keeps its text (the run happened); an unknown one gives null.
  */
 const RESULTS = `SELECT r.id AS prompt_run_id, r.prompt_id, p.text AS prompt_text, r.engine_id, r.status, r.completed_at,
     r.response_excerpt, r.brand_position, r.brand_sentiment AS sentiment, r.mentions, r.citations
-  FROM prompt_runs r LEFT JOIN prompts p ON p.id = r.prompt_id
-  WHERE r.run_group_id = ?
+  FROM prompt_runs r LEFT JOIN prompts p ON p.id = r.prompt_id AND p.project_id = r.project_id
+  WHERE r.run_group_id = ? AND r.project_id = ?
   ORDER BY r.completed_at, r.id`;
 
 type Result = RunResults[number];
@@ -23,7 +24,7 @@ export const endpoint: Endpoint = {
   query: {},
   schema: 'run-results',
   build(store, args): RunResults {
-    return store.all<ResultRow>(RESULTS, args.runGroupId).map((r) => ({
+    return store.all<ResultRow>(RESULTS, args.runGroupId, args.projectId).map((r) => ({
       prompt_run_id: r.prompt_run_id, prompt_id: r.prompt_id, prompt_text: r.prompt_text, engine_id: r.engine_id,
       status: r.status, completed_at: r.completed_at, response_excerpt: r.response_excerpt,
       brand_mentioned: r.brand_position !== null, brand_position: r.brand_position, sentiment: r.sentiment,

@@ -5,7 +5,8 @@ export type RunGroupSummary = Runs[number];
 
 /**
  * A started run group as the API shows it. status stays 'running' until run_group.completed has
- * arrived (c_at is its version); the counts come from agg_run_group, 0 before any prompt run.
+ * arrived (c_at is its version); the counts come from agg_run_group, 0 before any prompt run, and
+ * count only runs of the group's own project (a run naming another project is that project's).
  */
 const GROUP_COLUMNS = `g.id, g.project_id,
     CASE WHEN g.c_at IS NULL THEN 'running' ELSE g.status END AS status,
@@ -13,7 +14,7 @@ const GROUP_COLUMNS = `g.id, g.project_id,
     coalesce(a.prompt_run_count, 0) AS prompt_run_count,
     coalesce(a.succeeded_count, 0) AS succeeded_count,
     coalesce(a.failed_count, 0) AS failed_count
-  FROM run_groups g LEFT JOIN agg_run_group a ON a.run_group_id = g.id`;
+  FROM run_groups g LEFT JOIN agg_run_group a ON a.run_group_id = g.id AND a.project_id = g.project_id`;
 
 const RUNS = `SELECT ${GROUP_COLUMNS}
   WHERE g.project_id = ? AND g.started_at IS NOT NULL

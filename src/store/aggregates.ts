@@ -61,11 +61,11 @@ export class Aggregator {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putUrl: db.prepare(`INSERT INTO agg_url_day (project_id, engine_id, day, prompt_id, url, domain, runs, first_at, last_at, title)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      groupCounts: db.prepare(`SELECT count(*) AS prompt_run_count,
-          coalesce(sum(status = 'succeeded'), 0) AS succeeded_count, coalesce(sum(status = 'failed'), 0) AS failed_count
-        FROM prompt_runs WHERE run_group_id = ?`),
-      putGroup: db.prepare(`INSERT INTO agg_run_group (run_group_id, prompt_run_count, succeeded_count, failed_count)
-        VALUES (?, @prompt_run_count, @succeeded_count, @failed_count)`),
+      groupCounts: db.prepare(`SELECT project_id, count(*) AS prompt_run_count,
+          sum(status = 'succeeded') AS succeeded_count, sum(status = 'failed') AS failed_count
+        FROM prompt_runs WHERE run_group_id = ? GROUP BY project_id ORDER BY project_id`),
+      putGroup: db.prepare(`INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
+        VALUES (?, @project_id, @prompt_run_count, @succeeded_count, @failed_count)`),
       clearGroup: db.prepare('DELETE FROM agg_run_group WHERE run_group_id = ?'),
     };
   }
@@ -79,8 +79,8 @@ export class Aggregator {
   recomputeRunGroups(ids: Iterable<string>): void {
     for (const id of [...new Set(ids)].sort()) {
       this.stmts.clearGroup.run(id);
-      const counts = this.stmts.groupCounts.get(id) as { prompt_run_count: number };
-      if (counts.prompt_run_count > 0) this.stmts.putGroup.run(id, counts);
+      // Per project: a run naming another project than its group's is counted apart (see migration 003).
+      for (const counts of this.stmts.groupCounts.all(id) as Array<Record<string, unknown>>) this.stmts.putGroup.run(id, counts);
     }
   }
 

@@ -24,7 +24,7 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'agg_prompt_day', columns: '*', order: 'project_id, day, engine_id, prompt_id' },
   { table: 'agg_competitor_day', columns: '*', order: 'project_id, day, engine_id, prompt_id, competitor_id' },
   { table: 'agg_url_day', columns: '*', order: 'project_id, day, engine_id, prompt_id, url' },
-  { table: 'agg_run_group', columns: '*', order: 'run_group_id' },
+  { table: 'agg_run_group', columns: '*', order: 'run_group_id, project_id' },
 ];
 
 export function digest(db: Db): string {
