@@ -104,7 +104,8 @@ t.test('schemathesis finds nothing against the served document', async (t) => {
   fs.writeFileSync(path.join(dir, 'wfc.json'), JSON.stringify({
     auth: [
       { name: 'main', fixedHeaders: [{ name: 'X-API-Key', value: main.key }] },
-      { name: 'peer', fixedHeaders: [{ name: 'X-API-Key', value: peer.key }] },
+      // The other header form, so that one is exercised too.
+      { name: 'peer', fixedHeaders: [{ name: 'Authorization', value: `ApiKey ${peer.key}` }] },
     ],
   }));
   // engine_ids: the generated value, or a non-empty subset of the project's real engines. The hook
