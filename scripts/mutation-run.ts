@@ -15,7 +15,7 @@ import path from 'node:path';
 
 interface Mutation {
   name: string;
-  kind: 'scoping' | 'window' | 'ordering' | 'de-duplication';
+  kind: 'scoping' | 'window' | 'threshold' | 'ordering' | 'de-duplication';
   file: string;
   original: string;
   replacement: string;
@@ -51,6 +51,16 @@ export const MUTATIONS: Mutation[] = [
     replacement: 'if (projectId === null) throw notFound();',
     catchers: [EVIDENCE],
   },
+  {
+    name: 'mentions: failed runs in the feed', kind: 'scoping', file: 'src/readmodels/mentions.ts',
+    original: "WHERE a.project_id = ? AND a.status = 'succeeded'`;", replacement: 'WHERE a.project_id = ?`;',
+    catchers: [EVIDENCE],
+  },
+  {
+    name: 'runs of a deleted prompt still count', kind: 'scoping', file: 'src/readmodels/metrics.ts',
+    original: 'AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id', replacement: 'JOIN engines e ON e.id = a.engine_id',
+    catchers: [EVIDENCE, CATALOG],
+  },
   // ---- Windows
   {
     name: 'window one day too long (D-7..D)', kind: 'window', file: 'src/readmodels/metrics.ts',
@@ -66,6 +76,17 @@ export const MUTATIONS: Mutation[] = [
     name: 'cited URLs: the window\'s last day left out', kind: 'window', file: 'src/readmodels/citations.ts',
     original: 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?`;', replacement: 'WHERE a.project_id = ? AND a.day >= ? AND a.day < ?`;',
     catchers: [EVIDENCE, CATALOG],
+  },
+  // ---- Thresholds (the edge of a definition, like a window's edge)
+  {
+    name: 'forum: relevance exactly 0.7 is no lead', kind: 'threshold', file: 'src/readmodels/forum.ts',
+    original: "return intent === 'high' || relevance >= LEAD_RELEVANCE;", replacement: "return intent === 'high' || relevance > LEAD_RELEVANCE;",
+    catchers: [EVIDENCE],
+  },
+  {
+    name: 'warm leads: a page cited exactly twice left out', kind: 'threshold', file: 'src/readmodels/warm-leads.ts',
+    original: 'if (!platform || u.citation_count < MIN_CITATIONS) continue;', replacement: 'if (!platform || u.citation_count <= MIN_CITATIONS) continue;',
+    catchers: [EVIDENCE],
   },
   // ---- Orderings
   {
