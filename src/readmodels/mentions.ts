@@ -12,7 +12,7 @@ import { COUNTED_RUNS_JOIN, engineFilter } from './metrics';
 const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.completed_at, a.mentions
   FROM prompt_runs a ${COUNTED_RUNS_JOIN}
   WHERE a.project_id = ? AND a.status = 'succeeded'`;
-const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id DESC';
+const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 
 interface RunRow { id: string; run_group_id: string; prompt_id: string; engine_id: string; completed_at: string; mentions: string }
 type StoredMention = Omit<Mentions[number], 'id' | 'prompt_run_id' | 'run_group_id' | 'prompt_id' | 'engine_id' | 'observed_at'>;
