@@ -95,7 +95,8 @@ function rawRequest(port: number, head: string): Promise<string> {
       }
     });
     socket.on('end', () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString('latin1')); });
-    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    // The server may close while a long request is still being written: what it answered still counts.
+    socket.on('error', (e) => { clearTimeout(timer); if (chunks.length > 0) resolve(Buffer.concat(chunks).toString('latin1')); else reject(e); });
   });
 }
 
