@@ -136,17 +136,35 @@ function timing(onResponse: NonNullable<AppOptions['onResponse']>) {
   };
 }
 
-const CONNECT_REFUSED = JSON.stringify({ error: true, message: 'Method not allowed' });
+/** An error answer written straight to a socket, in the JSON error contract, closing the connection. */
+function rawError(status: number, message: string, extra = ''): string {
+  const body = JSON.stringify({ error: true, message });
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${extra}Content-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** What node:http's parser rejects before any listener runs: the status it deserves. */
+function clientErrorStatus(code: string | undefined): number {
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return 400;
+}
 
 /**
- * The API's node:http server. CONNECT never reaches a request listener (node hands the socket to a
- * 'connect' listener or drops it): it gets the same 405 as any other method.
+ * The API's node:http server. Two kinds of request never reach the request listener, and still
+ * get the JSON error contract: CONNECT (node hands its socket to a 'connect' listener or drops it)
+ * gets the same 405 as any other method; a request node cannot parse (a 16 KiB request line, a
+ * malformed header) gets 431 or 400 instead of node's bare answer.
  */
 export function createHttpServer(service: Pick<Service, 'handler'>): http.Server {
   const server = http.createServer(service.handler);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALLOW}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(CONNECT_REFUSED)}\r\nConnection: close\r\n\r\n${CONNECT_REFUSED}`);
+    socket.end(rawError(405, 'Method not allowed', `Allow: ${ALLOW}\r\n`));
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const status = clientErrorStatus(err.code);
+    socket.end(rawError(status, http.STATUS_CODES[status] ?? 'Bad request'));
   });
   return server;
 }

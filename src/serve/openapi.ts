@@ -53,6 +53,7 @@ function parameters(e: Endpoint): Json[] {
 
 /** Headers an error response always carries, by status (README "Errors"). */
 const ERROR_HEADERS: Record<string, Json> = {
+  '401': { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', required: true, schema: { type: 'string', const: 'ApiKey' } } },
   '405': { Allow: { description: 'The methods the path serves', required: true, schema: { type: 'string', const: 'GET, HEAD' } } },
   '429': { 'Retry-After': { description: 'Seconds until a request will be accepted again', required: true, schema: { type: 'integer', minimum: 1 } } },
   '503': { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1 } } },

@@ -51,7 +51,7 @@ export class Responder {
   resolve(endpoint: Endpoint, input: RequestInput): Resolved {
     this.access.refresh();
     const accountId = input.keyHash === null ? null : this.access.account(input.keyHash);
-    if (accountId === null) throw new HttpError(401, 'Invalid API key');
+    if (accountId === null) throw new HttpError(401, 'Invalid API key', { 'WWW-Authenticate': 'ApiKey' }); // RFC 9110: a 401 names its scheme
     const q = queryArgs(input.query, endpoint.query);
     const args: ReadArgs = {
       engineIds: q.engineIds, limit: q.limit, entityType: q.entityType, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
