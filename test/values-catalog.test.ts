@@ -174,11 +174,13 @@ function pRuns(): Ev[] {
     runEv(4, { prompt: PR.c, engine: E1, at: '2026-03-17T12:00:00.000Z', m: [B(4), Cm(C.road, 4)], c: [U.notOwn, U.net] }),
     // Gemini: known, not tracked by P. Runs 5 and 21 give the brand and the competitor 'Acme' equal scores for engine_ids=E4.
     runEv(5, { prompt: PR.b, engine: E4, at: '2026-03-18T08:00:00.000Z', m: [B(1, 1), Cm(C.acme, 2)], c: [U.io, U.net] }),
-    runEv(21, { prompt: PR.b, engine: E4, at: '2026-03-18T09:00:00.000Z', m: [Cm(C.acme, 1), B(2, 0.75)] }),
+    runEv(21, { prompt: PR.b, engine: E4, at: '2026-03-18T09:00:00.000Z', m: [Cm(C.acme, 1), B(2, 0.75), Cm(C.acme, 4, -1)] }), // 'Acme' twice: once, at 1
     runEv(6, { prompt: PR.f, engine: E2, at: '2026-03-20T00:00:00.000Z', m: [B(2, 0.5), Cm(C.acme, 1)], c: [{ url: U.reddit, title: 'Thread' }] }),
     runEv(20, { prompt: PR.a, engine: E2, at: '2026-03-20T00:00:00.000Z', m: [B(1)] }),
     // The prompt of run 7 arrives in a later batch.
     runEv(7, { prompt: PR.e, engine: E3, at: '2026-03-19T06:00:00.000Z', m: [B(8, -1)], c: [{ url: U.reddit, title: 'Thread v2' }] }),
+    // No mentions. Its citation is the later one of 03-19 but its bucket (E2 < E3) is read first: first_cited_at is r7's.
+    runEv(22, { prompt: PR.a, engine: E2, at: '2026-03-19T18:00:00.000Z', c: [U.reddit] }),
     // One millisecond before the window: daily and trend only. Its older title and time must not show in citations.
     runEv(15, { prompt: PR.a, engine: E1, at: '2026-03-13T23:59:59.999Z', m: [B(1, 1), Cm(C.wile1, 1)], c: [{ url: U.a, title: 'Old Acme A' }] }),
     // The first day of the 365-day trend, and the day before it (daily scores only).
@@ -327,20 +329,20 @@ t.test('the fixture exercises ties and window edges', async (tt) => {
 // ---- Hand-computed anchors: the oracle itself checked against figures worked out on paper.
 
 t.test('hand-computed figures for P agree with the oracle', async (tt) => {
-  // Window runs 1, 2, 3, 4, 5, 21, 6, 20, 7 (9 runs). Brand best positions: 1, 2, -, 4, 1, 2, 2, 1, 8.
+  // Window runs 1, 2, 3, 4, 5, 21, 6, 20, 7, 22 (10 runs). Brand best positions: 1, 2, -, 4, 1, 2, 2, 1, 8, -.
   // rr = 1 + 1/2 + 0 + 1/4 + 1 + 1/2 + 1/2 + 1 + 1/8 = 4.875; sentiments 0.5, -0.25, 1, 0.75, 0.5, -1 (runs 4, 20 have none).
   // Competitor runs: Wile 2 + Wile 2 + Road Runner 2 + Acme 4 = 10; brand 8.
   const v = oracle.visibility(P) as Record<string, unknown>;
   const { top_competitors: _top, prompt_breakdown: _prompts, engine_breakdown: _engines, ...totals } = v;
   tt.strictSame(canonical(totals), canonical({
-    project_id: P, window_start: '2026-03-14', window_end: D, current_score: (100 * 4.875) / 9, mention_rate: 8 / 9,
-    average_rank: 21 / 8, sentiment: 1.5 / 6, share_of_voice: 8 / 18, prompt_count: 5, run_count: 9,
+    project_id: P, window_start: '2026-03-14', window_end: D, current_score: (100 * 4.875) / 10, mention_rate: 8 / 10,
+    average_rank: 21 / 8, sentiment: 1.5 / 6, share_of_voice: 8 / 18, prompt_count: 5, run_count: 10,
   }));
   tt.strictSame(canonical((v.top_competitors as unknown[]).slice(0, 4)), canonical([
-    { competitor_id: C.acme, name: 'Acme', mention_rate: 4 / 9, average_rank: 1.5, share_of_voice: 4 / 18 },
-    { competitor_id: C.road, name: 'Road Runner', mention_rate: 2 / 9, average_rank: 3, share_of_voice: 2 / 18 },
-    { competitor_id: C.wile2, name: 'Wile', mention_rate: 2 / 9, average_rank: 3, share_of_voice: 2 / 18 },
-    { competitor_id: C.wile1, name: 'Wile', mention_rate: 2 / 9, average_rank: 3, share_of_voice: 2 / 18 },
+    { competitor_id: C.acme, name: 'Acme', mention_rate: 4 / 10, average_rank: 1.5, share_of_voice: 4 / 18 },
+    { competitor_id: C.road, name: 'Road Runner', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
+    { competitor_id: C.wile2, name: 'Wile', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
+    { competitor_id: C.wile1, name: 'Wile', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
   ]));
   tt.strictSame(oracle.projects(ACC1).map((p) => p.id), [PTWIN, P, PSHARED, PBULK, PRENAMED, PTITLES, PREGRANT]);
   tt.strictSame(oracle.projects(ACC2).map((p) => p.id), [PSHARED, PREVOKED, PTIE, PREGRANT]);
