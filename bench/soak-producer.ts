@@ -2,14 +2,15 @@
 // cannot delay it: new run groups dated now, one project after another, each the project's latest
 // generated group under new ids (run_group.started, its prompt runs, run_group.completed), produced
 // at `rate` events/s with the project id as key, as upstream would.
-// Messages out: {type:'progress', produced, groups, lastGroup} every tick and {type:'done', ...} after 'stop'.
+// Messages out: {type:'ready'} once connected (it then waits for 'go'), {type:'progress', produced, groups,
+// lastGroup} every tick, and {type:'done', ...} after 'stop'.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKafkaClient, kafkaConnectionFromEnv, produceLines } from '../src/ingest/kafka';
 import type { GroupTemplate } from './soak-world';
 
 interface Start { brokers: string; topic: string; rate: number; templates: GroupTemplate[]; tag: string }
 export interface LastGroup { id: string; project_id: string; runs: number }
-export interface ProducerReport { type: 'progress' | 'done' | 'error'; produced: number; groups: number; lastGroup: LastGroup | null; message?: string }
+export interface ProducerReport { type: 'ready' | 'progress' | 'done' | 'error'; produced: number; groups: number; lastGroup: LastGroup | null; message?: string }
 
 const { brokers, topic, rate, templates, tag } = workerData as Start;
 const TICK_MS = 100;
@@ -38,9 +39,18 @@ async function main(): Promise<void> {
   const producer = client.producer();
   await producer.connect();
   let stopping = false;
+  let go: () => void = () => {};
+  const going = new Promise<void>((r) => (go = r));
   parentPort!.on('message', (m: { type: string }) => {
-    if (m.type === 'stop') stopping = true;
+    if (m.type === 'go') go();
+    if (m.type === 'stop') {
+      stopping = true;
+      go();
+    }
   });
+  // Connected and loaded: the stream starts with the load, not a start-up later.
+  parentPort!.postMessage({ type: 'ready', produced: 0, groups: 0, lastGroup: null } satisfies ProducerReport);
+  await going;
   const source = groups();
   let pending: string[] = [];
   let pendingGroup: LastGroup | null = null;

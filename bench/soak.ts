@@ -98,8 +98,12 @@ async function deleteTopics(): Promise<void> {
   await admin.disconnect().catch(() => undefined);
 }
 
-/** Ends what this process started: load, stream, service (SIGTERM, then SIGKILL after 5 s), topics. */
-async function cleanup(): Promise<void> {
+let cleaning: Promise<void> | null = null;
+/** Ends what this process started: load, stream, service (SIGTERM, then SIGKILL after 5 s), topics. Once. */
+function cleanup(): Promise<void> {
+  return (cleaning ??= stopEverything());
+}
+async function stopEverything(): Promise<void> {
   cannon?.stop();
   cannon = null;
   if (producer) await producer.terminate().catch(() => undefined);
@@ -302,11 +306,15 @@ async function main(): Promise<number> {
   let produced = 0;
   let lastReport: ProducerReport | null = null;
   let producerError: string | null = null;
+  let producerReady: () => void = () => {};
+  const ready = new Promise<void>((r) => (producerReady = r));
   const producerDone = new Promise<ProducerReport | null>((resolve) => {
     producer = startWorker(__dirname, 'soak-producer', { brokers: BROKERS, topic: TOPIC, rate: EVENTS_PER_SECOND, templates: data.templates, tag: RUN });
     producer.on('message', (m: ProducerReport) => {
+      if (m.type === 'ready') return producerReady();
       if (m.type === 'error') {
         producerError = m.message ?? 'unknown';
+        producerReady();
         resolve(null);
         return;
       }
@@ -316,9 +324,13 @@ async function main(): Promise<number> {
     });
     producer.on('error', (e) => {
       producerError = e.message;
+      producerReady();
       resolve(null);
     });
   });
+  await Promise.race([ready, sleep(60_000)]);
+  if (producerError !== null) throw new Error(`the producer failed to start: ${producerError}`);
+  producer!.postMessage({ type: 'go' });
 
   // Samples: the first scrape resets prom-client's event-loop histogram, so each covers one interval.
   await probe(ops, pid);
@@ -372,6 +384,7 @@ async function main(): Promise<number> {
   );
   clearInterval(sampler);
   await sampling;
+  if (interrupted) throw new Error('interrupted'); // the signal handler cleans up and exits
   const loadSeconds = (performance.now() - t0) / 1000;
   log(`load done: ${fmt(result.requests.total)} requests in ${fmt(loadSeconds, 1)} s`);
 
@@ -509,8 +522,11 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 main().then(
-  (code) => process.exit(code),
+  (code) => {
+    if (!interrupted) process.exit(code);
+  },
   (e: unknown) => {
+    if (interrupted) return; // the signal handler exits, once everything is stopped
     console.error(e instanceof Error ? e.stack ?? e.message : e);
     void cleanup().finally(() => process.exit(1));
   },
