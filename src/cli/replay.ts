@@ -1,12 +1,42 @@
 import fs from 'node:fs';
-import { replayFiles, type ReplayTotals } from '../ingest';
-import { openDb, Projector } from '../store';
+import { fileSource, replayFiles, type ReplayTotals } from '../ingest';
+import { Projector, type Db } from '../store';
+import { openDb } from '../store/db';
 import { intFlag, parse, requireString, UsageError } from './args';
 
+/** Exit statuses of a process ended by a signal, as a shell reports them (128 + signal number). */
+const SIGNAL_STATUS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 function progressLine(t: ReplayTotals, started: number): string {
   const secs = (Date.now() - started) / 1000;
   return `${t.lines} lines, ${t.applied} applied, ${t.duplicate + t.stale} unchanged, ${t.deadLettered} dead letters, ${Math.round(t.lines / Math.max(secs, 0.001))} lines/s`;
+}
+
+function counts(t: ReplayTotals): string {
+  return `${t.applied} applied, ${t.duplicate} duplicate, ${t.stale} stale (superseded), ${t.deadLettered} dead-lettered, ${t.skipped} lines skipped (already applied)`;
+}
+
+/**
+ * VISIBILITY_MAX_PAGE_COUNT: an optional cap on the database's size in pages (SQLite's
+ * max_page_count). Past it a write fails as on a full disk: how the tests fill the disk, and a
+ * size guard for operators. Deliberately not a flag: it is rarely wanted.
+ */
+function maxPageCount(): number | undefined {
+  const v = process.env.VISIBILITY_MAX_PAGE_COUNT;
+  if (v === undefined || v === '') return undefined;
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`VISIBILITY_MAX_PAGE_COUNT must be a positive integer, got "${v}"`);
+  return n;
+}
+
+/** Where a re-run will continue: the last of `files` with a committed line, and its next line. */
+function resumePoint(db: Db, files: string[]): string {
+  const position = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
+  for (let i = files.length - 1; i >= 0; i -= 1) {
+    const next = position.get(fileSource(files[i]!)) as number | undefined;
+    if (next !== undefined) return `line ${next} of ${files[i]} is next`;
+  }
+  return 'nothing was committed';
 }
 
 export async function replayCommand(argv: string[]): Promise<number> {
@@ -17,26 +47,60 @@ export async function replayCommand(argv: string[]): Promise<number> {
   const batchSize = intFlag(p, 'batch-size', 1000, 1, 100_000);
   if (p.positionals.length === 0) throw new UsageError('replay needs at least one events file');
   for (const f of p.positionals) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UsageError(`events file not found: ${f}`);
-  const db = openDb(dbFile, { fast: true });
-  const started = Date.now();
-  const tty = process.stderr.isTTY;
-  let lastPrint = 0;
+  const pages = maxPageCount();
+
+  // SIGTERM/SIGINT: stop at the next line, commit what is in hand, close, exit 0; a re-run resumes
+  // there. A second signal exits at once: nothing is lost either way, the last commit stands.
+  // (Handlers run between batches, never inside one: a batch's transaction is synchronous.)
+  let stopSignal: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopSignal === null) {
+      stopSignal = signal;
+      return;
+    }
+    process.stderr.write(`visibility-api replay: ${signal} again: stopping at once; lines not yet committed are read again by the next run\n`);
+    process.exit(SIGNAL_STATUS[signal] ?? 1);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
-    const totals = await replayFiles(db, new Projector(db), p.positionals, {
-      batchSize,
-      fromStart: p.values['from-start'] === true,
-      onBatch: (t) => {
-        if (!tty || Date.now() - lastPrint < 250) return;
-        lastPrint = Date.now();
-        process.stderr.write(`\r${progressLine(t, started)}   `);
-      },
-    });
-    if (tty) process.stderr.write('\r\x1b[K');
-    const secs = (Date.now() - started) / 1000;
-    console.log(`replayed ${p.positionals.length} file(s) in ${secs.toFixed(2)} s: ${totals.applied} applied, ${totals.duplicate} duplicate, ` +
-      `${totals.stale} stale (superseded), ${totals.deadLettered} dead-lettered, ${totals.skipped} lines skipped (already applied)`);
-    return 0;
+    const db = openDb(dbFile, { fast: true, maxPageCount: pages });
+    const started = Date.now();
+    const tty = process.stderr.isTTY;
+    let lastPrint = 0;
+    try {
+      const totals = await replayFiles(db, new Projector(db), p.positionals, {
+        batchSize,
+        fromStart: p.values['from-start'] === true,
+        shouldStop: () => stopSignal !== null,
+        onBatch: (t) => {
+          if (!tty || Date.now() - lastPrint < 250) return;
+          lastPrint = Date.now();
+          process.stderr.write(`\r${progressLine(t, started)}   `);
+        },
+      });
+      if (tty) process.stderr.write('\r\x1b[K');
+      const secs = ((Date.now() - started) / 1000).toFixed(2);
+      if (totals.stopped) {
+        console.log(`replay interrupted by ${stopSignal ?? 'a signal'} after ${secs} s: ${counts(totals)}; ` +
+          `line ${totals.stopped.nextLine} of ${totals.stopped.file} is next: run the same command again to continue`);
+      } else {
+        console.log(`replayed ${p.positionals.length} file(s) in ${secs} s: ${counts(totals)}`);
+      }
+      return 0;
+    } catch (e) {
+      const code = (e as { code?: unknown } | null)?.code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw e;
+      if (tty) process.stderr.write('\r\x1b[K');
+      // The failed batch was rolled back whole: the file holds every batch before it, consistent.
+      const what = code.startsWith('SQLITE_FULL') ? `database or disk is full: ${dbFile}` : `database error on ${dbFile}: ${(e as Error).message} (${code})`;
+      console.error(`visibility-api replay: ${what}; ${resumePoint(db, p.positionals)}: re-run to continue once resolved`);
+      return 1;
+    } finally {
+      db.close();
+    }
   } finally {
-    db.close();
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
   }
 }

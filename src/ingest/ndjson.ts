@@ -33,6 +33,8 @@ export interface ReplayTotals {
   deadLettered: number;
   skipped: number;
   batches: number;
+  /** Set when `shouldStop` ended the replay early: the file and the line it resumes at. */
+  stopped?: { file: string; nextLine: number };
 }
 
 export function emptyTotals(): ReplayTotals {
@@ -52,6 +54,11 @@ export interface ReplayOptions {
   /** Re-read files from their first line instead of resuming after the last line applied. */
   fromStart?: boolean;
   onBatch?: (totals: ReplayTotals, file: string) => void;
+  /**
+   * Asked after every line: once it says true, the lines in hand are applied and committed as a
+   * last batch and the replay returns with `stopped` set (a signal's clean stop; a re-run resumes).
+   */
+  shouldStop?: () => boolean;
 }
 
 /**
@@ -61,9 +68,13 @@ export interface ReplayOptions {
 export async function replayFiles(db: Db, projector: Projector, files: string[], opts: ReplayOptions): Promise<ReplayTotals> {
   const totals = emptyTotals();
   const nextPosition = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
     const source = fileSource(file);
     const resumeAt = opts.fromStart ? 1 : ((nextPosition.get(source) as number | undefined) ?? 1);
+    if (index > 0 && opts.shouldStop?.()) {
+      totals.stopped = { file, nextLine: resumeAt };
+      break;
+    }
     let batch: SourceEvent[] = [];
     let line = 0;
     const flush = (): void => {
@@ -73,6 +84,11 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
       opts.onBatch?.(totals, file);
     };
     for await (const raw of readLines(file)) {
+      if (opts.shouldStop?.()) {
+        // This line is left for the re-run; the lines in hand are committed by the flush below.
+        totals.stopped = { file, nextLine: Math.max(line + 1, resumeAt) };
+        break; // ends the line reader (its finally closes the file)
+      }
       line += 1;
       totals.lines += 1;
       if (line < resumeAt) {
@@ -84,6 +100,7 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
       if (batch.length >= opts.batchSize) flush();
     }
     flush();
+    if (totals.stopped) break;
   }
   return totals;
 }
