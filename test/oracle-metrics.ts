@@ -152,10 +152,13 @@ export class Oracle {
     return this.get('prompt', id);
   }
 
-  /** Succeeded runs of a known, non-deleted prompt and a known engine (docs/metrics.md "Which runs count"). */
+  /**
+   * Succeeded runs of a known, non-deleted prompt of the run's own project and a known engine
+   * (docs/metrics.md "Which runs count": another project's prompt is not the run's prompt).
+   */
   private counted(projectId: string): Run[] {
     return [...this.runs.values()].map((s) => s.value!).filter((r) =>
-      r.project_id === projectId && r.status === 'succeeded' && this.prompt(r.prompt_id) !== null && this.get('engine', r.engine_id) !== null);
+      r.project_id === projectId && r.status === 'succeeded' && this.prompt(r.prompt_id)?.project_id === projectId && this.get('engine', r.engine_id) !== null);
   }
 
   /** Days D-(n-1)..D, D the day of the project's latest succeeded run; null without one. */

@@ -201,6 +201,8 @@ function pUncounted(): Ev[] {
     // A failed run the day after: it does not move the window.
     runEv(14, { prompt: PR.a, engine: E1, at: '2026-03-21T10:00:00.000Z', status: 'failed', m: [B(1)] }),
     runEv(11, { prompt: PR.b, engine: E3, at: '2026-03-16T10:00:00.000Z', m: [B(1)], c: ['https://corrected.example/'] }),
+    // A run of P naming another project's prompt (an upstream mix-up): it belongs to neither dashboard.
+    runEv(23, { prompt: SP, engine: E1, at: '2026-03-18T12:00:00.000Z', m: [B(1)], c: ['https://cross-project.example/'] }),
   ];
 }
 
@@ -215,8 +217,9 @@ function laterBatch(): Ev[] {
 }
 
 /** PSHARED: runs five days after P's, so a window not kept per project would move P's. */
+const SP = id(20, 'ffffffff'); // PSHARED's prompt
 function sharedRuns(): Ev[] {
-  const sp = id(20, 'ffffffff');
+  const sp = SP;
   return [
     ev('prompt.upserted', { id: sp, project_id: PSHARED, text: 'best anvil', segment_ids: [], active: true }),
     runEv(30, { project: PSHARED, prompt: sp, engine: E1, at: '2026-03-25T12:00:00.000Z', m: [B(1), Cm(C.foreign, 2)], c: [U.a] }),
