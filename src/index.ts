@@ -4,9 +4,10 @@ import type http from 'node:http';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from './ops';
 import { BASE_PATH, createHttpServer, createService, type Service } from './serve';
+import { StartError } from './errors';
 import { commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
-export { BASE_PATH };
+export { BASE_PATH, StartError };
 
 export interface StartOptions {
   /** The SQLite file to serve. Without Kafka it must exist and be a database; with Kafka it is created when missing. */
@@ -38,8 +39,6 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** A start-up failure a person must fix (port taken, database unusable, Kafka unreachable): one line says which. */
-export class StartError extends Error {}
 
 /** Everything start() opened, released in reverse on close or on a failed start. */
 type Cleanup = Array<() => void | Promise<void>>;

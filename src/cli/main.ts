@@ -1,5 +1,5 @@
-import { StartError } from '../index';
-import { DbOpenError } from '../store';
+import { StartError } from '../errors';
+import { DbOpenError } from '../store/db';
 import { UsageError } from './args';
 
 type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<number>> };

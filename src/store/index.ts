@@ -1,4 +1,4 @@
-export { openDb, migrate, verifyDb, isCorruption, DbOpenError, type Db, type OpenOptions } from './db';
+export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';

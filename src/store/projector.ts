@@ -1,5 +1,5 @@
 import { decodeEvent, type Envelope, type EventDataByType, type EventType } from '../events';
-import type { Db } from './db';
+import { isStorageError, type Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
 import { BatchRuns, RunStore, type Bucket } from './runs';
@@ -54,7 +54,7 @@ export class Projector {
   private readonly applyInTx;
   private readonly eventInSavepoint;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.entities = entityTables(db);
     this.access = new PairTable(db, 'project_access', ['project_id', 'account_id'], 'granted');
     this.tracking = new PairTable(db, 'project_engines', ['project_id', 'engine_id'], 'tracked', ['since']);
@@ -95,7 +95,8 @@ export class Projector {
   applyBatch(events: SourceEvent[]): BatchResult {
     try {
       return this.applyInTx(events, false);
-    } catch {
+    } catch (err) {
+      if (isStorageError(err)) throw err; // the disk, not an event: nothing to isolate
       return this.applyInTx(events, true);
     } finally {
       noteCommit();
@@ -123,7 +124,9 @@ export class Projector {
       try {
         outcome = isolate ? this.eventInSavepoint(decoded.event, fx) : this.dispatch(decoded.event, fx);
       } catch (err) {
-        if (!isolate) throw err;
+        // After SQLITE_FULL/IOERR SQLite may have rolled the whole transaction back: what ran next
+        // would commit piecemeal. A storage failure fails the batch; only an event's own error is isolated.
+        if (!isolate || isStorageError(err) || !this.db.inTransaction) throw err;
         this.deadLetter(e, 'projection_failed', (err as Error).message, decoded.event.event_id, decoded.event.type, now);
         result.deadLettered += 1;
         continue;
