@@ -182,6 +182,24 @@ t.test('start() as a library: serves, and close() releases everything (idempoten
   await again.close();
 });
 
+t.test('a database damaged while serving: 500 without internals, and /readyz turns 503 saying why', async (t) => {
+  const file = makeDb(t);
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: () => undefined });
+  t.teardown(() => running.close());
+  t.equal((await request(`${running.opsUrl}/readyz`)).status, 200, 'ready while the file is sound');
+  // Overwrite every page after the first (the schema) with garbage, as a failing disk would.
+  const size = fs.statSync(file).size;
+  const fd = fs.openSync(file, 'r+');
+  fs.writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+  fs.closeSync(fd);
+  const r = await request(`${running.url}/projects/${W.project}/visibility`, withKey(W.key));
+  t.equal(r.status, 500, 'the request fails');
+  t.same(r.json, { error: true, message: 'Internal server error' }, 'without showing internals');
+  const ready = await request(`${running.opsUrl}/readyz`);
+  t.equal(ready.status, 503, '/readyz: not ready');
+  t.match((ready.json as { reasons: string[] }).reasons.join(' '), new RegExp(`database file is corrupt: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), 'and says why');
+});
+
 t.test('start() with a taken port rejects and leaves nothing running', async (t) => {
   const blocker = net.createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -19,7 +19,9 @@ function answer(job: WorkerJob): WorkerReply {
     if (!endpoint) throw new Error(`no endpoint named ${job.endpoint}`);
     return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes) };
   } catch (e) {
-    return { id: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    // SQLite's code travels too: the serving thread tells a corrupt file from a bug by it.
+    const code = e instanceof Database.SqliteError ? e.code : undefined;
+    return { id: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e), ...(code ? { code } : {}) };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import { startWorker } from '../lib/worker';
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
@@ -46,7 +47,7 @@ export class InlineBuilder implements Builder {
 /** The message a build thread answers with. Buffers arrive as Uint8Arrays (structured clone). */
 export type WorkerReply =
   | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null } }
-  | { id: number; error: string };
+  | { id: number; error: string; code?: string };
 
 /** How an injected crash ends a build thread (tests): process.exit, an uncaught throw, or terminate() from outside. */
 export type CrashMode = 'exit' | 'throw' | 'terminate';
@@ -114,7 +115,7 @@ class BuildThread {
     if (!p) return;
     this.pending.delete(m.id);
     this.holdWhileBusy();
-    if ('error' in m) return p.reject(new Error(m.error));
+    if ('error' in m) return p.reject(m.code ? new Database.SqliteError(m.error, m.code) : new Error(m.error));
     const r = m.ready;
     p.resolve({ ...r, json: asBuffer(r.json), gzip: r.gzip && asBuffer(r.gzip), br: r.br && asBuffer(r.br) });
   }
