@@ -102,6 +102,11 @@ export const MUTATIONS: Mutation[] = [
     catchers: [EVIDENCE],
   },
   {
+    name: 'mentions: runs completed at the same instant by id descending', kind: 'ordering', file: 'src/readmodels/mentions.ts',
+    original: "const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';", replacement: "const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id DESC';",
+    catchers: [EVIDENCE],
+  },
+  {
     name: 'cited URLs: equal counts ordered by URL descending (citations, warm leads)', kind: 'ordering', file: 'src/readmodels/citations.ts',
     original: 'return b.citation_count - a.citation_count || compareStrings(a.url, b.url);',
     replacement: 'return b.citation_count - a.citation_count || compareStrings(b.url, a.url);',

@@ -316,36 +316,36 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
   t.test('the model agrees with orders worked out by hand', async (t) => {
     // Window 03-04..03-10 counts R1, R3, R4, R6, R7, R11 (R2 and R9 unknown prompt, R12 deleted prompt,
     // R5 a millisecond early, R8 failed, R10 unknown engine).
-    t.same(o.window(P), { start: '2026-03-04', end: '2026-03-10' });
+    t.strictSame(o.window(P), { start: '2026-03-04', end: '2026-03-10' });
     // U.forum: R4, R6, R11 = 3; U.hn: R1, R3, R11 = 3; U.r2: R6 (twice, once) + R7 = 2; U.r1: R3, R4 = 2.
     // U.se (R4 only in the window: 1) and U.q (twice in R1: 1) stay out.
-    t.same(o.warmLeads(P).map((w) => [w.url, w.citation_count, w.title]),
+    t.strictSame(o.warmLeads(P).map((w) => [w.url, w.citation_count, w.title]),
       [[U.forum, 3, 'Forum T'], [U.hn, 3, 'HN'], [U.r2, 2, 'Old reddit'], [U.r1, 2, 'Thread']]);
     // acme.com 2+1, forum.tools.org 3, news.ycombinator.com 3; old.reddit.com 2, reddit.com 2; then 1s by name.
-    t.same(o.referrers(P).map((d) => [d.domain, d.citation_count, d.is_own_domain, d.is_competitor_domain]), [
+    t.strictSame(o.referrers(P).map((d) => [d.domain, d.citation_count, d.is_own_domain, d.is_competitor_domain]), [
       ['acme.com', 3, true, false], ['forum.tools.org', 3, false, false], ['news.ycombinator.com', 3, false, false],
       ['old.reddit.com', 2, false, false], ['reddit.com', 2, false, false], ['blog.acme.com', 1, true, false],
       ['gone.com', 1, false, false], ['math.stackexchange.com', 1, false, false], ['quora.com', 1, false, false],
       ['wile.com', 1, false, true]]);
-    t.same(o.referrers(P).reduce((n, d) => n + (d.citation_count as number), 0), 18);
+    t.strictSame(o.referrers(P).reduce((n, d) => n + (d.citation_count as number), 0), 18);
     // Feed: R1 (3 mentions), R3 (2), R7 (none), R6 (1), R11 (2, newest version), R4 (1), R5 (1: the feed is not windowed).
-    t.same(o.mentions(P).map((m) => `${m.prompt_run_id === R(1) ? 'R1' : m.prompt_run_id === R(3) ? 'R3' : m.prompt_run_id === R(6) ? 'R6' : m.prompt_run_id === R(11) ? 'R11' : m.prompt_run_id === R(4) ? 'R4' : 'R5'}:${m.position}`),
+    t.strictSame(o.mentions(P).map((m) => `${m.prompt_run_id === R(1) ? 'R1' : m.prompt_run_id === R(3) ? 'R3' : m.prompt_run_id === R(6) ? 'R6' : m.prompt_run_id === R(11) ? 'R11' : m.prompt_run_id === R(4) ? 'R4' : 'R5'}:${m.position}`),
       ['R1:2', 'R1:1', 'R1:4', 'R3:1', 'R3:3', 'R6:2', 'R11:1', 'R11:2', 'R4:1', 'R5:1']);
-    t.same(ids(o.trackedEngines(P)), [E1, E2, E3]);
-    t.same(o.trackedEngines(P).map((e) => e.tracked_since), [at('01-01T00:00:00'), at('01-02T00:00:00'), at('02-01T00:00:00')]);
-    t.same(ids(o.liveTerms(P)), [TERM(1), TERM(2), TERM(3), TERM(5)]);                    // Acme < acme.com (x2, by id) < acme.io
-    t.same(ids(o.runGroups(P)), [G3, G5, G1, G2]);
-    t.same(ids((o.runGroupWithRuns(G1) as { prompt_runs: unknown[] }).prompt_runs), [R(5), R(4), R(3), R(1), R(2)]);
-    t.same(ids((o.runGroupWithRuns(G2) as { prompt_runs: unknown[] }).prompt_runs), [R(9), R(10), R(11), R(6), R(7), R(8)]);
-    t.same(ids(o.forumLeads(P)), [F(3), F(1), F(2), F(9), F(5), F(4)]);
-    t.same(ids(o.forumOpportunities(P)), [F(3), F(1), F(2), F(4), F(7), F(8), F(9), F(5), F(10), F(6)]);
+    t.strictSame(ids(o.trackedEngines(P)), [E1, E2, E3]);
+    t.strictSame(o.trackedEngines(P).map((e) => e.tracked_since), [at('01-01T00:00:00'), at('01-02T00:00:00'), at('02-01T00:00:00')]);
+    t.strictSame(ids(o.liveTerms(P)), [TERM(1), TERM(2), TERM(3), TERM(5)]);                    // Acme < acme.com (x2, by id) < acme.io
+    t.strictSame(ids(o.runGroups(P)), [G3, G5, G1, G2]);
+    t.strictSame(ids((o.runGroupWithRuns(G1) as { prompt_runs: unknown[] }).prompt_runs), [R(5), R(4), R(3), R(1), R(2)]);
+    t.strictSame(ids((o.runGroupWithRuns(G2) as { prompt_runs: unknown[] }).prompt_runs), [R(9), R(10), R(11), R(6), R(7), R(8)]);
+    t.strictSame(ids(o.forumLeads(P)), [F(3), F(1), F(2), F(9), F(5), F(4)]);
+    t.strictSame(ids(o.forumOpportunities(P)), [F(3), F(1), F(2), F(4), F(7), F(8), F(9), F(5), F(10), F(6)]);
   });
 
   t.test('ACC1 on its project: every body equals the model', async (t) => {
     for (const [path, expected] of [...projectPaths(o, P), ...groupPaths(o, G1), ...groupPaths(o, G2), ...groupPaths(o, G3), [`/runs/${G5}`, o.runGroupWithRuns(G5)] as [string, unknown]]) {
       const r = await get(api, K1, path);
       t.equal(r.status, 200, path);
-      t.same(r.json, expected, path);
+      t.strictSame(r.json, expected, path);
     }
   });
 
@@ -358,61 +358,61 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
       const path = `/projects/${P}/mentions${qs(q)}`;
       const r = await get(api, K1, path);
       t.equal(r.status, 200, path);
-      t.same(r.json, o.mentions(P, { ...q, engineIds: q.engineIds && [...q.engineIds].sort() }), path);
+      t.strictSame(r.json, o.mentions(P, { ...q, engineIds: q.engineIds && [...q.engineIds].sort() }), path);
     }
     // By hand: engine E2 ran R3 (Gone, brand 3) and R7 (no mentions); E3 ran R4 (Wile).
-    t.same(ids((await get(api, K1, `/projects/${P}/mentions?engine_ids=${E3.toUpperCase()}&engine_ids=${E2}`)).json),
+    t.strictSame(ids((await get(api, K1, `/projects/${P}/mentions?engine_ids=${E3.toUpperCase()}&engine_ids=${E2}`)).json),
       [mentionId(R(3), 0), mentionId(R(3), 1), mentionId(R(4), 0)]);
-    t.same((await get(api, K1, `/projects/${P}/mentions?engine_ids=${E5}`)).json, [], 'runs of an unknown engine never count');
+    t.strictSame((await get(api, K1, `/projects/${P}/mentions?engine_ids=${E5}`)).json, [], 'runs of an unknown engine never count');
     // Q has 120 mentions: 100 by default, all of them up to 1000.
     const q = (await get(api, K2, `/projects/${Q}/mentions`)).json as unknown[];
     t.equal(q.length, 100);
-    t.same(q, o.mentions(Q));
-    t.same((await get(api, K2, `/projects/${Q}/mentions?limit=1000`)).json, o.mentions(Q, { limit: 1000 }));
-    for (const [path, expected] of [...projectPaths(o, Q), ...groupPaths(o, GQ)]) t.same(await get(api, K2, path), { status: 200, json: expected }, `ACC2 ${path}`);
+    t.strictSame(q, o.mentions(Q));
+    t.strictSame((await get(api, K2, `/projects/${Q}/mentions?limit=1000`)).json, o.mentions(Q, { limit: 1000 }));
+    for (const [path, expected] of [...projectPaths(o, Q), ...groupPaths(o, GQ)]) t.strictSame(await get(api, K2, path), { status: 200, json: expected }, `ACC2 ${path}`);
     t.equal(o.mentions(Q, { limit: 1000 }).length, 120);
   });
 
   t.test('scoping: another account\'s project, a deleted one, a revoked share, a share granted again', async (t) => {
     const foreign = [...pathsOf(Q, GQ), ...pathsOf(X, G4), ...pathsOf(S, GS)];
     t.notOk(o.canSee(ACC1, S), 'the model: a revoked share gives no access');
-    for (const path of foreign) t.same(await get(api, K1, path), { status: 404, json: NOT_FOUND }, `ACC1 ${path}`);
-    for (const path of pathsOf(P, G1)) t.same(await get(api, K2, path), { status: 404, json: NOT_FOUND }, `ACC2 ${path}`);
-    for (const [path, expected] of [...projectPaths(o, S), ...groupPaths(o, GS)]) t.same(await get(api, K2, path), { status: 200, json: expected }, `owner ${path}`);
-    t.same(ids((await get(api, K1, '/projects')).json), [P, T].sort(), 'ACC1 lists its own live projects only');
+    for (const path of foreign) t.strictSame(await get(api, K1, path), { status: 404, json: NOT_FOUND }, `ACC1 ${path}`);
+    for (const path of pathsOf(P, G1)) t.strictSame(await get(api, K2, path), { status: 404, json: NOT_FOUND }, `ACC2 ${path}`);
+    for (const [path, expected] of [...projectPaths(o, S), ...groupPaths(o, GS)]) t.strictSame(await get(api, K2, path), { status: 200, json: expected }, `owner ${path}`);
+    t.strictSame(ids((await get(api, K1, '/projects')).json), [P, T].sort(), 'ACC1 lists its own live projects only');
 
     projector.applyBatch(asSource([regrant()], 'regrant'));
     events = [...events, regrant()];
     o = new Oracle(events);
     t.ok(o.canSee(ACC1, S));
-    for (const [path, expected] of [...projectPaths(o, S), ...groupPaths(o, GS)]) t.same(await get(api, K1, path), { status: 200, json: expected }, `granted again: ${path}`);
-    t.same((o.warmLeads(S) as Array<{ url: string }>).map((w) => w.url), ['https://www.reddit.com/r/shared']);
+    for (const [path, expected] of [...projectPaths(o, S), ...groupPaths(o, GS)]) t.strictSame(await get(api, K1, path), { status: 200, json: expected }, `granted again: ${path}`);
+    t.strictSame((o.warmLeads(S) as Array<{ url: string }>).map((w) => w.url), ['https://www.reddit.com/r/shared']);
 
     // A revoke older than the new grant arrives late: the grant stands.
     projector.applyBatch(asSource([staleRevoke()], 'stale'));
     events = [...events, staleRevoke()];
     o = new Oracle(events);
     t.ok(o.canSee(ACC1, S));
-    t.same(await get(api, K1, `/projects/${S}/forum/leads`), { status: 200, json: o.forumLeads(S) });
-    t.same(await get(api, K1, `/runs/${GS}`), { status: 200, json: o.runGroupWithRuns(GS) });
-    for (const path of pathsOf(Q, GQ)) t.same(await get(api, K1, path), { status: 404, json: NOT_FOUND }, `still ACC1 ${path}`);
+    t.strictSame(await get(api, K1, `/projects/${S}/forum/leads`), { status: 200, json: o.forumLeads(S) });
+    t.strictSame(await get(api, K1, `/runs/${GS}`), { status: 200, json: o.runGroupWithRuns(GS) });
+    for (const path of pathsOf(Q, GQ)) t.strictSame(await get(api, K1, path), { status: 404, json: NOT_FOUND }, `still ACC1 ${path}`);
   });
 
   t.test('documented values on T (failing here means the service departs from docs/metrics.md)', async (t) => {
     // Two runs complete at the same instant: docs/metrics.md "ties are broken by ... id" orders them R401 then R402.
     const m = await get(api, K1, `/projects/${T}/mentions`);
-    t.same(ids(m.json), [mentionId(R(401), 0), mentionId(R(402), 0)], 'mentions of runs completed at the same instant: by run id');
+    t.strictSame(ids(m.json), [mentionId(R(401), 0), mentionId(R(402), 0)], 'mentions of runs completed at the same instant: by run id');
     // "Each field of a post is the latest value reported for it": the rediscovery reports no comment count.
     const opp = await get(api, K1, `/projects/${T}/forum/opportunities`);
-    t.same((opp.json as Array<{ comment_count: unknown }>).map((p) => p.comment_count), [9], 'a rediscovery without comment_count keeps the reported 9');
-    t.same(opp.json, o.forumOpportunities(T), 'T forum opportunities, whole body');
+    t.strictSame((opp.json as Array<{ comment_count: unknown }>).map((p) => p.comment_count), [9], 'a rediscovery without comment_count keeps the reported 9');
+    t.strictSame(opp.json, o.forumOpportunities(T), 'T forum opportunities, whole body');
     // src/readmodels/run-results.ts: "A deleted prompt keeps its text (the run happened)".
     const results = await get(api, K1, `/runs/${G5}/results`);
-    t.same((results.json as Array<{ prompt_text: unknown }>).map((r) => r.prompt_text), ['deleted anvil'], 'a deleted prompt\'s run keeps its text');
-    t.same(results.json, o.runResults(G5), 'G5 results, whole body');
+    t.strictSame((results.json as Array<{ prompt_text: unknown }>).map((r) => r.prompt_text), ['deleted anvil'], 'a deleted prompt\'s run keeps its text');
+    t.strictSame(results.json, o.runResults(G5), 'G5 results, whole body');
     // docs/metrics.md: title = "the title of its latest titled citation" (also how /citations names it).
     const warm = await get(api, K1, `/projects/${T}/warm-leads`);
-    t.same((warm.json as Array<{ title: unknown }>).map((w) => w.title), ['Latest title'], 'warm lead title: the latest titled citation across buckets');
-    t.same(warm.json, o.warmLeads(T), 'T warm leads, whole body');
+    t.strictSame((warm.json as Array<{ title: unknown }>).map((w) => w.title), ['Latest title'], 'warm lead title: the latest titled citation across buckets');
+    t.strictSame(warm.json, o.warmLeads(T), 'T warm leads, whole body');
   });
 });
