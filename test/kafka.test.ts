@@ -595,7 +595,7 @@ t.test('broker stopped for 30 s under read load: every read served, /readyz says
   phase = 'after';
   await broker!.start();
   const outage = samples.filter((x) => x.at >= degraded.at && x.at <= down + outageMs);
-  t.ok(outage.length >= 20, `${outage.length} /readyz samples during the outage`);
+  t.ok(outage.length >= 10, `${outage.length} /readyz samples during the outage`);
   t.same(outage.filter((x) => x.status !== 200 || x.body.status !== 'degraded' || x.body.reasons.length === 0).map((x) => [x.status, x.body.status]), [],
     'every /readyz answer during the outage: 200, degraded, with a reason');
 
