@@ -320,9 +320,9 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and rec
   // anvils.com: r1 (once) and r2; latest title is r2's. b.org: r1 only (r4 failed), no title.
   tt.strictSame(all(db, 'SELECT * FROM agg_url_day ORDER BY url'), [
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: BORG, domain: 'b.org', runs: 1,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null },
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null, title_at: null },
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: ANVILS, domain: 'anvils.com', runs: 2,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title' },
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title', title_at: '2026-01-05T14:00:00.000Z' },
   ]);
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: W.group, project_id: P, prompt_run_count: 5, succeeded_count: 4, failed_count: 1 }]);
   tt.end();

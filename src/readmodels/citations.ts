@@ -26,9 +26,10 @@ interface UrlDayRow {
   first_at: string;
   last_at: string;
   title: string | null;
+  title_at: string | null;     // when the titled citation was made (last_at may be a later one without a title)
 }
 
-const URL_DAY_ROWS = `SELECT a.url, a.domain, a.engine_id, a.prompt_id, a.runs, a.first_at, a.last_at, a.title
+const URL_DAY_ROWS = `SELECT a.url, a.domain, a.engine_id, a.prompt_id, a.runs, a.first_at, a.last_at, a.title, a.title_at
   FROM agg_url_day a ${COUNTED_RUNS_JOIN}
   WHERE a.project_id = ? AND a.day BETWEEN ? AND ?`;
 /** Bucket (primary key) order: the title tie-break below depends on it, so it is part of the query. */
@@ -37,7 +38,7 @@ const BUCKET_ORDER = ' ORDER BY a.day, a.engine_id, a.prompt_id, a.url';
 interface Acc extends CitedUrl {
   prompts: Set<string>;
   engines: Set<string>;
-  titleAt: string;             // last_at of the row the title came from
+  titleAt: string;             // title_at of the row the title came from
 }
 
 function startAcc(r: UrlDayRow): Acc {
@@ -53,10 +54,10 @@ function addRow(acc: Acc, r: UrlDayRow): void {
   acc.engines.add(r.engine_id);
   if (r.first_at < acc.first_cited_at) acc.first_cited_at = r.first_at;
   if (r.last_at > acc.last_cited_at) acc.last_cited_at = r.last_at;
-  // The title of the most recently cited titled row; on equal times the first row in bucket order keeps it.
-  if (r.title !== null && r.last_at > acc.titleAt) {
+  // The title of the latest titled citation; on equal times the first row in bucket order keeps it.
+  if (r.title !== null && r.title_at !== null && r.title_at > acc.titleAt) {
     acc.title = r.title;
-    acc.titleAt = r.last_at;
+    acc.titleAt = r.title_at;
   }
 }
 

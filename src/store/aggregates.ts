@@ -59,8 +59,8 @@ export class Aggregator {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       putCompetitor: db.prepare(`INSERT INTO agg_competitor_day (project_id, engine_id, day, prompt_id, competitor_id, runs, position_sum, rr_sum, sentiment_sum, sentiment_n)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      putUrl: db.prepare(`INSERT INTO agg_url_day (project_id, engine_id, day, prompt_id, url, domain, runs, first_at, last_at, title)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      putUrl: db.prepare(`INSERT INTO agg_url_day (project_id, engine_id, day, prompt_id, url, domain, runs, first_at, last_at, title, title_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       groupCounts: db.prepare(`SELECT project_id, count(*) AS prompt_run_count,
           sum(status = 'succeeded') AS succeeded_count, sum(status = 'failed') AS failed_count
         FROM prompt_runs WHERE run_group_id = ? GROUP BY project_id ORDER BY project_id`),
@@ -143,6 +143,6 @@ export class Aggregator {
         }
       }
     }
-    for (const [url, u] of byUrl) this.stmts.putUrl.run(...k, url, u.domain, u.runs, u.first_at, u.last_at, u.title);
+    for (const [url, u] of byUrl) this.stmts.putUrl.run(...k, url, u.domain, u.runs, u.first_at, u.last_at, u.title, u.title ? u.title_at : null);
   }
 }
