@@ -215,8 +215,11 @@ export class Projector {
           project_id: d.project_id, platform: d.platform, url: d.url, title: d.title, community: d.community ?? null,
           author: d.author ?? null, posted_at: d.posted_at ?? null, discovered_at: d.discovered_at, matched_terms: json(d.matched_terms),
         });
+        // Optional fields a (re)discovery leaves out are not reported: the latest value reported stays.
         const b = this.forum.applyFields(d.id, v, {
-          relevance: d.relevance, intent: d.intent, comment_count: d.comment_count ?? null, score: d.score ?? null,
+          relevance: d.relevance, intent: d.intent,
+          ...(d.comment_count !== undefined ? { comment_count: d.comment_count } : {}),
+          ...(d.score !== undefined ? { score: d.score } : {}),
         });
         return touched(strongest(a, b), fx, d.project_id);
       },
