@@ -160,7 +160,7 @@ async function getJson<T>(url: string, headers: Record<string, string> = {}): Pr
 
 interface Readyz { status: string; kafka?: { state: string; lag: number | null; partitions: Array<{ next_offset: number | null; lag: number | null }> } }
 
-interface Probe { rss: number; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
+interface Probe { rss: number; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
 
 function rssOf(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -177,11 +177,15 @@ async function probe(ops: string, pid: number): Promise<Probe> {
   const res = await fetch(`${ops}/metrics`, { signal: AbortSignal.timeout(5000) });
   const text = await res.text();
   const ready = await getJson<Readyz>(`${ops}/readyz`);
+  const cache = await getJson<{ bytes: number }>(`${ops}/cache`);
   const p99 = metric(text, 'nodejs_eventloop_lag_p99_seconds');
   const max = metric(text, 'nodejs_eventloop_lag_max_seconds');
   const parts = ready.body?.kafka?.partitions ?? [];
   return {
     rss: rssOf(pid),
+    cacheBytes: cache.body?.bytes ?? null,
+    heapBytes: metric(text, 'nodejs_heap_size_total_bytes'),
+    externalBytes: metric(text, 'nodejs_external_memory_bytes'),
     eldP99: p99 === null ? null : Math.max(0, p99 * 1000 - ELD_RESOLUTION_MS),
     eldMax: max === null ? null : Math.max(0, max * 1000 - ELD_RESOLUTION_MS),
     lag: ready.body?.kafka?.lag ?? null,
@@ -260,7 +264,7 @@ function runCannon(opts: autocannon.Options, onResponse?: (status: number) => vo
 // ---------------------------------------------------------------- the run
 
 interface Sample {
-  t: number; rss_mib: number; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
+  t: number; rss_mib: number; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
   produced: number; requests: number; errors: number; kafka_state: string;
 }
 
@@ -353,11 +357,12 @@ async function main(): Promise<number> {
       try {
         const p = await probe(ops, pid);
         const s: Sample = {
-          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, eld_p99_ms: p.eldP99, eld_max_ms: p.eldMax, lag: p.lag, applied: p.applied,
+          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
+          heap_mib: p.heapBytes === null ? null : p.heapBytes / 1024 ** 2, external_mib: p.externalBytes === null ? null : p.externalBytes / 1024 ** 2, eld_p99_ms: p.eldP99, eld_max_ms: p.eldMax, lag: p.lag, applied: p.applied,
           produced, requests: intervalRequests, errors: intervalErrors, kafka_state: p.state,
         };
         samples.push(s);
-        log(`t=${fmt(t)} s: ${fmt(s.requests / SAMPLE_SECONDS)} req/s, ${s.errors} errors, RSS ${fmt(s.rss_mib, 1)} MiB, event-loop delay p99 ` +
+        log(`t=${fmt(t)} s: ${fmt(s.requests / SAMPLE_SECONDS)} req/s, ${s.errors} errors, RSS ${fmt(s.rss_mib, 1)} MiB (body cache ${s.cache_mib === null ? '-' : fmt(s.cache_mib, 1)}), event-loop delay p99 ` +
           `${s.eld_p99_ms === null ? '-' : fmt(s.eld_p99_ms, 1)} ms, produced ${fmt(produced)}, applied ${fmt(p.applied)}, lag ${p.lag ?? '-'} (${p.state})`);
       } catch (e) {
         sampleFailures += 1;
@@ -417,7 +422,7 @@ async function main(): Promise<number> {
 
   // The last group is served: its runs, and today's date in its project's visibility window.
   let visible = false;
-  let visibleDetail = 'no group produced';
+  let visibleDetail = drained === null ? 'not checked: the stream was not drained' : 'no group produced';
   if (lastGroup && alive(service) && drained !== null) {
     const headers = mix.headersOf.get(lastGroup.project_id) ?? {};
     const results = await getJson<unknown[]>(`${api}/v1/public/runs/${lastGroup.id}/results`, headers);
@@ -450,6 +455,8 @@ async function main(): Promise<number> {
   const ref = loadSamples.find((s) => s.t >= RSS_FROM) ?? loadSamples[0];
   const end = loadSamples[loadSamples.length - 1];
   const drift = ref && end ? ((end.rss_mib - ref.rss_mib) / ref.rss_mib) * 100 : null;
+  const driftWithoutCache = ref?.cache_mib != null && end?.cache_mib != null
+    ? ((end.rss_mib - end.cache_mib - (ref.rss_mib - ref.cache_mib)) / (ref.rss_mib - ref.cache_mib)) * 100 : null;
   const eldP99s = loadSamples.map((s) => s.eld_p99_ms).filter((x): x is number => x !== null);
   const eldMaxes = loadSamples.map((s) => s.eld_max_ms).filter((x): x is number => x !== null);
   const lags = loadSamples.map((s) => s.lag).filter((x): x is number => x !== null);
@@ -483,7 +490,13 @@ async function main(): Promise<number> {
       p99_median_of_intervals: median(eldP99s), p99_max_of_intervals: eldP99s.length ? Math.max(...eldP99s) : null, max: eldMaxes.length ? Math.max(...eldMaxes) : null,
       source: `ops /metrics nodejs_eventloop_lag_{p99,max}_seconds per ${SAMPLE_SECONDS} s interval, minus prom-client's ${ELD_RESOLUTION_MS} ms sampling interval`,
     },
-    rss_mib: { from_t: ref?.t ?? null, at_from: ref?.rss_mib ?? null, at_end: end?.rss_mib ?? null, drift_pct: drift, max: Math.max(0, ...loadSamples.map((s) => s.rss_mib)) },
+    rss_mib: {
+      from_t: ref?.t ?? null, at_from: ref?.rss_mib ?? null, at_end: end?.rss_mib ?? null, drift_pct: drift, max: Math.max(0, ...loadSamples.map((s) => s.rss_mib)),
+      // The body cache grows by design up to --cache-max-bytes (stale versions stay until evicted): RSS without it, too.
+      cache_at_from: ref?.cache_mib ?? null, cache_at_end: end?.cache_mib ?? null, drift_without_cache_pct: driftWithoutCache,
+      // The main thread's V8 heap and its external memory (Buffers: the cached bodies are there), from /metrics.
+      heap_at_from: ref?.heap_mib ?? null, heap_at_end: end?.heap_mib ?? null, external_at_from: ref?.external_mib ?? null, external_at_end: end?.external_mib ?? null,
+    },
     events: {
       rate: EVENTS_PER_SECOND, produced: producedTotal, applied_at_end_of_load: atEndOfLoad?.applied ?? null, applied, dead_lettered: deadLettered,
       lag_max: lags.length ? Math.max(...lags) : null, lag_at_end_of_load: atEndOfLoad?.lag ?? null,
@@ -503,7 +516,8 @@ async function main(): Promise<number> {
     `  requests ${fmt(summary.requests)}, errors ${errors} (socket/timeouts ${result.errors}, unexpected statuses ${badStatuses})`,
     `  latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
     `  event-loop delay p99 ${f1(summary.event_loop_delay_ms.p99_median_of_intervals)} ms (median of ${SAMPLE_SECONDS} s intervals), worst interval ${f1(summary.event_loop_delay_ms.p99_max_of_intervals)} ms, max ${f1(summary.event_loop_delay_ms.max)} ms`,
-    `  RSS ${f1(summary.rss_mib.at_from)} MiB at ${fmt(ref?.t ?? 0)} s, ${f1(summary.rss_mib.at_end)} MiB at the end: drift ${drift === null ? '-' : fmt(drift, 1)} % (max ${f1(summary.rss_mib.max)} MiB)`,
+    `  RSS ${f1(summary.rss_mib.at_from)} MiB at ${fmt(ref?.t ?? 0)} s, ${f1(summary.rss_mib.at_end)} MiB at the end: drift ${drift === null ? '-' : fmt(drift, 1)} % (max ${f1(summary.rss_mib.max)} MiB); ` +
+      `body cache ${f1(summary.rss_mib.cache_at_from)} -> ${f1(summary.rss_mib.cache_at_end)} MiB, drift without it ${driftWithoutCache === null ? '-' : fmt(driftWithoutCache, 1)} %`,
     `  events produced ${fmt(producedTotal)}, applied ${fmt(atEndOfLoad?.applied ?? 0)} by the end of the load (${fmt(summary.events.applied_per_second_during_load ?? 0)}/s), lag max ${summary.events.lag_max ?? '-'}, ` +
       `at the end ${summary.events.lag_at_end_of_load ?? '-'}; ${drained === null ? 'not drained' : `drained ${fmt(drained, 1)} s later`}; dead letters ${deadLettered}`,
     `  visible: ${visible}; SIGTERM: ${stop.seconds === null ? stop.signal ?? '-' : `exit ${stop.code ?? stop.signal} in ${fmt(stop.seconds, 1)} s`}`,
