@@ -398,7 +398,7 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
     for (const path of pathsOf(Q, GQ)) t.strictSame(await get(api, K1, path), { status: 404, json: NOT_FOUND }, `still ACC1 ${path}`);
   });
 
-  t.test('documented values on T (failing here means the service departs from docs/metrics.md)', async (t) => {
+  t.test('documented values on T (a failure: the service departs from docs/metrics.md or its own stated contract)', async (t) => {
     // Two runs complete at the same instant: docs/metrics.md "ties are broken by ... id" orders them R401 then R402.
     const m = await get(api, K1, `/projects/${T}/mentions`);
     t.strictSame(ids(m.json), [mentionId(R(401), 0), mentionId(R(402), 0)], 'mentions of runs completed at the same instant: by run id');
