@@ -79,14 +79,12 @@ export class Oracle {
   private readonly terms = new Lww<Data | null>();
   private readonly termCreated = new Map<string, string>();
   private readonly prompts = new Lww<Data | null>();
-  private readonly promptText = new Map<string, string>();    // last upserted text, kept after a delete
   private readonly competitors = new Lww<Data | null>();
   private readonly started = new Lww<Data>();
   private readonly completed = new Lww<Data>();
   private readonly runs = new Lww<Run>();
   private readonly discovered = new Lww<Data>();
   private readonly fields = new Lww<unknown>();               // `${post}|${field}`
-  private readonly promptTextAt = new Map<string, Version>();
 
   constructor(events: readonly Ev[], private readonly windowDays = 7) {
     for (const e of events) this.fold(e);
@@ -114,13 +112,7 @@ export class Oracle {
         break;
       }
       case 'term.deleted': this.terms.put(s('id'), v, null); break;
-      case 'prompt.upserted':
-        this.prompts.put(s('id'), v, d);
-        if (newer(v, this.promptTextAt.get(s('id')))) {
-          this.promptTextAt.set(s('id'), v);
-          this.promptText.set(s('id'), s('text'));
-        }
-        break;
+      case 'prompt.upserted': this.prompts.put(s('id'), v, d); break;
       case 'prompt.deleted': this.prompts.put(s('id'), v, null); break;
       case 'competitor.upserted': this.competitors.put(s('id'), v, d); break;
       case 'competitor.deleted': this.competitors.put(s('id'), v, null); break;
@@ -348,11 +340,17 @@ export class Oracle {
     };
   }
 
+  /** The text of the run's prompt as it is now: null once deleted (a tombstone keeps no data), or if unknown in the run's project. */
+  private promptTextOf(r: Run): string | null {
+    const p = this.prompts.get(r.prompt_id);
+    return p && p.project_id === r.project_id ? (p.text as string) : null;
+  }
+
   runResults(groupId: string): Data[] {
     return this.groupRuns(groupId).map((r) => {
       const best = this.brandBest(r);
       return {
-        prompt_run_id: r.id, prompt_id: r.prompt_id, prompt_text: this.promptText.get(r.prompt_id) ?? null, engine_id: r.engine_id,
+        prompt_run_id: r.id, prompt_id: r.prompt_id, prompt_text: this.promptTextOf(r), engine_id: r.engine_id,
         status: r.status, completed_at: r.completed_at, response_excerpt: r.response_excerpt, brand_mentioned: best !== undefined,
         brand_position: best?.position ?? null, sentiment: best?.sentiment ?? null, mentions: r.mentions, citations: r.citations,
       };

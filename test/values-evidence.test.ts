@@ -406,9 +406,9 @@ t.test('endpoints 12-22 over HTTP equal the independent model, ties and window e
     const opp = await get(api, K1, `/projects/${T}/forum/opportunities`);
     t.strictSame((opp.json as Array<{ comment_count: unknown }>).map((p) => p.comment_count), [9], 'a rediscovery without comment_count keeps the reported 9');
     t.strictSame(opp.json, o.forumOpportunities(T), 'T forum opportunities, whole body');
-    // src/readmodels/run-results.ts: "A deleted prompt keeps its text (the run happened)".
+    // docs/metrics.md: a deleted prompt keeps no text (tombstones keep no data); its runs keep their prompt_id.
     const results = await get(api, K1, `/runs/${G5}/results`);
-    t.strictSame((results.json as Array<{ prompt_text: unknown }>).map((r) => r.prompt_text), ['deleted anvil'], 'a deleted prompt\'s run keeps its text');
+    t.strictSame((results.json as Array<{ prompt_text: unknown }>).map((r) => r.prompt_text), [null], 'a deleted prompt\'s run shows no text');
     t.strictSame(results.json, o.runResults(G5), 'G5 results, whole body');
     // docs/metrics.md: title = "the title of its latest titled citation" (also how /citations names it).
     const warm = await get(api, K1, `/projects/${T}/warm-leads`);

@@ -5,7 +5,8 @@ import type { Endpoint } from './endpoint';
 /**
  * The runs of ONE run group, read by index (prompt_runs_by_group), each with the mentions and
  * citations stored on it, only the runs and prompts of the group's own project (upstream ids can disagree;
- * another project's run or prompt must never show here). A deleted prompt keeps its text (the run happened); an unknown one gives null.
+ * another project's run or prompt must never show here). The run of a deleted prompt shows its prompt_id
+ * with a null prompt_text: a deletion keeps no data (docs/decisions.md), as for an unknown prompt.
  */
 const RESULTS = `SELECT r.id AS prompt_run_id, r.prompt_id, p.text AS prompt_text, r.engine_id, r.status, r.completed_at,
     r.response_excerpt, r.brand_position, r.brand_sentiment AS sentiment, r.mentions, r.citations
