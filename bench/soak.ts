@@ -2,8 +2,9 @@
 // Soak: the `serve` CLI as users run it (a child process, Kafka on), under a steady read load of 80% of
 // its top hot rate on a realistic mix of endpoints and keys, while ~1,000 events/s of new prompt runs
 // dated now are produced to its topic, for --duration seconds (default 600). Every --sample seconds:
-// the service's RSS (/proc/PID/status), event-loop delay p99 (ops /metrics), consumer lag and stored
-// offsets (ops /readyz), requests and errors. Then: the stream stops, the consumer drains, the last
+// the service's RSS (/proc/PID/status), the body cache's bytes (ops /cache), event-loop delay p99 and
+// the main thread's heap and external memory (ops /metrics), consumer lag and stored offsets (ops
+// /readyz), requests and errors. Then: the stream stops, the consumer drains, the last
 // group is checked through the API (once drained, within --drain-timeout), and the service gets
 // SIGTERM and must exit 0.
 // Prints a summary, writes JSON (--json, default bench/out/soak.json); exits 1 on any error (a request
