@@ -25,7 +25,7 @@ const flowRules = Object.entries(later).map(([stage, forbidden]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'kafka/**', '.tap/**', 'coverage/**', 'src/**/*.gen.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'kafka/**', '.tap/**', 'coverage/**', 'src/**/*.gen.ts', '.venv-fuzz*/**', 'bench/out/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
