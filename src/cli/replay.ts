@@ -3,9 +3,8 @@ import { fileSource, replayFiles, type ReplayTotals } from '../ingest';
 import { Projector, type Db } from '../store';
 import { openDb } from '../store/db';
 import { intFlag, parse, requireString, UsageError } from './args';
+import { onStopSignal, type StopSignal } from './signals';
 
-/** Exit statuses of a process ended by a signal, as a shell reports them (128 + signal number). */
-const SIGNAL_STATUS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 function progressLine(t: ReplayTotals, started: number): string {
   const secs = (Date.now() - started) / 1000;
@@ -52,17 +51,10 @@ export async function replayCommand(argv: string[]): Promise<number> {
   // SIGTERM/SIGINT: stop at the next line, commit what is in hand, close, exit 0; a re-run resumes
   // there. A second signal exits at once: nothing is lost either way, the last commit stands.
   // (Handlers run between batches, never inside one: a batch's transaction is synchronous.)
-  let stopSignal: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopSignal === null) {
-      stopSignal = signal;
-      return;
-    }
-    process.stderr.write(`visibility-api replay: ${signal} again: stopping at once; lines not yet committed are read again by the next run\n`);
-    process.exit(SIGNAL_STATUS[signal] ?? 1);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  let stopSignal: StopSignal | null = null;
+  const removeHandlers = onStopSignal('replay', 'stopping at once; lines not yet committed are read again by the next run', (signal) => {
+    stopSignal = signal;
+  });
   try {
     const db = openDb(dbFile, { fast: true, maxPageCount: pages });
     const started = Date.now();
@@ -100,7 +92,6 @@ export async function replayCommand(argv: string[]): Promise<number> {
       db.close();
     }
   } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    removeHandlers();
   }
 }

@@ -7,7 +7,7 @@ import type { KafkaIngestConfig } from '../ingest/kafka';
 import { packageRoot } from '../lib/root';
 import { openDb, Projector } from '../store';
 import { intFlag, parse, UsageError, type Parsed, requireString } from './args';
-import { untilSignal } from './signals';
+import { onStopSignal, type StopSignal } from './signals';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
@@ -86,7 +86,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const running = await start({ ...opts, dbFile, kafka });
   console.log(`visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
   if (p.values.demo === true) showDemoKey(running.url);
-  const signal = await untilSignal();
+  const signal = await new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
   console.log(`visibility-api: ${signal}: stopping (draining requests, then closing)`);
   await running.close();
   console.log('visibility-api: stopped');
