@@ -7,21 +7,13 @@
 // where no uuid gives it away.
 import { createHash } from 'node:crypto';
 import type { Ev } from './helpers';
+import { mulberry32 } from '../fixtures/random';
 
 export const UUID_IN_TEXT = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 export const MARKER_IN_TEXT = /zq(\d+)zq/g;
 
-/** mulberry32: small, seeded, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded and deterministic: the fixture generator's PRNG (the world itself is this file's own). */
+export const rng = mulberry32;
 
 /** A random (version 4 layout) uuid from the seeded generator. */
 export function uuidOf(r: () => number): string {
