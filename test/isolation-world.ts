@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Ev } from './helpers';
 import { mulberry32 } from '../fixtures/random';
+// The documented id of a mention (docs/decisions.md), as the value tests' oracle derives it.
+import { mentionId } from './oracle-evidence';
 
 export const UUID_IN_TEXT = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 export const MARKER_IN_TEXT = /zq(\d+)zq/g;
@@ -22,15 +24,6 @@ export function uuidOf(r: () => number): string {
   hex[16] = '89ab'[Math.floor(r() * 4)]!;
   const s = hex.join('');
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-}
-
-/** The documented id of a mention (docs/decisions.md): a name-based uuid of (run id, place in the answer). */
-export function mentionId(runId: string, index: number): string {
-  const h = createHash('sha1').update(`${runId}/mention/${index}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
 export type KeyStatus = 'valid' | 'revoked' | 'unknown';
