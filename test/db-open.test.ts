@@ -4,7 +4,6 @@
 // each into a non-zero exit with exactly one line on stderr and no stack trace.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
@@ -170,17 +169,19 @@ t.test('openDb: every unusable file is a DbOpenError naming it', async (tt) => {
 interface Run { status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
 /** The CLI in a child process (from source, through tsx); `uid` runs it as another user. */
-function cli(args: string[], uid?: number): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: os.tmpdir() }; // another user's HOME may not be readable
+/**
+ * `withoutPermissionBypass`: root reads any file whatever its mode, so as root the command runs
+ * without the capabilities that let it (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH).
+ * It stays the same user, so the checkout is reachable wherever it was cloned (another user, such
+ * as nobody, cannot enter a checkout under a mode-700 temporary directory).
+ */
+function cli(args: string[], withoutPermissionBypass = false): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.VISIBILITY_DB;
   const argv = [process.execPath, '--import', 'tsx', '-e', CLI, ...args];
-  // tap hooks every child (through NODE_OPTIONS, added at spawn) and writes under .tap/ at its exit,
-  // which another user may not: env(1) drops the hook before node starts.
-  if (uid !== undefined) argv.unshift('/usr/bin/env', '-u', 'NODE_OPTIONS');
+  if (withoutPermissionBypass) argv.unshift('setpriv', '--bounding-set', '-dac_override,-dac_read_search');
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], ...(uid === undefined ? {} : { uid, gid: uid }),
-    });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -245,8 +246,6 @@ t.test('the CLI: a file the user may not read', async (tt) => {
   const dir = workDir(tt);
   const file = goodDb(dir, 'secret.db');
   fs.chmodSync(file, 0o000);
-  // Root reads any file whatever its mode: as root, the command runs as "nobody" to meet the permission.
-  const uid = process.getuid?.() === 0 ? 65534 : undefined;
-  const r = await cli(['digest', '--db', file], uid);
+  const r = await cli(['digest', '--db', file], process.getuid?.() === 0);
   oneLine(tt, r, file, /cannot be read: permission denied/);
 });
