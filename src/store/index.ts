@@ -3,3 +3,7 @@ export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { domainOf } from './runs';
+export { SourcePositions } from './positions';
+export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
+export { openReader, commitProbe } from './connections';
+export { hasReadModel } from './read-model';

@@ -1,0 +1,22 @@
+import Database from 'better-sqlite3';
+import type { Db } from './db';
+
+/**
+ * A read-only connection of its own to an existing database file, for the serving thread and each
+ * build thread: SQLite's data_version on it then tells when any other connection committed.
+ * Waits up to 5 s for a writer's lock rather than failing a request at once.
+ */
+export function openReader(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/**
+ * A probe of `PRAGMA data_version` on `db`: its value changes whenever another connection (in this
+ * process or another) committed since the previous call. About 4 us a call; prepared once here.
+ */
+export function commitProbe(db: Db): () => unknown {
+  const version = db.prepare('PRAGMA data_version').pluck();
+  return () => version.get();
+}

@@ -1,0 +1,58 @@
+import type { Statement, Transaction } from 'better-sqlite3';
+import type { Db } from './db';
+
+/** A dead letter waiting for the DLQ topic. */
+export interface PendingDeadLetter {
+  id: number;
+  source: string;
+  position: number;
+  reason: string;
+  detail: string;
+  raw: Buffer;
+}
+
+// Same predicate as the partial index in 002_dead_letter_outbox.sql, so SQLite uses it.
+const UNPUBLISHED = "published_at IS NULL AND source GLOB 'kafka:*'";
+
+/**
+ * The dead-letter outbox: Kafka dead letters the projector wrote (in its batch's transaction) and
+ * the DLQ publisher has not yet sent, oldest first.
+ */
+export class DeadLetterOutbox {
+  private readonly batch: Statement;
+  private readonly count: Statement;
+  private readonly raw: Statement;
+  private readonly markAll: Transaction<(ids: number[], at: string) => void>;
+
+  constructor(db: Db) {
+    this.batch = db.prepare(`SELECT id, source, position, reason, detail, raw FROM dead_letters WHERE ${UNPUBLISHED} ORDER BY id LIMIT ?`);
+    this.count = db.prepare(`SELECT count(*) FROM dead_letters WHERE ${UNPUBLISHED}`).pluck();
+    this.raw = db.prepare('UPDATE dead_letters SET raw = ? WHERE source = ? AND position = ?');
+    const mark = db.prepare('UPDATE dead_letters SET published_at = ? WHERE id = ?');
+    this.markAll = db.transaction((ids: number[], at: string) => {
+      for (const id of ids) mark.run(at, id);
+    });
+  }
+
+  /** Up to `limit` unpublished Kafka dead letters, oldest first. */
+  pending(limit: number): PendingDeadLetter[] {
+    return this.batch.all(limit) as PendingDeadLetter[];
+  }
+
+  pendingCount(): number {
+    return this.count.get() as number;
+  }
+
+  /** Marks `ids` published at `at`, in one transaction. */
+  markPublished(ids: number[], at: string): void {
+    this.markAll(ids, at);
+  }
+
+  /**
+   * Replaces the stored bytes of the dead letter at (source, position), if there is one: a record
+   * that was not valid UTF-8 keeps its original bytes rather than the decoded text.
+   */
+  setRaw(source: string, position: number, raw: Buffer): void {
+    this.raw.run(raw, source, position);
+  }
+}

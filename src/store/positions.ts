@@ -1,0 +1,27 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db';
+
+/**
+ * Where each source resumes: source_positions holds the next position (NDJSON line, Kafka offset)
+ * of every source, written by the projector in the same transaction as the facts it applied.
+ */
+export class SourcePositions {
+  private readonly next: Statement;
+  private readonly kafka: Statement;
+
+  constructor(db: Db) {
+    this.next = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
+    this.kafka = db.prepare("SELECT source, position FROM source_positions WHERE source GLOB 'kafka:*'");
+  }
+
+  /** The next position to apply from `source`; undefined before anything of it was committed. */
+  nextOf(source: string): number | undefined {
+    return this.next.get(source) as number | undefined;
+  }
+
+  /** The next position of every Kafka partition (sources `kafka:<topic>:<partition>`), by source. */
+  kafkaPositions(): Map<string, number> {
+    const rows = this.kafka.all() as Array<{ source: string; position: number }>;
+    return new Map(rows.map((r) => [r.source, r.position]));
+  }
+}
