@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import zlib from 'node:zlib';
-import type { BatchResult, Db, Projector, SourceEvent } from '../store';
+import { SourcePositions, type BatchResult, type Db, type Projector, type SourceEvent } from '../store';
 
 /** Lines of an NDJSON file, gzip or plain (told apart by the magic bytes, not the name). */
 export async function* readLines(file: string): AsyncGenerator<string> {
@@ -67,10 +67,10 @@ export interface ReplayOptions {
  */
 export async function replayFiles(db: Db, projector: Projector, files: string[], opts: ReplayOptions): Promise<ReplayTotals> {
   const totals = emptyTotals();
-  const nextPosition = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
+  const positions = new SourcePositions(db);
   for (const [index, file] of files.entries()) {
     const source = fileSource(file);
-    const resumeAt = opts.fromStart ? 1 : ((nextPosition.get(source) as number | undefined) ?? 1);
+    const resumeAt = opts.fromStart ? 1 : (positions.nextOf(source) ?? 1);
     if (index > 0 && opts.shouldStop?.()) {
       totals.stopped = { file, nextLine: resumeAt };
       break;

@@ -4,7 +4,7 @@
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
 // committed to Kafka, after each SQLite commit, but only so standard tools can show the lag.
 import { isUtf8 } from 'node:buffer';
-import type { BatchResult, Db, Projector, SourceEvent } from '../../store';
+import { DeadLetterOutbox, SourcePositions, type BatchResult, type Db, type Projector, type SourceEvent } from '../../store';
 import { SliceSizer, yieldToLoop } from '../sliced';
 import {
   createKafkaClient, describeKafkaError, isUnknownTopicError, stderrKafkaLog, withDeadline, KafkaUnavailableError,
@@ -141,11 +141,6 @@ interface Watermarks {
   high: number;
 }
 
-/** True once any batch changed data: the API has a read model to serve. */
-export function hasReadModel(db: Db): boolean {
-  return db.prepare('SELECT EXISTS (SELECT 1 FROM data_versions)').pluck().get() === 1;
-}
-
 /** What /readyz shows with Kafka on. Assignable to the ops Readiness type (extra fields are shown as-is). */
 export interface KafkaReadiness {
   ready: boolean;
@@ -174,8 +169,7 @@ export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boole
 class KafkaIngestRunner implements KafkaIngest {
   private readonly sizer: SliceSizer | null;
   private readonly chunkSize: number;
-  private readonly storedNext;
-  private readonly storedAll;
+  private readonly positions: SourcePositions;
   private readonly applyKeepingRawBytes;
   private readonly timings = new Timings();
   private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
@@ -210,14 +204,13 @@ class KafkaIngestRunner implements KafkaIngest {
     this.chunkSize = opts.chunkSize ?? 0;
     this.sizer = opts.chunkSize ? null : new SliceSizer(opts.sliceMs ?? 8, 2000);
     this.restartDelay = opts.restartDelayMs ?? 5000;
-    this.storedNext = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
-    this.storedAll = db.prepare("SELECT source, position FROM source_positions WHERE source GLOB 'kafka:*'");
-    const setRaw = db.prepare('UPDATE dead_letters SET raw = ? WHERE source = ? AND position = ?');
+    this.positions = new SourcePositions(db);
+    const deadLetters = new DeadLetterOutbox(db);
     // A record that is not valid UTF-8 is decoded with replacement characters; if it is dead-lettered,
     // the table (and so the DLQ) must still get its original bytes. Nested transactions are savepoints.
     this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[]) => {
       const result = projector.applyBatch(events);
-      for (const m of originals) setRaw.run(m.value, events[0]!.source, m.offset);
+      for (const m of originals) deadLetters.setRaw(events[0]!.source, m.offset, m.value!); // non-null: see notUtf8
       return result;
     });
     this.dlq = config.dlqTopic === null ? null
@@ -310,7 +303,7 @@ class KafkaIngestRunner implements KafkaIngest {
     this.setState();
     this.log('info', `assigned ${partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || 'no partitions'}`);
     return partitions.map((p) => {
-      const next = this.storedNext.get(kafkaSource(p.topic, p.partition)) as number | undefined;
+      const next = this.positions.nextOf(kafkaSource(p.topic, p.partition));
       return { ...p, offset: next ?? 'earliest' };
     });
   }
@@ -377,7 +370,7 @@ class KafkaIngestRunner implements KafkaIngest {
     this.noteHighWatermark(source, batch.highWatermark);
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
-    const next = this.storedNext.get(source) as number | undefined;
+    const next = this.positions.nextOf(source);
     const fresh = next === undefined ? batch.messages : batch.messages.filter((m) => m.offset >= next);
     this.redelivered += batch.messages.length - fresh.length;
     if (fresh.length === 0) {
@@ -463,7 +456,7 @@ class KafkaIngestRunner implements KafkaIngest {
 
   private partitionStatuses(): PartitionStatus[] {
     if (!this.db.open) return []; // status() after stop() and the database closed
-    const stored = new Map((this.storedAll.all() as Array<{ source: string; position: number }>).map((r) => [r.source, r.position]));
+    const stored = this.positions.kafkaPositions();
     const sources = new Set([...this.watermarks.keys(), ...this.assigned, ...stored.keys()]);
     const statuses: PartitionStatus[] = [];
     for (const source of sources) {

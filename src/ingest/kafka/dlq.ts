@@ -2,7 +2,7 @@
 // same SQLite transaction as the rest of its batch; this publisher sends the rows not yet published
 // and marks them. A broker outage or a crash only delays the DLQ copy: the row is never lost, and a
 // crash between the send and the mark sends it again (at-least-once on the DLQ topic).
-import type { Db } from '../../store';
+import { DeadLetterOutbox, type Db, type PendingDeadLetter } from '../../store';
 import { describeKafkaError, type KafkaLog, type OutboundMessage, type ProducerAdapter, type TopicPartition } from './client';
 
 /** Header names on every DLQ record. */
@@ -25,19 +25,10 @@ export function parseKafkaSource(source: string): TopicPartition | null {
   return m ? { topic: m[1]!, partition: Number(m[2]) } : null;
 }
 
-interface DeadLetterRow {
-  id: number;
-  source: string;
-  position: number;
-  reason: string;
-  detail: string;
-  raw: Buffer;
-}
-
 /** Long ajv details would bloat every header; the full text stays in the table. */
 const MAX_DETAIL = 1000;
 
-function toDlqMessage(row: DeadLetterRow): OutboundMessage {
+function toDlqMessage(row: PendingDeadLetter): OutboundMessage {
   const from = parseKafkaSource(row.source);
   return {
     key: null,
@@ -67,13 +58,8 @@ export interface DlqOptions {
   log?: KafkaLog;
 }
 
-// Same predicate as the partial index in 002_dead_letter_outbox.sql, so SQLite uses it.
-const UNPUBLISHED = "published_at IS NULL AND source GLOB 'kafka:*'";
-
 export class DeadLetterPublisher {
-  private readonly selectBatch;
-  private readonly countPending;
-  private readonly markPublished;
+  private readonly outbox: DeadLetterOutbox;
   private running: Promise<void> | null = null;
   private rerun = false;
   private stopped = false;
@@ -83,12 +69,7 @@ export class DeadLetterPublisher {
   private lastError: string | null = null;
 
   constructor(db: Db, private readonly producer: ProducerAdapter, readonly topic: string, private readonly opts: DlqOptions = {}) {
-    this.selectBatch = db.prepare(`SELECT id, source, position, reason, detail, raw FROM dead_letters WHERE ${UNPUBLISHED} ORDER BY id LIMIT ?`);
-    this.countPending = db.prepare(`SELECT count(*) FROM dead_letters WHERE ${UNPUBLISHED}`).pluck();
-    const mark = db.prepare('UPDATE dead_letters SET published_at = ? WHERE id = ?');
-    this.markPublished = db.transaction((ids: number[], at: string) => {
-      for (const id of ids) mark.run(at, id);
-    });
+    this.outbox = new DeadLetterOutbox(db);
   }
 
   /** Publishes whatever is pending. Calls made while a pass runs are folded into one more pass. */
@@ -109,7 +90,7 @@ export class DeadLetterPublisher {
   }
 
   status(): DlqStatus {
-    return { topic: this.topic, published: this.published, pending: this.stopped ? 0 : (this.countPending.get() as number), last_error: this.lastError };
+    return { topic: this.topic, published: this.published, pending: this.stopped ? 0 : this.outbox.pendingCount(), last_error: this.lastError };
   }
 
   /** Waits for a pass in progress (the database must stay open until then), then disconnects. */
@@ -127,11 +108,11 @@ export class DeadLetterPublisher {
         this.connected = true;
       }
       while (!this.stopped) {
-        const rows = this.selectBatch.all(this.opts.batchSize ?? 200) as DeadLetterRow[];
+        const rows = this.outbox.pending(this.opts.batchSize ?? 200);
         if (rows.length === 0) break;
         await this.producer.send(this.topic, rows.map(toDlqMessage));
         if (this.stopped) break; // the database may be closing; the rows are sent again next start
-        this.markPublished(rows.map((r) => r.id), new Date().toISOString());
+        this.outbox.markPublished(rows.map((r) => r.id), new Date().toISOString());
         this.published += rows.length;
       }
       this.lastError = null;

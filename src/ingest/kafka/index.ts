@@ -9,10 +9,12 @@ export {
   type KafkaClient, type KafkaLog, type ProducerAdapter, type OutboundMessage, type AdminAdapter, type PartitionOffsets,
 } from './client';
 export {
-  startKafkaIngest, kafkaReadiness, hasReadModel,
+  startKafkaIngest, kafkaReadiness,
   type KafkaIngest, type KafkaIngestOptions, type KafkaIngestStatus, type KafkaReadiness, type IngestState,
   type PartitionStatus, type IngestCounters, type DurationHistogram,
 } from './consumer';
+// Where the readiness check of the main thread has always found it (the query is the store's).
+export { hasReadModel } from '../../store';
 export { startKafkaIngestThread, type ThreadStart } from './thread';
 export { DeadLetterPublisher, DLQ_HEADERS, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
 export { eventKey, produceFiles, produceLines, type ProduceTotals, type ProduceOptions } from './produce';
