@@ -20,3 +20,10 @@ export function commitProbe(db: Db): () => unknown {
   const version = db.prepare('PRAGMA data_version').pluck();
   return () => version.get();
 }
+
+/**
+ * SQLite's error class, for callers that tell a storage failure from a bug by its `code` (or carry
+ * one across a thread) without depending on the driver themselves.
+ */
+export const SqliteError = Database.SqliteError;
+export type SqliteError = Database.SqliteError;
