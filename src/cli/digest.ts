@@ -1,5 +1,4 @@
-import { digest } from '../store';
-import { openDb } from '../store/db';
+import { digest, openDb } from '../store';
 import { parse, requireString } from './args';
 
 

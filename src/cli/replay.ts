@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { fileSource, replayFiles, type ReplayTotals } from '../ingest';
-import { Projector, type Db } from '../store';
-import { openDb } from '../store/db';
+import { openDb, Projector, SourcePositions, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError } from './args';
 import { onStopSignal, type StopSignal } from './signals';
 
@@ -30,9 +29,9 @@ function maxPageCount(): number | undefined {
 
 /** Where a re-run will continue: the last of `files` with a committed line, and its next line. */
 function resumePoint(db: Db, files: string[]): string {
-  const position = db.prepare('SELECT position FROM source_positions WHERE source = ?').pluck();
+  const positions = new SourcePositions(db);
   for (let i = files.length - 1; i >= 0; i -= 1) {
-    const next = position.get(fileSource(files[i]!)) as number | undefined;
+    const next = positions.nextOf(fileSource(files[i]!));
     if (next !== undefined) return `line ${next} of ${files[i]} is next`;
   }
   return 'nothing was committed';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { openDb } from '../store/db';
+import { openDb } from '../store';
 import { parse, requireString, UsageError } from './args';
 
 /**

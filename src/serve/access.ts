@@ -1,6 +1,5 @@
-import type { Statement } from 'better-sqlite3';
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { localCommitCount } from '../store';
+import { commitProbe, localCommitCount } from '../store';
 import { readVersion, sumVersions, type DataVersion } from './build';
 
 /** How often SQLite is asked whether another process committed. */
@@ -14,7 +13,7 @@ const OTHER_PROCESS_CHECK_MS = 1;
  * answers are remembered, so unknown keys or ids cannot grow the memory.
  */
 export class Access {
-  private readonly dataVersion: Statement;
+  private readonly dataVersion: () => unknown;
   private seen: unknown = undefined;
   private checkedAt = -Infinity;
   private seenLocal = -1;
@@ -27,7 +26,7 @@ export class Access {
 
   /** `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it). */
   constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {
-    this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = commitProbe(store.db);
   }
 
   /**
@@ -43,7 +42,7 @@ export class Access {
     if (local === this.seenLocal && now - this.checkedAt < this.otherProcessCheckMs) return this.generation;
     this.seenLocal = local;
     this.checkedAt = now;
-    const v = this.dataVersion.get();
+    const v = this.dataVersion();
     if (v === this.seen) return this.generation;
     this.seen = v;
     this.generation += 1;

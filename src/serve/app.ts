@@ -1,10 +1,9 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Database from 'better-sqlite3';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { ENDPOINTS, ReadStore, type Endpoint } from '../readmodels';
-import type { Db } from '../store';
+import { openReader, type Db } from '../store';
 import { Access } from './access';
 import { keyHash, presentedKey } from './auth';
 import { BodySchemas } from './bodies';
@@ -60,8 +59,7 @@ export interface Service {
 
 export function createService(opts: AppOptions): Service {
   // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
-  const reader = new Database(opts.db.name, { readonly: true, fileMustExist: true });
-  reader.pragma('busy_timeout = 5000');
+  const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);

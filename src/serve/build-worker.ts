@@ -1,15 +1,13 @@
 // A build thread (see ThreadBuilder): answers WorkerJobs with ready bytes built on its own
 // read-only connection. Everything slow about a cache miss happens here, off the event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { ENDPOINTS, ReadStore } from '../readmodels';
+import { openReader, SqliteError } from '../store';
 import { BodySchemas } from './bodies';
 import { buildReady } from './build';
 import type { WorkerJob, WorkerReply } from './builders';
 
-const db = new Database((workerData as { dbFile: string }).dbFile, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const store = new ReadStore(db);
+const store = new ReadStore(openReader((workerData as { dbFile: string }).dbFile));
 const schemas = new BodySchemas();
 const endpoints = new Map(ENDPOINTS.map((e) => [e.name, e]));
 
@@ -20,7 +18,7 @@ function answer(job: WorkerJob): WorkerReply {
     return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes) };
   } catch (e) {
     // SQLite's code travels too: the serving thread tells a corrupt file from a bug by it.
-    const code = e instanceof Database.SqliteError ? e.code : undefined;
+    const code = e instanceof SqliteError ? e.code : undefined;
     return { id: job.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e), ...(code ? { code } : {}) };
   }
 }
