@@ -22,6 +22,8 @@ function events(): ReturnType<typeof world> {
     ev('project.engine_tracked', { project_id: W.otherProject, engine_id: W.engineA, at: '2026-01-01T00:00:00Z' }),
     titled(1, '2026-01-05', '10', 'Old title'), titled(2, '2026-01-05', '14', null),
     titled(3, '2026-01-05', '12', 'New title', W.engineB), foreign, run({ n: 10, status: 'failed' }),
+    // Thirds and two-decimal sentiments: float sums before 005, exact integers after.
+    run({ n: 11, brand: 3, sentiment: 0.35, competitor: 3 }), run({ n: 12, brand: 7, sentiment: -0.1 }), run({ n: 13, brand: 3, sentiment: 0.2, competitor: 6 }),
   ];
 }
 
@@ -33,10 +35,28 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   const expected = digest(fresh);
   fresh.close();
 
-  // The same data as schema 2 held it: run group counts per group, no title_at.
+  // The same data as schema 2 held it: float sums, no title_run and the bucket index (005),
+  // no title_at (004), run group counts per group (003).
   const oldFile = path.join(dir, 'old.db');
   const old = openDb(oldFile);
   new Projector(old).applyBatch(asSource(events()));
+  const mentionColumns = 'runs INTEGER NOT NULL, position_sum INTEGER NOT NULL, rr_sum REAL NOT NULL, sentiment_sum REAL NOT NULL, sentiment_n INTEGER NOT NULL';
+  const floats = (scaled: string): string => scaled.replace('rr_fixed, sentiment_fixed', 'rr_fixed / 232792560.0, sentiment_fixed / 1000000.0');
+  old.exec(`
+    CREATE TABLE p (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, brand_runs INTEGER NOT NULL, ${mentionColumns},
+      PRIMARY KEY (project_id, day, engine_id, prompt_id)) WITHOUT ROWID;
+    INSERT INTO p ${floats('SELECT project_id, day, engine_id, prompt_id, brand_runs, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n FROM agg_prompt_day')};
+    DROP TABLE agg_prompt_day;
+    ALTER TABLE p RENAME TO agg_prompt_day;
+    CREATE TABLE c (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, competitor_id TEXT NOT NULL, ${mentionColumns},
+      PRIMARY KEY (project_id, day, engine_id, prompt_id, competitor_id)) WITHOUT ROWID;
+    INSERT INTO c ${floats('SELECT project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n FROM agg_competitor_day')};
+    DROP TABLE agg_competitor_day;
+    ALTER TABLE c RENAME TO agg_competitor_day;
+    ALTER TABLE agg_url_day DROP COLUMN title_run;
+    CREATE INDEX prompt_runs_bucket ON prompt_runs (project_id, engine_id, day, prompt_id, id);
+  `);
+  t.ok(old.prepare('SELECT sum(rr_sum) FROM agg_prompt_day').pluck().get() as number % 1 !== 0, 'schema 4 held a fractional float sum');
   old.exec(`
     ALTER TABLE agg_url_day DROP COLUMN title_at;
     CREATE TABLE g (run_group_id TEXT PRIMARY KEY, prompt_run_count INTEGER NOT NULL, succeeded_count INTEGER NOT NULL, failed_count INTEGER NOT NULL) WITHOUT ROWID;
@@ -45,18 +65,19 @@ t.test('an older database is migrated to what this build writes', async (t) => {
     ALTER TABLE g RENAME TO agg_run_group;
     PRAGMA user_version = 2;
   `);
-  t.equal(old.prepare('SELECT prompt_run_count FROM agg_run_group WHERE run_group_id = ?').pluck().get(W.group), 5, 'schema 2 counted the foreign run in the group');
+  t.equal(old.prepare('SELECT prompt_run_count FROM agg_run_group WHERE run_group_id = ?').pluck().get(W.group), 8, 'schema 2 counted the foreign run in the group');
   old.close();
 
   const migrated = openDb(oldFile);
   t.teardown(() => migrated.close());
   t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
   t.equal(digest(migrated), expected, 'the digest of a fresh projection');
-  t.same(migrated.prepare('SELECT title, title_at FROM agg_url_day WHERE title IS NOT NULL ORDER BY title').all(), [
-    { title: 'New title', title_at: '2026-01-05T12:00:00.000Z' },
-    { title: 'Old title', title_at: '2026-01-05T10:00:00.000Z' },
-  ], 'title_at filled in from the runs');
+  t.same(migrated.prepare('SELECT title, title_at, title_run FROM agg_url_day WHERE title IS NOT NULL ORDER BY title').all(), [
+    { title: 'New title', title_at: '2026-01-05T12:00:00.000Z', title_run: (events().at(-6)!.data as { id: string }).id },
+    { title: 'Old title', title_at: '2026-01-05T10:00:00.000Z', title_run: (events().at(-8)!.data as { id: string }).id },
+  ], 'title_at and title_run filled in from the runs');
+  t.notOk(migrated.prepare("SELECT 1 FROM sqlite_master WHERE name = 'prompt_runs_bucket'").get(), 'the bucket index is gone');
   t.same(migrated.prepare('SELECT project_id, prompt_run_count FROM agg_run_group WHERE run_group_id = ? ORDER BY project_id').all(W.group), [
-    { project_id: W.project, prompt_run_count: 4 }, { project_id: W.otherProject, prompt_run_count: 1 },
+    { project_id: W.project, prompt_run_count: 7 }, { project_id: W.otherProject, prompt_run_count: 1 },
   ], 'run group counts per project');
 });

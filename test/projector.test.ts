@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { digest, type BatchResult, type Db, type Projector } from '../src/store';
+import { RR_SCALE, SENTIMENT_SCALE } from '../src/store/aggregates';
 import { asSource, ev, freshDb, id, run, sha256, W, world, type Ev } from './helpers';
 
 type Row = Record<string, unknown>;
@@ -308,21 +309,22 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and rec
   }, 'a failed run keeps what the analyser reported');
 
   // Day 2026-01-05, engine A: succeeded runs r1, r2, r3 (r4 failed). Brand in r1 (@2, -0.5) and r2 (@1, none):
-  // position_sum 3, rr_sum 1/2 + 1 = 1.5, sentiment_sum -0.5 over 1. Day 2026-01-06, engine B: r5 (@4, 0.5).
+  // position_sum 3, rr 1/2 + 1 = 1.5, sentiment -0.5 over 1. Day 2026-01-06, engine B: r5 (@4, 0.5).
+  // The two fractional sums are fixed-point integers (x RR_SCALE, x SENTIMENT_SCALE).
   tt.strictSame(all(db, 'SELECT * FROM agg_prompt_day ORDER BY day'), [
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, runs: 3, brand_runs: 2, position_sum: 3, rr_sum: 1.5, sentiment_sum: -0.5, sentiment_n: 1 },
-    { project_id: P, day: '2026-01-06', engine_id: W.engineB, prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_sum: 0.25, sentiment_sum: 0.5, sentiment_n: 1 },
+    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, runs: 3, brand_runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: -0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
+    { project_id: P, day: '2026-01-06', engine_id: W.engineB, prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: 0.25 * RR_SCALE, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
   ]);
   // Wile: r1 best @1 (0.5), r2 @2 (-0.25): runs 2, position_sum 3, rr_sum 1 + 1/2, sentiment 0.25 over 2.
   tt.strictSame(all(db, 'SELECT * FROM agg_competitor_day'), [
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, competitor_id: W.competitor, runs: 2, position_sum: 3, rr_sum: 1.5, sentiment_sum: 0.25, sentiment_n: 2 },
+    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, competitor_id: W.competitor, runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: 0.25 * SENTIMENT_SCALE, sentiment_n: 2 },
   ]);
   // anvils.com: r1 (once) and r2; latest title is r2's. b.org: r1 only (r4 failed), no title.
   tt.strictSame(all(db, 'SELECT * FROM agg_url_day ORDER BY url'), [
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: BORG, domain: 'b.org', runs: 1,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null, title_at: null },
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null, title_at: null, title_run: null },
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: ANVILS, domain: 'anvils.com', runs: 2,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title', title_at: '2026-01-05T14:00:00.000Z' },
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title', title_at: '2026-01-05T14:00:00.000Z', title_run: R.r2 },
   ]);
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: W.group, project_id: P, prompt_run_count: 5, succeeded_count: 4, failed_count: 1 }]);
   tt.end();
@@ -610,9 +612,9 @@ t.test('a run that moves to another bucket leaves the old bucket recomputed', (t
   // Run 1, newer (run() events occur at 2026-01-05T12:00:01Z): prompt 2 instead of prompt 1. The old bucket keeps only run 2.
   const movedPrompt = ev('prompt_run.completed', { ...first.data, prompt_id: W.prompt2 }, '2026-01-06T00:00:00Z');
   tt.strictSame(apply([movedPrompt]), result({ applied: 1, changed: [scope(P)] }));
-  tt.strictSame(all(db, 'SELECT prompt_id, runs, brand_runs, position_sum, rr_sum, sentiment_sum, sentiment_n FROM agg_prompt_day ORDER BY prompt_id'), [
-    { prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_sum: 0.25, sentiment_sum: 0, sentiment_n: 0 },
-    { prompt_id: W.prompt2, runs: 1, brand_runs: 1, position_sum: 2, rr_sum: 0.5, sentiment_sum: 0.5, sentiment_n: 1 },
+  tt.strictSame(all(db, 'SELECT prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n FROM agg_prompt_day ORDER BY prompt_id'), [
+    { prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: RR_SCALE / 4, sentiment_fixed: 0, sentiment_n: 0 },
+    { prompt_id: W.prompt2, runs: 1, brand_runs: 1, position_sum: 2, rr_fixed: RR_SCALE / 2, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
   ]);
   tt.strictSame(all(db, 'SELECT prompt_id, competitor_id, runs FROM agg_competitor_day'), [{ prompt_id: W.prompt2, competitor_id: W.competitor, runs: 1 }]);
   tt.strictSame(all(db, 'SELECT prompt_id, url, runs FROM agg_url_day'), [{ prompt_id: W.prompt2, url: 'https://a.com/1', runs: 1 }]);

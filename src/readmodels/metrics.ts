@@ -1,4 +1,5 @@
 import { addDays } from '../lib/time';
+import { RR_SCALE, SENTIMENT_SCALE } from '../store/aggregates';
 import type { ReadStore } from './store';
 
 /**
@@ -9,21 +10,21 @@ export interface MentionSums {
   runs: number;          // runs in the slice
   mentioned: number;     // runs that mention the entity
   position_sum: number;
-  rr_sum: number;
-  sentiment_sum: number;
+  rr_fixed: number;        // sum of 1/position in units of 1/RR_SCALE: integers add exactly in any order
+  sentiment_fixed: number; // sum of sentiments in units of 1/SENTIMENT_SCALE
   sentiment_n: number;
 }
 
 export function zeroSums(): MentionSums {
-  return { runs: 0, mentioned: 0, position_sum: 0, rr_sum: 0, sentiment_sum: 0, sentiment_n: 0 };
+  return { runs: 0, mentioned: 0, position_sum: 0, rr_fixed: 0, sentiment_fixed: 0, sentiment_n: 0 };
 }
 
 export function addSums(into: MentionSums, s: MentionSums): MentionSums {
   into.runs += s.runs;
   into.mentioned += s.mentioned;
   into.position_sum += s.position_sum;
-  into.rr_sum += s.rr_sum;
-  into.sentiment_sum += s.sentiment_sum;
+  into.rr_fixed += s.rr_fixed;
+  into.sentiment_fixed += s.sentiment_fixed;
   into.sentiment_n += s.sentiment_n;
   return into;
 }
@@ -33,9 +34,9 @@ export const mentionRate = (s: MentionSums): number => (s.runs === 0 ? 0 : s.men
 /** Mean best position over runs that mention the entity; null when none do. */
 export const averageRank = (s: MentionSums): number | null => (s.mentioned === 0 ? null : s.position_sum / s.mentioned);
 /** Mean sentiment over mentions that carry one; null when none do. */
-export const sentiment = (s: MentionSums): number | null => (s.sentiment_n === 0 ? null : s.sentiment_sum / s.sentiment_n);
+export const sentiment = (s: MentionSums): number | null => (s.sentiment_n === 0 ? null : s.sentiment_fixed / SENTIMENT_SCALE / s.sentiment_n);
 /** Visibility score: 100 x mean over runs of 1/position (0 when not mentioned); null when there are no runs. */
-export const score = (s: MentionSums): number | null => (s.runs === 0 ? null : (100 * s.rr_sum) / s.runs);
+export const score = (s: MentionSums): number | null => (s.runs === 0 ? null : (100 * (s.rr_fixed / RR_SCALE)) / s.runs);
 /** Brand mentions / (brand + tracked competitor mentions); null when neither is mentioned. */
 export const shareOfVoice = (brandMentions: number, competitorMentions: number): number | null =>
   brandMentions + competitorMentions === 0 ? null : brandMentions / (brandMentions + competitorMentions);
@@ -96,10 +97,10 @@ export function currentSlice(store: ReadStore, args: { projectId: string; window
 }
 
 const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.position_sum) AS position_sum,
-    sum(a.rr_sum) AS rr_sum, sum(a.sentiment_sum) AS sentiment_sum, sum(a.sentiment_n) AS sentiment_n`;
+    sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n`;
 /** Competitor rows carry no slice size: `runs` is 0 here; give them the slice's runs with `overRuns`. */
 const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum) AS position_sum,
-    sum(a.rr_sum) AS rr_sum, sum(a.sentiment_sum) AS sentiment_sum, sum(a.sentiment_n) AS sentiment_n`;
+    sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n`;
 /** Only competitors the project tracks (not deleted) count; mentions of unknown ids are ignored. */
 const TRACKED_COMPETITOR_JOIN = 'JOIN competitors c ON c.id = a.competitor_id AND c.project_id = a.project_id AND c.deleted = 0';
 const IN_SLICE = 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?';
@@ -168,7 +169,7 @@ export function trackedCompetitors(store: ReadStore, projectId: string): Array<{
   return store.all(TRACKED_COMPETITORS, projectId);
 }
 
-/** Adds rows into one total per key, in row order, so float sums are the same for the same rows. */
+/** Adds rows into one total per key (integers: exact in any order). */
 export function sumBy<T extends MentionSums>(rows: readonly T[], keyOf: (r: T) => string): Map<string, MentionSums> {
   const out = new Map<string, MentionSums>();
   for (const r of rows) {

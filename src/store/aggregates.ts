@@ -1,148 +1,221 @@
 import type { Db } from './db';
-import { bestMention, bucketKey, type BatchRuns, type Bucket, type RunFacts, type StoredCitation, type StoredMention } from './runs';
+import { bestMention, type RunFacts, type StoredCitation, type StoredMention } from './runs';
 
-interface Sums { runs: number; position_sum: number; rr_sum: number; sentiment_sum: number; sentiment_n: number }
-interface UrlSums { domain: string; runs: number; first_at: string; last_at: string; title: string | null; title_at: string }
-interface StoredRunRow { id: string; status: string; completed_at: string; brand_position: number | null; brand_sentiment: number | null; mentions: string; citations: string }
+/**
+ * Fixed-point scales of the two fractional sums (migration 005). Integers add exactly in any
+ * order, so a row is the same whatever the batching, and a superseded run subtracts to the cent.
+ * RR_SCALE is lcm(1..20): 1/position is exact for every position up to 20.
+ */
+export const RR_SCALE = 232_792_560;
+export const SENTIMENT_SCALE = 1_000_000;
 
-function emptySums(): Sums {
-  return { runs: 0, position_sum: 0, rr_sum: 0, sentiment_sum: 0, sentiment_n: 0 };
-}
+/** Maximum safe sum: an rr_fixed sum stays exact in a double for 38 million runs at position 1. */
+export const rrFixed = (position: number): number => Math.round(RR_SCALE / position);
+export const sentimentFixed = (sentiment: number): number => Math.round(sentiment * SENTIMENT_SCALE);
 
-/** Adds one run's best mention of an entity. Runs arrive in id order, so float sums are reproducible. */
-function addMention(s: Sums, position: number, sentiment: number | null): void {
-  s.runs += 1;
-  s.position_sum += position;
-  s.rr_sum += 1 / position;
-  if (sentiment !== null) {
-    s.sentiment_sum += sentiment;
-    s.sentiment_n += 1;
+interface MentionDelta { runs: number; position_sum: number; rr_fixed: number; sentiment_fixed: number; sentiment_n: number }
+interface PromptDelta { key: BucketKey; runs: number; brand: MentionDelta }
+interface CompetitorDelta extends MentionDelta { key: BucketKey; competitor_id: string }
+interface UrlAdd { key: BucketKey; url: string; domain: string; runs: number; first_at: string; last_at: string; title: string | null; title_at: string; title_run: string }
+interface GroupDelta { run_group_id: string; project_id: string; runs: number; succeeded: number; failed: number }
+type BucketKey = readonly [project_id: string, day: string, engine_id: string, prompt_id: string];
+
+const zeroMention = (): MentionDelta => ({ runs: 0, position_sum: 0, rr_fixed: 0, sentiment_fixed: 0, sentiment_n: 0 });
+const isZero = (d: MentionDelta): boolean => d.runs === 0 && d.position_sum === 0 && d.rr_fixed === 0 && d.sentiment_fixed === 0 && d.sentiment_n === 0;
+
+/** Adds (sign 1) or takes away (sign -1) one run's best mention of an entity. */
+function addMention(d: MentionDelta, m: StoredMention, sign: number): void {
+  d.runs += sign;
+  d.position_sum += sign * m.position;
+  d.rr_fixed += sign * rrFixed(m.position);
+  if (m.sentiment !== null) {
+    d.sentiment_fixed += sign * sentimentFixed(m.sentiment);
+    d.sentiment_n += sign;
   }
 }
 
-function byId(a: RunFacts, b: RunFacts): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
 /** Each tracked competitor of a run once, at its best position. */
-function competitorsOf(run: RunFacts): StoredMention[] {
+export function competitorsOf(mentions: StoredMention[]): StoredMention[] {
   const ids = new Set<string>();
-  for (const m of run.mentions) if (m.entity_type === 'competitor' && m.competitor_id) ids.add(m.competitor_id);
-  return [...ids].map((id) => bestMention(run.mentions, (m) => m.entity_type === 'competitor' && m.competitor_id === id)!);
+  for (const m of mentions) if (m.entity_type === 'competitor' && m.competitor_id) ids.add(m.competitor_id);
+  return [...ids].map((id) => bestMention(mentions, (m) => m.entity_type === 'competitor' && m.competitor_id === id)!);
 }
 
 /** Each URL of a run once (its first citation, or the first that has a title). */
-function urlsOf(run: RunFacts): StoredCitation[] {
+export function urlsOf(citations: StoredCitation[]): StoredCitation[] {
   const seen = new Map<string, StoredCitation>();
-  for (const c of run.citations) {
+  for (const c of citations) {
     const prev = seen.get(c.url);
     if (!prev || (prev.title === null && c.title !== null)) seen.set(c.url, c);
   }
   return [...seen.values()];
 }
 
+/** The latest titled citation gives the title; at one instant, the greater run id (any order gives the same). */
+function titleWins(at: string, runId: string, overAt: string, overRun: string): boolean {
+  return at > overAt || (at === overAt && runId > overRun);
+}
+
+function mergeUrl(into: UrlAdd, add: Omit<UrlAdd, 'key' | 'url' | 'domain'>): void {
+  into.runs += add.runs;
+  if (add.first_at < into.first_at) into.first_at = add.first_at;
+  if (add.last_at > into.last_at) into.last_at = add.last_at;
+  if (add.title !== null && (into.title === null || titleWins(add.title_at, add.title_run, into.title_at, into.title_run))) {
+    into.title = add.title;
+    into.title_at = add.title_at;
+    into.title_run = add.title_run;
+  }
+}
+
+function bucketOf(run: RunFacts): { key: BucketKey; text: string } {
+  return { key: [run.project_id, run.day, run.engine_id, run.prompt_id], text: `${run.project_id}|${run.day}|${run.engine_id}|${run.prompt_id}` };
+}
+
 /**
- * Recomputes the aggregate rows of the buckets a batch touched from the runs in each bucket.
- * Nothing is ever incremented: the rows are a function of the facts alone, whatever the batching.
+ * The aggregate rows a batch moves, summed in memory and written once per row at the end of the
+ * batch: a new run adds its contribution, a superseded run takes its old one away. Nothing reads a
+ * bucket back, so applying a run costs the same however many runs its bucket already holds. The
+ * exception is a URL row a superseded run cited: first/last/title are not subtractable, so that
+ * one row is counted again from the day's runs (rare: a run re-analysed upstream).
  */
 export class Aggregator {
+  private readonly prompt = new Map<string, PromptDelta>();
+  private readonly competitor = new Map<string, CompetitorDelta>();
+  private readonly url = new Map<string, UrlAdd>();
+  private readonly urlRecount = new Map<string, { key: BucketKey; url: string }>();
+  private readonly group = new Map<string, GroupDelta>();
   private readonly stmts;
 
   constructor(db: Db) {
-    const bucket = 'project_id = ? AND engine_id = ? AND day = ? AND prompt_id = ?';
+    const bucket = 'project_id = ? AND day = ? AND engine_id = ? AND prompt_id = ?';
+    const mentionSet = `runs = runs + excluded.runs, position_sum = position_sum + excluded.position_sum,
+      rr_fixed = rr_fixed + excluded.rr_fixed, sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed,
+      sentiment_n = sentiment_n + excluded.sentiment_n`;
+    const titleWinsSql = `excluded.title IS NOT NULL AND (title IS NULL OR excluded.title_at > title_at
+      OR (excluded.title_at = title_at AND excluded.title_run > title_run))`;
     this.stmts = {
-      count: db.prepare(`SELECT count(*) FROM prompt_runs WHERE ${bucket}`).pluck(),
-      runs: db.prepare(`SELECT id, status, completed_at, brand_position, brand_sentiment, mentions, citations
-        FROM prompt_runs WHERE ${bucket} AND status = 'succeeded' ORDER BY id`),
-      clear: ['agg_prompt_day', 'agg_competitor_day', 'agg_url_day'].map((t) => db.prepare(`DELETE FROM ${t} WHERE ${bucket}`)),
-      putPrompt: db.prepare(`INSERT INTO agg_prompt_day (project_id, engine_id, day, prompt_id, runs, brand_runs, position_sum, rr_sum, sentiment_sum, sentiment_n)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      putCompetitor: db.prepare(`INSERT INTO agg_competitor_day (project_id, engine_id, day, prompt_id, competitor_id, runs, position_sum, rr_sum, sentiment_sum, sentiment_n)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      putUrl: db.prepare(`INSERT INTO agg_url_day (project_id, engine_id, day, prompt_id, url, domain, runs, first_at, last_at, title, title_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      groupCounts: db.prepare(`SELECT project_id, count(*) AS prompt_run_count,
-          sum(status = 'succeeded') AS succeeded_count, sum(status = 'failed') AS failed_count
-        FROM prompt_runs WHERE run_group_id = ? GROUP BY project_id ORDER BY project_id`),
-      putGroup: db.prepare(`INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
-        VALUES (?, @project_id, @prompt_run_count, @succeeded_count, @failed_count)`),
-      clearGroup: db.prepare('DELETE FROM agg_run_group WHERE run_group_id = ?'),
+      addPrompt: db.prepare(`INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project_id, day, engine_id, prompt_id) DO UPDATE SET brand_runs = brand_runs + excluded.brand_runs, ${mentionSet}`),
+      dropEmptyPrompt: db.prepare(`DELETE FROM agg_prompt_day WHERE ${bucket} AND runs = 0`),
+      addCompetitor: db.prepare(`INSERT INTO agg_competitor_day (project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project_id, day, engine_id, prompt_id, competitor_id) DO UPDATE SET ${mentionSet}`),
+      dropEmptyCompetitor: db.prepare(`DELETE FROM agg_competitor_day WHERE ${bucket} AND competitor_id = ? AND runs = 0`),
+      addUrl: db.prepare(`INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, runs, first_at, last_at, title, title_at, title_run)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project_id, day, engine_id, prompt_id, url) DO UPDATE SET runs = runs + excluded.runs,
+          first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at),
+          title = CASE WHEN ${titleWinsSql} THEN excluded.title ELSE title END,
+          title_at = CASE WHEN ${titleWinsSql} THEN excluded.title_at ELSE title_at END,
+          title_run = CASE WHEN ${titleWinsSql} THEN excluded.title_run ELSE title_run END`),
+      dropUrl: db.prepare(`DELETE FROM agg_url_day WHERE ${bucket} AND url = ?`),
+      // The day's runs through prompt_runs_recent (project_id, completed_at): [day 'T', day 'U') is that UTC day.
+      dayRuns: db.prepare(`SELECT id, completed_at, citations FROM prompt_runs
+        WHERE project_id = ? AND completed_at >= ? || 'T' AND completed_at < ? || 'U' AND engine_id = ? AND prompt_id = ? AND status = 'succeeded'`),
+      addGroup: db.prepare(`INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
+        VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (run_group_id, project_id) DO UPDATE SET prompt_run_count = prompt_run_count + excluded.prompt_run_count,
+          succeeded_count = succeeded_count + excluded.succeeded_count, failed_count = failed_count + excluded.failed_count`),
+      dropEmptyGroup: db.prepare('DELETE FROM agg_run_group WHERE run_group_id = ? AND project_id = ? AND prompt_run_count = 0'),
     };
   }
 
-  recomputeBuckets(buckets: Iterable<Bucket>, batch: BatchRuns): void {
-    const unique = new Map<string, Bucket>();
-    for (const b of buckets) unique.set(bucketKey(b), b);
-    for (const key of [...unique.keys()].sort()) this.recomputeBucket(unique.get(key)!, key, batch);
+  clear(): void {
+    this.prompt.clear();
+    this.competitor.clear();
+    this.url.clear();
+    this.urlRecount.clear();
+    this.group.clear();
   }
 
-  recomputeRunGroups(ids: Iterable<string>): void {
-    for (const id of [...new Set(ids)].sort()) {
-      this.stmts.clearGroup.run(id);
-      // Per project: a run naming another project than its group's is counted apart (see migration 003).
-      for (const counts of this.stmts.groupCounts.all(id) as Array<Record<string, unknown>>) this.stmts.putGroup.run(id, counts);
+  /** A run now stored: its contribution joins the batch's deltas. */
+  add(run: RunFacts): void {
+    this.count(run, 1);
+  }
+
+  /** A run replaced or moved: its stored contribution leaves. */
+  remove(run: RunFacts): void {
+    this.count(run, -1);
+  }
+
+  /** Writes the batch's deltas, one statement per row moved, then forgets them. */
+  flush(): void {
+    const s = this.stmts;
+    for (const d of this.prompt.values()) {
+      const b = d.brand;
+      if (d.runs === 0 && isZero(b)) continue;
+      s.addPrompt.run(...d.key, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
+      if (d.runs < 0) s.dropEmptyPrompt.run(...d.key);
     }
-  }
-
-  /**
-   * The usual case, a bucket whose every run arrived in this batch, is summed from memory: there is
-   * nothing to read back and no old row to delete. Otherwise the bucket is re-read from the store.
-   */
-  private recomputeBucket(b: Bucket, key: string, batch: BatchRuns): void {
-    const k = [b.project_id, b.engine_id, b.day, b.prompt_id] as const;
-    const fresh = batch.fresh.get(key);
-    let runs: RunFacts[];
-    if (fresh && !batch.touchedExisting.has(key) && this.stmts.count.get(...k) === fresh.length) {
-      runs = fresh.filter((r) => r.status === 'succeeded').sort(byId);
-    } else {
-      for (const c of this.stmts.clear) c.run(...k);
-      runs = (this.stmts.runs.all(...k) as StoredRunRow[]).map((r) => ({
-        ...r, mentions: JSON.parse(r.mentions) as StoredMention[], citations: JSON.parse(r.citations) as StoredCitation[],
-      }));
+    for (const d of this.competitor.values()) {
+      if (isZero(d)) continue;
+      s.addCompetitor.run(...d.key, d.competitor_id, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
+      if (d.runs < 0) s.dropEmptyCompetitor.run(...d.key, d.competitor_id);
     }
-    if (runs.length === 0) return;
-    this.writePromptRow(k, runs);
-    this.writeCompetitorRows(k, runs);
-    this.writeUrlRows(k, runs);
+    for (const [k, u] of this.url) {
+      if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store
+      s.addUrl.run(...u.key, u.url, u.domain, u.runs, u.first_at, u.last_at, u.title, u.title ? u.title_at : null, u.title ? u.title_run : null);
+    }
+    for (const { key, url } of this.urlRecount.values()) this.recountUrl(key, url);
+    for (const g of this.group.values()) {
+      if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
+      s.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
+      if (g.runs < 0) s.dropEmptyGroup.run(g.run_group_id, g.project_id);
+    }
+    this.clear();
   }
 
-  private writePromptRow(k: readonly string[], runs: RunFacts[]): void {
-    const brand = emptySums();
-    for (const r of runs) if (r.brand_position !== null) addMention(brand, r.brand_position, r.brand_sentiment);
-    this.stmts.putPrompt.run(...k, runs.length, brand.runs, brand.position_sum, brand.rr_sum, brand.sentiment_sum, brand.sentiment_n);
-  }
-
-  private writeCompetitorRows(k: readonly string[], runs: RunFacts[]): void {
-    const byCompetitor = new Map<string, Sums>();
-    for (const r of runs) {
-      for (const m of competitorsOf(r)) {
-        let s = byCompetitor.get(m.competitor_id!);
-        if (!s) byCompetitor.set(m.competitor_id!, (s = emptySums()));
-        addMention(s, m.position, m.sentiment);
+  private count(run: RunFacts, sign: 1 | -1): void {
+    this.countGroup(run, sign);
+    if (run.status !== 'succeeded') return;
+    const b = bucketOf(run);
+    let p = this.prompt.get(b.text);
+    if (!p) this.prompt.set(b.text, (p = { key: b.key, runs: 0, brand: zeroMention() }));
+    p.runs += sign;
+    const brand = bestMention(run.mentions, (m) => m.entity_type === 'brand');
+    if (brand) addMention(p.brand, brand, sign);
+    for (const m of competitorsOf(run.mentions)) {
+      const k = `${b.text}|${m.competitor_id!}`;
+      let c = this.competitor.get(k);
+      if (!c) this.competitor.set(k, (c = { key: b.key, competitor_id: m.competitor_id!, ...zeroMention() }));
+      addMention(c, m, sign);
+    }
+    for (const c of urlsOf(run.citations)) {
+      const k = `${b.text}|${c.url}`;
+      if (sign < 0) {
+        this.urlRecount.set(k, { key: b.key, url: c.url });
+        continue;
       }
+      const add = { runs: 1, first_at: run.completed_at, last_at: run.completed_at, title: c.title, title_at: run.completed_at, title_run: run.id };
+      const u = this.url.get(k);
+      if (u) mergeUrl(u, add);
+      else this.url.set(k, { key: b.key, url: c.url, domain: c.domain, ...add });
     }
-    for (const [id, s] of byCompetitor) this.stmts.putCompetitor.run(...k, id, s.runs, s.position_sum, s.rr_sum, s.sentiment_sum, s.sentiment_n);
   }
 
-  private writeUrlRows(k: readonly string[], runs: RunFacts[]): void {
-    const byUrl = new Map<string, UrlSums>();
+  private countGroup(run: RunFacts, sign: 1 | -1): void {
+    const k = `${run.run_group_id}|${run.project_id}`;
+    let g = this.group.get(k);
+    if (!g) this.group.set(k, (g = { run_group_id: run.run_group_id, project_id: run.project_id, runs: 0, succeeded: 0, failed: 0 }));
+    g.runs += sign;
+    if (run.status === 'succeeded') g.succeeded += sign;
+    if (run.status === 'failed') g.failed += sign;
+  }
+
+  /** One URL row from the day's stored runs: what a supersede leaves when it took away a first, last or title. */
+  private recountUrl(key: BucketKey, url: string): void {
+    const [projectId, day, engineId, promptId] = key;
+    let row: UrlAdd | undefined;
+    const runs = this.stmts.dayRuns.all(projectId, day, day, engineId, promptId) as Array<{ id: string; completed_at: string; citations: string }>;
     for (const r of runs) {
-      for (const c of urlsOf(r)) {
-        const u = byUrl.get(c.url);
-        if (!u) {
-          byUrl.set(c.url, { domain: c.domain, runs: 1, first_at: r.completed_at, last_at: r.completed_at, title: c.title, title_at: c.title ? r.completed_at : '' });
-          continue;
-        }
-        u.runs += 1;
-        if (r.completed_at < u.first_at) u.first_at = r.completed_at;
-        if (r.completed_at > u.last_at) u.last_at = r.completed_at;
-        // The latest titled citation wins; runs come in id order, so ties resolve the same way every time.
-        if (c.title && r.completed_at >= u.title_at) {
-          u.title = c.title;
-          u.title_at = r.completed_at;
-        }
-      }
+      const cited = urlsOf(JSON.parse(r.citations) as StoredCitation[]).find((c) => c.url === url);
+      if (!cited) continue;
+      const add = { runs: 1, first_at: r.completed_at, last_at: r.completed_at, title: cited.title, title_at: r.completed_at, title_run: r.id };
+      if (row) mergeUrl(row, add);
+      else row = { key, url, domain: cited.domain, ...add };
     }
-    for (const [url, u] of byUrl) this.stmts.putUrl.run(...k, url, u.domain, u.runs, u.first_at, u.last_at, u.title, u.title ? u.title_at : null);
+    this.stmts.dropUrl.run(...key, url);
+    if (row) this.stmts.addUrl.run(...key, url, row.domain, row.runs, row.first_at, row.last_at, row.title, row.title ? row.title_at : null, row.title ? row.title_run : null);
   }
 }

@@ -2,7 +2,7 @@ import { decodeEvent, type Envelope, type EventDataByType, type EventType } from
 import { isStorageError, type Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
-import { BatchRuns, RunStore, type Bucket } from './runs';
+import { RunStore, type RunFacts } from './runs';
 import { noteCommit } from './commits';
 import { ChangeSet, type Outcome, type Version } from './versions';
 
@@ -25,8 +25,9 @@ export interface BatchResult {
 /** What one event's handler touched, merged into the batch only when the event succeeds. */
 interface Effects {
   changes: ChangeSet;
-  buckets: Bucket[];
-  runGroups: string[];
+  /** Runs whose contribution joins the aggregates, and runs (old versions) whose contribution leaves. */
+  added: RunFacts[];
+  removed: RunFacts[];
 }
 
 type Handler<T extends EventType> = (data: EventDataByType[T], v: Version, fx: Effects) => Outcome;
@@ -47,7 +48,6 @@ export class Projector {
   private readonly groups: SplitFactTable;
   private readonly forum: ForumStore;
   private readonly runs: RunStore;
-  private readonly batchRuns = new BatchRuns();
   private readonly aggregator: Aggregator;
   private readonly handlers: Handlers;
   private readonly stmts;
@@ -67,7 +67,7 @@ export class Projector {
       completed: { columns: ['completed_at', 'status'], version: ['c_at', 'c_id'] },
     });
     this.forum = new ForumStore(db);
-    this.runs = new RunStore(db, this.batchRuns);
+    this.runs = new RunStore(db);
     this.aggregator = new Aggregator(db);
     this.handlers = this.makeHandlers();
     this.stmts = {
@@ -106,11 +106,9 @@ export class Projector {
   private applyAll(events: SourceEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
-    const buckets: Bucket[] = [];
-    const runGroups: string[] = [];
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
-    this.batchRuns.clear();
+    this.aggregator.clear();
     for (const e of events) {
       positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
       const decoded = decodeEvent(e.raw);
@@ -119,7 +117,7 @@ export class Projector {
         result.deadLettered += 1;
         continue;
       }
-      const fx: Effects = { changes: new ChangeSet(), buckets: [], runGroups: [] };
+      const fx: Effects = { changes: new ChangeSet(), added: [], removed: [] };
       let outcome: Outcome;
       try {
         outcome = isolate ? this.eventInSavepoint(decoded.event, fx) : this.dispatch(decoded.event, fx);
@@ -133,11 +131,10 @@ export class Projector {
       }
       result[outcome] += 1;
       for (const s of fx.changes.scopes) changes.scopes.add(s);
-      buckets.push(...fx.buckets);
-      runGroups.push(...fx.runGroups);
+      for (const r of fx.removed) this.aggregator.remove(r);
+      for (const r of fx.added) this.aggregator.add(r);
     }
-    this.aggregator.recomputeBuckets(buckets, this.batchRuns);
-    this.aggregator.recomputeRunGroups(runGroups);
+    this.aggregator.flush();
     result.changed = [...changes.scopes].sort();
     for (const scope of result.changed) this.stmts.bump.run(scope, now);
     for (const [source, next] of positions) this.stmts.position.run(source, next);
@@ -205,9 +202,14 @@ export class Projector {
       }), fx, d.id),
       'prompt_run.completed': (d, v, fx) => {
         const r = this.runs.apply(d, v);
-        fx.buckets.push(...r.buckets);
-        fx.runGroups.push(...r.runGroups);
-        for (const p of r.projects) fx.changes.project(p);
+        if (r.removed) {
+          fx.removed.push(r.removed);
+          fx.changes.project(r.removed.project_id);
+        }
+        if (r.added) {
+          fx.added.push(r.added);
+          fx.changes.project(r.added.project_id);
+        }
         return r.outcome;
       },
       'forum_post.discovered': (d, v, fx) => {

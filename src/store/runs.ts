@@ -4,18 +4,6 @@ import { utcDay } from '../lib/time';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 
-/** An aggregate bucket: the runs of one prompt on one engine on one UTC day. */
-export interface Bucket {
-  project_id: string;
-  engine_id: string;
-  day: string;
-  prompt_id: string;
-}
-
-export function bucketKey(b: Bucket): string {
-  return `${b.project_id}|${b.engine_id}|${b.day}|${b.prompt_id}`;
-}
-
 /** A mention as stored: every field present, null where the analyser gave none. */
 export interface StoredMention {
   entity_type: 'brand' | 'competitor';
@@ -33,9 +21,14 @@ export interface StoredCitation {
   position: number | null;
 }
 
-/** What the aggregates need of one run. */
+/** What the aggregates need of one run: its bucket (project, UTC day, engine, prompt), group and findings. */
 export interface RunFacts {
   id: string;
+  run_group_id: string;
+  project_id: string;
+  engine_id: string;
+  prompt_id: string;
+  day: string;
   status: string;
   completed_at: string;
   brand_position: number | null;
@@ -44,33 +37,22 @@ export interface RunFacts {
   citations: StoredCitation[];
 }
 
-interface StoredVersion extends Bucket {
-  run_group_id: string;
+interface StoredVersion {
   fact_hash: string;
   v_at: string;
   v_id: string;
 }
 
-export interface RunEffects {
-  outcome: Outcome;
-  buckets: Bucket[];
-  runGroups: string[];
-  projects: string[];
+interface StoredRun extends Omit<RunFacts, 'mentions' | 'citations'> {
+  mentions: string;
+  citations: string;
 }
 
-/**
- * The runs a batch wrote, per bucket. A bucket whose every run is new in this batch can be
- * aggregated from memory, without reading anything back or deleting old aggregate rows.
- */
-export class BatchRuns {
-  readonly fresh = new Map<string, RunFacts[]>();
-  /** Buckets that held runs before this batch (a run replaced or moved): aggregate from the store. */
-  readonly touchedExisting = new Set<string>();
-
-  clear(): void {
-    this.fresh.clear();
-    this.touchedExisting.clear();
-  }
+/** What applying a run did: the contribution it added to the aggregates, and the one it replaced. */
+export interface RunEffects {
+  outcome: Outcome;
+  added?: RunFacts;
+  removed?: RunFacts;
 }
 
 /** Within one run an entity counts once, at its best (lowest) position, with that mention's sentiment. */
@@ -99,14 +81,20 @@ function normalizeCitations(run: PromptRunCompleted): StoredCitation[] {
   return run.citations.map((c) => ({ url: c.url, domain: domainOf(c.url), title: c.title ?? null, position: c.position ?? null }));
 }
 
-/** Upserts prompt runs (last writer wins) with their mentions and citations, noting the buckets they touch. */
+/**
+ * Upserts prompt runs (last writer wins) with their mentions and citations. A run seen before is
+ * read back only when a newer version replaces it, so its old contribution can leave the aggregates.
+ */
 export class RunStore {
-  private readonly get;
+  private readonly version;
+  private readonly stored;
   private readonly put;
   private readonly touchVersion;
 
-  constructor(db: Db, private readonly batch: BatchRuns) {
-    this.get = db.prepare('SELECT project_id, engine_id, day, prompt_id, run_group_id, fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
+  constructor(db: Db) {
+    this.version = db.prepare('SELECT fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
+    this.stored = db.prepare(`SELECT id, run_group_id, project_id, engine_id, prompt_id, day, status, completed_at,
+      brand_position, brand_sentiment, mentions, citations FROM prompt_runs WHERE id = ?`);
     this.put = db.prepare(`INSERT INTO prompt_runs (id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
         response_excerpt, brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -121,29 +109,23 @@ export class RunStore {
   }
 
   apply(run: PromptRunCompleted, v: Version): RunEffects {
-    const cur = this.get.get(run.id) as StoredVersion | undefined;
+    const cur = this.version.get(run.id) as StoredVersion | undefined;
     const factHash = createHash('sha1').update(JSON.stringify(run)).digest('base64');
     if (cur && !isNewer(v, cur.v_at, cur.v_id)) {
-      const outcome = isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === factHash ? 'duplicate' : 'stale';
-      return { outcome, buckets: [], runGroups: [], projects: [] };
+      return { outcome: isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === factHash ? 'duplicate' : 'stale' };
     }
     if (cur && cur.fact_hash === factHash) {
       // The same fact retried under a newer event id: keep the version order, change no data.
       this.touchVersion.run(v.at, v.id, run.id);
-      return { outcome: 'duplicate', buckets: [], runGroups: [], projects: [] };
+      return { outcome: 'duplicate' };
     }
-    const facts = this.write(run, factHash, v);
-    const bucket: Bucket = { project_id: run.project_id, engine_id: run.engine_id, day: utcDay(run.completed_at), prompt_id: run.prompt_id };
-    const key = bucketKey(bucket);
-    if (cur) {
-      this.batch.touchedExisting.add(key);
-      this.batch.touchedExisting.add(bucketKey(cur));
-      return { outcome: 'applied', buckets: [bucket, cur], runGroups: [run.run_group_id, cur.run_group_id], projects: [run.project_id, cur.project_id] };
-    }
-    const fresh = this.batch.fresh.get(key);
-    if (fresh) fresh.push(facts);
-    else this.batch.fresh.set(key, [facts]);
-    return { outcome: 'applied', buckets: [bucket], runGroups: [run.run_group_id], projects: [run.project_id] };
+    const removed = cur ? this.storedFacts(run.id) : undefined;
+    return { outcome: 'applied', added: this.write(run, factHash, v), removed };
+  }
+
+  private storedFacts(id: string): RunFacts {
+    const r = this.stored.get(id) as StoredRun;
+    return { ...r, mentions: JSON.parse(r.mentions) as StoredMention[], citations: JSON.parse(r.citations) as StoredCitation[] };
   }
 
   private write(run: PromptRunCompleted, factHash: string, v: Version): RunFacts {
@@ -151,11 +133,12 @@ export class RunStore {
     const citations = normalizeCitations(run);
     const brand = bestMention(mentions, (m) => m.entity_type === 'brand');
     const facts: RunFacts = {
-      id: run.id, status: run.status, completed_at: run.completed_at,
+      id: run.id, run_group_id: run.run_group_id, project_id: run.project_id, engine_id: run.engine_id, prompt_id: run.prompt_id,
+      day: utcDay(run.completed_at), status: run.status, completed_at: run.completed_at,
       brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null, mentions, citations,
     };
     this.put.run(run.id, run.run_group_id, run.project_id, run.prompt_id, run.engine_id, run.status, run.completed_at,
-      utcDay(run.completed_at), run.response_excerpt ?? null, facts.brand_position, facts.brand_sentiment,
+      facts.day, run.response_excerpt ?? null, facts.brand_position, facts.brand_sentiment,
       mentions.length, citations.length, JSON.stringify(mentions), JSON.stringify(citations), factHash, v.at, v.id);
     return facts;
   }

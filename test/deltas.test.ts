@@ -1,0 +1,98 @@
+// Aggregates move by exact deltas (migration 005): a run adds its contribution, a superseded run
+// takes its old one away. These cases check that this leaves exactly what applying only the
+// winning versions leaves, whatever the order, the batching and the versions in between: runs that
+// are re-analysed several times, move between buckets, change status, and cite one URL with
+// titles at the same instant.
+import t from 'tap';
+import { mulberry32 } from '../fixtures/random';
+import { digest } from '../src/store';
+import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
+
+const DAYS = ['2026-01-05', '2026-01-06'];
+const URLS = ['https://a.com/x', 'https://b.org/y', 'https://c.net/z'];
+
+type Rng = () => number;
+const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+
+/** One version of run `n`: a random bucket, status, mentions and citations; `v` orders the versions. */
+function version(rng: Rng, n: number, v: number): Ev {
+  const mentions: Array<Record<string, unknown>> = [];
+  if (rng() < 0.7) mentions.push({ entity_type: 'brand', name: 'Acme', position: 1 + Math.floor(rng() * 12), ...(rng() < 0.8 ? { sentiment: Math.round((rng() * 2 - 1) * 100) / 100 } : {}) });
+  if (rng() < 0.3) mentions.push({ entity_type: 'brand', name: 'Acme Inc', position: 1 + Math.floor(rng() * 12), sentiment: -0.5 });
+  if (rng() < 0.6) mentions.push({ entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 1 + Math.floor(rng() * 30), sentiment: 0.25 });
+  const citations = URLS.filter(() => rng() < 0.5).map((url) => (rng() < 0.6 ? { url, title: `T${Math.floor(rng() * 4)}` } : { url }));
+  // A few instants only, so titles of one URL often tie at the same completed_at across runs.
+  const hour = pick(rng, ['09', '12', '12', '15']);
+  return ev('prompt_run.completed', {
+    id: id(n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: pick(rng, [W.prompt1, W.prompt2]),
+    engine_id: pick(rng, [W.engineA, W.engineB]), status: rng() < 0.85 ? 'succeeded' : 'failed',
+    completed_at: `${pick(rng, DAYS)}T${hour}:00:00Z`, mentions, citations,
+  }, `2026-01-07T00:00:${String(v).padStart(2, '0')}Z`);
+}
+
+/** 40 runs, each in 1-4 versions: every version, and the winning (latest) one of each run. */
+function history(seed: number): { all: Ev[]; winners: Ev[] } {
+  const rng = mulberry32(seed);
+  const all: Ev[] = [];
+  const winners: Ev[] = [];
+  for (let n = 1; n <= 40; n += 1) {
+    const versions = Array.from({ length: 1 + Math.floor(rng() * 4) }, (_, v) => version(rng, n, v));
+    all.push(...versions);
+    winners.push(versions.at(-1)!);
+  }
+  return { all, winners };
+}
+
+function shuffled<T>(rng: Rng, xs: T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(rng() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** Applies the world, then `events` cut into batches of the given sizes (cycled); returns the digest. */
+function digestOf(tt: Parameters<typeof freshDb>[0], events: Ev[], sizes: number[]): string {
+  const { db, projector } = freshDb(tt);
+  projector.applyBatch(asSource(world()));
+  for (let i = 0, b = 0; i < events.length; b += 1) {
+    const size = sizes[b % sizes.length]!;
+    projector.applyBatch(asSource(events.slice(i, i + size), 'test', 1000 + i));
+    i += size;
+  }
+  return digest(db);
+}
+
+t.test('superseding runs leave the aggregates of their winning versions alone, whatever the order and batching', (t) => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    const { all, winners } = history(seed);
+    const rng = mulberry32(seed * 7919);
+    const expected = digestOf(t, winners, [winners.length]);
+    t.equal(digestOf(t, all, [all.length]), expected, `seed ${seed}: every version in one batch`);
+    t.equal(digestOf(t, all, [1]), expected, `seed ${seed}: every version, one per batch`);
+    t.equal(digestOf(t, shuffled(rng, all), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
+    t.equal(digestOf(t, [...shuffled(rng, all), ...shuffled(rng, all)], [5]), expected, `seed ${seed}: shuffled, twice over`);
+  }
+  t.end();
+});
+
+t.test('a run that leaves a URL row takes its first, last and title with it', (t) => {
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(world()));
+  const cite = (n: number, hour: string, title: string | null, at: string, url = URLS[0]!): Ev => ev('prompt_run.completed', {
+    id: id(n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: W.prompt1, engine_id: W.engineA,
+    status: 'succeeded', completed_at: `2026-01-05T${hour}:00:00Z`, mentions: [], citations: [title ? { url, title } : { url }],
+  }, at);
+  // Runs 1 and 2 cite the URL at 09:00 and 12:00; run 3 at 12:00 too, with a title: the greater id wins the tie.
+  projector.applyBatch(asSource([cite(1, '09', 'First', '2026-01-06T00:00:00Z'), cite(2, '12', 'Tie low', '2026-01-06T00:00:00Z'), cite(3, '12', 'Tie high', '2026-01-06T00:00:00Z')]));
+  const row = (): unknown => db.prepare('SELECT runs, first_at, last_at, title, title_run FROM agg_url_day').get();
+  t.same(row(), { runs: 3, first_at: '2026-01-05T09:00:00.000Z', last_at: '2026-01-05T12:00:00.000Z', title: 'Tie high', title_run: id(3, '55555555') });
+  // Run 3 re-analysed: it now cites another URL. The tie's winner is gone: run 2's title is next.
+  projector.applyBatch(asSource([cite(3, '12', 'Elsewhere', '2026-01-06T01:00:00Z', URLS[1])]));
+  t.same(row(), { runs: 2, first_at: '2026-01-05T09:00:00.000Z', last_at: '2026-01-05T12:00:00.000Z', title: 'Tie low', title_run: id(2, '55555555') });
+  // Run 1 (the first) re-analysed without a title, later in the day: first_at moves, the title stays.
+  projector.applyBatch(asSource([cite(1, '15', null, '2026-01-06T01:00:00Z')]));
+  t.same(row(), { runs: 2, first_at: '2026-01-05T12:00:00.000Z', last_at: '2026-01-05T15:00:00.000Z', title: 'Tie low', title_run: id(2, '55555555') });
+  t.end();
+});
