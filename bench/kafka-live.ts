@@ -1,0 +1,119 @@
+// Part b of `npm run bench:kafka`: one phase of the live stream against the running service, under
+// read load. Freshness (produce ack -> the probe group and its run visible through the API), consumer
+// lag (produced minus committed offsets, every second) and the serving thread's event-loop delay.
+import autocannon from 'autocannon';
+import type { Admin } from 'kafkajs';
+import { producedCount } from './kafka-broker';
+import { CommittedOffsets, scrapeOps, type Service } from './kafka-service';
+import type { StreamMessage, StreamStart } from './kafka-stream';
+import type { BenchWorld } from './kafka-world';
+import { startWorker } from '../src/lib/worker';
+
+export interface LiveOptions { rate: number; seconds: number; drainSeconds: number; readRate: number; connections: number; tag: string }
+
+export interface Sample {
+  t: number; produced: number; committed: number; lag: number; eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null; streaming: boolean;
+}
+
+export interface PhaseResult {
+  rate: number;
+  produced: number;
+  streamSeconds: number;
+  /** ms from ack to visible, one per probe; null: not visible by the end of the drain. */
+  freshness: Array<number | null>;
+  samples: Sample[];
+  lagAtEnd: number;
+  /** Seconds after the stream stopped until every produced offset was committed; null: not within the drain. */
+  drainedIn: number | null;
+  lagAfterDrain: number;
+  reads: { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const nowMs = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * Polls GET /runs/{group} until it answers 200 with the probe's run in it. Every 5 ms at first, then
+ * at 5 % of the time waited so far (at most every 500 ms): the precision stays within 5 % while a
+ * consumer that fell far behind is not also flooded with polls.
+ */
+async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, headers: Record<string, string>, stopped: () => boolean): Promise<number | null> {
+  const plain = { 'x-api-key': headers['x-api-key']! };
+  while (!stopped()) {
+    const res = await fetch(`${api}/runs/${m.group}`, { headers: plain, signal: AbortSignal.timeout(5000) }).catch(() => null);
+    if (res) {
+      const body = await res.text();
+      if (res.status === 200 && body.includes(m.run)) return nowMs() - m.ackedAt;
+    }
+    await sleep(Math.min(500, Math.max(5, (nowMs() - m.ackedAt) * 0.05)));
+  }
+  return null;
+}
+
+function readLoad(api: string, world: BenchWorld, o: LiveOptions): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({
+      url: new URL(api).origin, connections: o.connections, overallRate: o.readRate, duration: o.seconds, timeout: 10,
+      requests: world.reads.map((r) => ({ method: r.method, path: r.path, headers: r.headers })),
+    }, (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
+  });
+}
+
+/** Samples lag and event-loop delay every second until stop() is called. */
+function sampler(service: Service, admin: Admin, topic: string, offsets: CommittedOffsets, started: number, isStreaming: () => boolean) {
+  const samples: Sample[] = [];
+  let stop = false;
+  const running = (async () => {
+    while (!stop) {
+      const tick = performance.now();
+      const [produced, ops] = await Promise.all([producedCount(admin, topic), scrapeOps(service.ops).catch(() => null)]);
+      const committed = offsets.read() ?? 0;
+      samples.push({ t: (tick - started) / 1000, produced, committed, lag: Math.max(0, produced - committed), eldP99Ms: ops?.eldP99Ms ?? null, eldMaxMs: ops?.eldMaxMs ?? null,
+        deadLetters: ops?.deadLetters ?? null, streaming: isStreaming() });
+      await sleep(Math.max(0, 1000 - (performance.now() - tick)));
+    }
+  })();
+  return { samples, stop: async () => { stop = true; await running; } };
+}
+
+/** One phase: the stream at o.rate for o.seconds under read load, then a bounded drain. */
+export async function livePhase(service: Service, admin: Admin, topic: string, offsets: CommittedOffsets, world: BenchWorld,
+  brokers: string, o: LiveOptions, log: (s: string) => void): Promise<PhaseResult> {
+  const started = performance.now();
+  let streaming = true;
+  const sampling = sampler(service, admin, topic, offsets, started, () => streaming);
+  const start: StreamStart = { brokers, topic, rate: o.rate, seconds: o.seconds, templates: world.templates, tag: o.tag };
+  const worker = startWorker(__dirname, 'kafka-stream', start);
+  const probes: Array<Promise<number | null>> = [];
+  let probesStopped = false;
+  const reads = readLoad(service.api, world, o);
+  const done = await new Promise<Extract<StreamMessage, { type: 'done' }>>((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('message', (m: StreamMessage) => {
+      if (m.type === 'probe') probes.push(poll(service.api, m, world.headersOf[m.project]!, () => probesStopped));
+      else if (m.type === 'done') resolve(m);
+      else reject(new Error(`stream: ${m.message}`));
+    });
+  }).finally(() => void worker.terminate());
+  streaming = false;
+  const stoppedAt = performance.now();
+  const produced = await producedCount(admin, topic);
+  const lagAtEnd = Math.max(0, produced - (offsets.read() ?? 0));
+  log(`  stream done: ${done.produced} events in ${done.seconds.toFixed(1)} s; lag at the end ${lagAtEnd}; draining (at most ${o.drainSeconds} s)`);
+  let drainedIn: number | null = null;
+  const allProbes = Promise.all(probes);
+  while (performance.now() - stoppedAt < o.drainSeconds * 1000) {
+    if (drainedIn === null && (offsets.read() ?? 0) >= produced) drainedIn = (performance.now() - stoppedAt) / 1000;
+    if (drainedIn !== null && (await Promise.race([allProbes.then(() => true), sleep(50).then(() => false)]))) break;
+    await sleep(50);
+  }
+  probesStopped = true;
+  const freshness = await allProbes;
+  const lagAfterDrain = Math.max(0, produced - (offsets.read() ?? 0));
+  const r = await reads;
+  await sampling.stop();
+  return {
+    rate: o.rate, produced: done.produced, streamSeconds: done.seconds, freshness, samples: sampling.samples, lagAtEnd, drainedIn, lagAfterDrain,
+    reads: { requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts },
+  };
+}

@@ -1,0 +1,107 @@
+// The markdown of `npm run bench:kafka`: measured figures next to the issue's targets, met or not.
+import { fmt } from './machine';
+import type { PhaseResult, Sample } from './kafka-live';
+
+export interface CatchUp {
+  events: number;
+  produceSeconds: number;
+  consumeOnly: { wholeSeconds: number; steadySeconds: number };
+  replaySeconds: number;
+  /** Service spawned -> every offset committed in SQLite; first commit -> last. */
+  e2eSeconds: number;
+  e2eSteadySeconds: number;
+  e2eSamples: Sample[];
+}
+
+export const TARGETS = { ratio: 0.8, freshnessP99Ms: 250, eldP99Ms: 20 };
+
+const met = (ok: boolean): string => (ok ? 'met' : '**not met**');
+const rate = (events: number, seconds: number): string => fmt(events / seconds);
+
+/** Nearest-rank percentile; a probe never seen counts as infinitely late. */
+export function percentile(xs: Array<number | null>, p: number): number {
+  const s = xs.map((x) => x ?? Infinity).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+const ms = (v: number, cutoff: string): string => (Number.isNaN(v) ? '-' : Number.isFinite(v) ? `${fmt(v, 0)} ms` : `not visible ${cutoff}`);
+
+/** The worst and the median one-second p99 of the serving thread's event-loop delay. */
+export function eld(samples: Sample[]): { worst: number; median: number; max: number } {
+  const p99 = samples.map((s) => s.eldP99Ms).filter((v): v is number => v !== null).sort((a, b) => a - b);
+  const max = samples.map((s) => s.eldMaxMs).filter((v): v is number => v !== null);
+  if (p99.length === 0) return { worst: NaN, median: NaN, max: NaN };
+  return { worst: p99[p99.length - 1]!, median: p99[Math.floor(p99.length / 2)]!, max: Math.max(...max) };
+}
+
+/** Least-squares slope of the lag over the second half of the stream, in events/s: > 0 is falling behind. */
+function lagSlope(samples: Sample[]): number {
+  const s = samples.filter((x) => x.streaming);
+  const half = s.slice(Math.floor(s.length / 2));
+  if (half.length < 2) return NaN;
+  const mt = half.reduce((a, x) => a + x.t, 0) / half.length;
+  const ml = half.reduce((a, x) => a + x.lag, 0) / half.length;
+  const num = half.reduce((a, x) => a + (x.t - mt) * (x.lag - ml), 0);
+  const den = half.reduce((a, x) => a + (x.t - mt) ** 2, 0);
+  return num / den;
+}
+
+export function catchUpTable(c: CatchUp): string {
+  const ratio = c.replaySeconds / c.e2eSeconds;
+  const e = eld(c.e2eSamples);
+  return [
+    '| measure | events | seconds | events/s |', '|---|---:|---:|---:|',
+    `| produce (kafkajs, acks=all, keyed by project) | ${fmt(c.events)} | ${fmt(c.produceSeconds, 1)} | ${rate(c.events, c.produceSeconds)} |`,
+    `| consume only (kafkajs, no projection; connect -> last record) | ${fmt(c.events)} | ${fmt(c.consumeOnly.wholeSeconds, 1)} | ${rate(c.events, c.consumeOnly.wholeSeconds)} |`,
+    `| file replay (\`visibility-api replay\`, whole process) | ${fmt(c.events)} | ${fmt(c.replaySeconds, 1)} | ${rate(c.events, c.replaySeconds)} |`,
+    `| **end to end** (\`visibility-api serve\` spawned -> every offset committed in SQLite) | ${fmt(c.events)} | ${fmt(c.e2eSeconds, 1)} | ${rate(c.events, c.e2eSeconds)} |`,
+    `| end to end, first commit -> last (startup excluded) | ${fmt(c.events)} | ${fmt(c.e2eSteadySeconds, 1)} | ${rate(c.events, c.e2eSteadySeconds)} |`,
+    '',
+    '| figure | measured | target | |', '|---|---:|---:|---|',
+    `| end to end / file replay | ${fmt(ratio, 2)} | >= ${TARGETS.ratio} | ${met(ratio >= TARGETS.ratio)} |`,
+    `| end to end / consume only | ${fmt(c.consumeOnly.wholeSeconds / c.e2eSeconds, 2)} | | |`,
+    `| event-loop delay p99 of the serving thread during the catch-up (worst 1 s; median ${fmt(e.median, 1)} ms, max ${fmt(e.max, 0)} ms) | ${fmt(e.worst, 1)} ms | <= ${TARGETS.eldP99Ms} ms | ${met(e.worst <= TARGETS.eldP99Ms)} |`,
+  ].join('\n');
+}
+
+export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate: number): string {
+  const head = `| figure | target | ${phases.map((p) => `${fmt(p.rate)} events/s | met | `).join('')}`;
+  const rule = `|---|---:|${phases.map(() => '---:|---|').join('')}`;
+  const row = (figure: string, target: string, cell: (p: PhaseResult) => [string, boolean | null]): string =>
+    `| ${figure} | ${target} | ${phases.map((p) => {
+      const [v, ok] = cell(p);
+      return `${v} | ${ok === null ? '' : met(ok)} | `;
+    }).join('')}`;
+  const cutoff = `within ${drainSeconds} s of the stream's end`;
+  return [
+    head, rule,
+    row('events produced (achieved rate)', '', (p) => [`${fmt(p.produced)} (${fmt(p.produced / p.streamSeconds)}/s)`, null]),
+    row('probe groups visible / produced', '', (p) => [`${p.freshness.filter((f) => f !== null).length} / ${p.freshness.length}`, null]),
+    row('freshness p50 (produce ack -> group and run in the API)', '', (p) => [ms(percentile(p.freshness, 50), cutoff), null]),
+    row('**freshness p99**', `<= ${TARGETS.freshnessP99Ms} ms`, (p) => {
+      const v = percentile(p.freshness, 99);
+      return [ms(v, cutoff), v <= TARGETS.freshnessP99Ms];
+    }),
+    row('lag at the start (produced - committed)', '', (p) => [fmt(p.samples[0]?.lag ?? NaN), null]),
+    row('lag max during the stream', '', (p) => [fmt(Math.max(0, ...p.samples.filter((s) => s.streaming).map((s) => s.lag))), null]),
+    row('**lag at the stream\'s end** (bounded: at most 1 s of production)', '<= rate', (p) => [fmt(p.lagAtEnd), p.lagAtEnd <= p.rate]),
+    row('lag trend over the 2nd half of the stream', '', (p) => [`${fmt(lagSlope(p.samples))} events/s`, null]),
+    row('drained after the stream stopped', '', (p) => [p.drainedIn === null ? `no: ${fmt(p.lagAfterDrain)} left after ${drainSeconds} s` : `in ${fmt(p.drainedIn, 1)} s`, null]),
+    row('**event-loop delay p99** of the serving thread (worst 1 s)', `<= ${TARGETS.eldP99Ms} ms`, (p) => {
+      const e = eld(p.samples.filter((s) => s.streaming));
+      return [`${fmt(e.worst, 1)} ms`, e.worst <= TARGETS.eldP99Ms];
+    }),
+    row('event-loop delay p99 (median 1 s) / max', '', (p) => {
+      const e = eld(p.samples.filter((s) => s.streaming));
+      return [`${fmt(e.median, 1)} / ${fmt(e.max, 0)} ms`, null];
+    }),
+    row(`read load (${fmt(readRate)} req/s offered): answered/s, p50 / p99`, '', (p) =>
+      [`${fmt(p.reads.requests / p.reads.seconds)}/s, ${fmt(p.reads.p50, 0)} / ${fmt(p.reads.p99, 0)} ms`, null]),
+    row('dead letters (service total at the phase\'s end)', '0', (p) => {
+      const d = p.samples[p.samples.length - 1]?.deadLetters ?? null;
+      return [d === null ? '-' : fmt(d), d === 0];
+    }),
+    row('read load: non-2xx, errors', '', (p) => [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)}`, null]),
+  ].join('\n');
+}
