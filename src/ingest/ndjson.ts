@@ -1,25 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
-import zlib from 'node:zlib';
-import { SourcePositions, type BatchResult, type Db, type Projector, type SourceEvent } from '../store';
+import { startWorker } from '../lib/worker';
+import { SourcePositions, type BatchResult, type Db, type Projector } from '../store';
+import type { PrepareJob, PreparedBatch } from './prepare-worker';
 
-/** Lines of an NDJSON file, gzip or plain (told apart by the magic bytes, not the name). */
-export async function* readLines(file: string): AsyncGenerator<string> {
-  const fd = fs.openSync(file, 'r');
-  const magic = Buffer.alloc(2);
-  fs.readSync(fd, magic, 0, 2, 0);
-  fs.closeSync(fd);
-  const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
-  const input = magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(zlib.createGunzip()) : raw;
-  const lines = readline.createInterface({ input, crlfDelay: Infinity });
-  try {
-    for await (const line of lines) yield line;
-  } finally {
-    lines.close();
-    raw.destroy();
-  }
-}
+export { readLines } from './lines';
 
 export function fileSource(file: string): string {
   return `file:${path.resolve(file)}`;
@@ -62,8 +46,10 @@ export interface ReplayOptions {
 }
 
 /**
- * Applies NDJSON files in batches. Positions are stored with the facts, so an interrupted replay
- * resumes after its last committed line; applying a line twice changes nothing anyway.
+ * Applies NDJSON files in batches. Each file is read and its events prepared (decoded, validated,
+ * rows built) in a worker thread while this thread writes the previous batch: the two cores each
+ * do half the work. Positions are stored with the facts, so an interrupted replay resumes after
+ * its last committed line; applying a line twice changes nothing anyway.
  */
 export async function replayFiles(db: Db, projector: Projector, files: string[], opts: ReplayOptions): Promise<ReplayTotals> {
   const totals = emptyTotals();
@@ -75,32 +61,53 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
       totals.stopped = { file, nextLine: resumeAt };
       break;
     }
-    let batch: SourceEvent[] = [];
-    let line = 0;
-    const flush = (): void => {
-      if (batch.length === 0) return;
-      addBatch(totals, projector.applyBatch(batch));
-      batch = [];
-      opts.onBatch?.(totals, file);
-    };
-    for await (const raw of readLines(file)) {
-      if (opts.shouldStop?.()) {
-        // This line is left for the re-run; the lines in hand are committed by the flush below.
-        totals.stopped = { file, nextLine: Math.max(line + 1, resumeAt) };
-        break; // ends the line reader (its finally closes the file)
-      }
-      line += 1;
-      totals.lines += 1;
-      if (line < resumeAt) {
-        totals.skipped += 1;
-        continue;
-      }
-      if (raw.trim() === '') continue;
-      batch.push({ raw, source, position: line });
-      if (batch.length >= opts.batchSize) flush();
-    }
-    flush();
+    await replayFile(projector, { file, source, resumeAt, batchSize: opts.batchSize }, opts, totals);
     if (totals.stopped) break;
   }
   return totals;
+}
+
+/** One file through a prepare thread; stops between batches when `shouldStop` says so. */
+function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker(__dirname, 'prepare-worker', job);
+    let settled = false;
+    const finish = (err?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      if (err) reject(err instanceof Error ? err : new Error(String(err)));
+      else resolve();
+    };
+    let appliedTo = job.resumeAt - 1; // the last line whose batch committed
+    const stop = (): void => {
+      // The lines after the last committed batch are left for the re-run.
+      totals.stopped = { file: job.file, nextLine: appliedTo + 1 };
+      finish();
+    };
+    worker.on('message', (b: PreparedBatch) => {
+      if (settled) return;
+      if (opts.shouldStop?.()) return stop();
+      try {
+        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events));
+      } catch (e) {
+        finish(e); // the batch was rolled back whole: what committed before it stands
+        return;
+      }
+      appliedTo = Math.max(appliedTo, b.lastLine);
+      totals.lines += b.lines;
+      totals.skipped += b.skipped;
+      opts.onBatch?.(totals, job.file);
+      if (b.done) return finish();
+      // Through the event loop, so a signal's handler runs between two batches: a port delivers
+      // queued messages one after another without returning to the loop.
+      setImmediate(() => {
+        if (settled) return;
+        if (opts.shouldStop?.()) stop();
+        else worker.postMessage('more');
+      });
+    });
+    worker.on('error', finish);
+    worker.on('exit', (code) => finish(new Error(`the prepare thread for ${job.file} exited (code ${code}) before the end of the file`)));
+  });
 }

@@ -1,17 +1,14 @@
-import { decodeEvent, type Envelope, type EventDataByType, type EventType } from '../events';
+import type { EventDataByType, EventType } from '../events';
 import { isStorageError, type Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
-import { RunStore, type RunFacts } from './runs';
+import { RunStore, type PreparedRun, type RunFacts } from './runs';
 import { noteCommit } from './commits';
 import { ChangeSet, type Outcome, type Version } from './versions';
 
-/** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
-export interface SourceEvent {
-  raw: string;
-  source: string;
-  position: number;
-}
+import { prepareEvent, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
+
+export type { SourceEvent } from './prepare';
 
 export interface BatchResult {
   applied: number;
@@ -31,7 +28,8 @@ interface Effects {
 }
 
 type Handler<T extends EventType> = (data: EventDataByType[T], v: Version, fx: Effects) => Outcome;
-type Handlers = { [T in EventType]: Handler<T> };
+/** Prompt runs arrive prepared (see prepare.ts) and are applied by applyRun, not a handler. */
+type Handlers = { [T in Exclude<EventType, 'prompt_run.completed'>]: Handler<T> };
 
 const json = (v: unknown): string => JSON.stringify(v);
 const bool = (b: boolean): number => (b ? 1 : 0);
@@ -81,9 +79,9 @@ export class Projector {
       clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
-    this.applyInTx = db.transaction((events: SourceEvent[], isolate: boolean) => this.applyAll(events, isolate));
+    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean) => this.applyAll(events, isolate));
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
-    this.eventInSavepoint = db.transaction((e: Envelope, fx: Effects) => this.dispatch(e, fx));
+    this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
   }
 
   /**
@@ -93,6 +91,11 @@ export class Projector {
    * dead-lettered. Savepoints are not free, so the fast path does without them.
    */
   applyBatch(events: SourceEvent[]): BatchResult {
+    return this.applyPrepared(events.map((e) => prepareEvent(e)));
+  }
+
+  /** applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another). */
+  applyPrepared(events: PreparedEvent[]): BatchResult {
     try {
       return this.applyInTx(events, false);
     } catch (err) {
@@ -103,7 +106,7 @@ export class Projector {
     }
   }
 
-  private applyAll(events: SourceEvent[], isolate: boolean): BatchResult {
+  private applyAll(events: PreparedEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
@@ -111,21 +114,20 @@ export class Projector {
     this.aggregator.clear();
     for (const e of events) {
       positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
-      const decoded = decodeEvent(e.raw);
-      if (!decoded.ok) {
-        this.deadLetter(e, decoded.reason, decoded.detail, decoded.eventId, decoded.type, now);
+      if (!e.ok) {
+        this.deadLetter(e, e.reason, e.detail, e.eventId, e.type, now);
         result.deadLettered += 1;
         continue;
       }
       const fx: Effects = { changes: new ChangeSet(), added: [], removed: [] };
       let outcome: Outcome;
       try {
-        outcome = isolate ? this.eventInSavepoint(decoded.event, fx) : this.dispatch(decoded.event, fx);
+        outcome = isolate ? this.eventInSavepoint(e, fx) : this.dispatch(e, fx);
       } catch (err) {
         // After SQLITE_FULL/IOERR SQLite may have rolled the whole transaction back: what ran next
         // would commit piecemeal. A storage failure fails the batch; only an event's own error is isolated.
         if (!isolate || isStorageError(err) || !this.db.inTransaction) throw err;
-        this.deadLetter(e, 'projection_failed', (err as Error).message, decoded.event.event_id, decoded.event.type, now);
+        this.deadLetter(e, 'projection_failed', (err as Error).message, e.version.id, e.type, now);
         result.deadLettered += 1;
         continue;
       }
@@ -141,13 +143,27 @@ export class Projector {
     return result;
   }
 
-  private deadLetter(e: SourceEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
+  private deadLetter(e: PreparedEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
     this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, Buffer.from(e.raw, 'utf8'), now);
   }
 
-  private dispatch(e: Envelope, fx: Effects): Outcome {
-    const handler = this.handlers[e.type] as Handler<EventType>;
-    return handler(e.data, { at: e.occurred_at, id: e.event_id }, fx);
+  private dispatch(e: AcceptedEvent, fx: Effects): Outcome {
+    if (e.run) return this.applyRun(e.run, e.version, fx);
+    const handler = this.handlers[e.type as keyof Handlers] as Handler<EventType>;
+    return handler(e.data as EventDataByType[EventType], e.version, fx);
+  }
+
+  private applyRun(run: PreparedRun, v: Version, fx: Effects): Outcome {
+    const r = this.runs.apply(run, v);
+    if (r.removed) {
+      fx.removed.push(r.removed);
+      fx.changes.project(r.removed.project_id);
+    }
+    if (r.added) {
+      fx.added.push(r.added);
+      fx.changes.project(r.added.project_id);
+    }
+    return r.outcome;
   }
 
   /** Marks the project changed when the outcome says data changed. */
@@ -200,18 +216,6 @@ export class Projector {
       'run_group.completed': (d, v, fx) => this.groupChange(this.groups.apply('completed', d.id, v, {
         completed_at: d.completed_at, status: d.status,
       }), fx, d.id),
-      'prompt_run.completed': (d, v, fx) => {
-        const r = this.runs.apply(d, v);
-        if (r.removed) {
-          fx.removed.push(r.removed);
-          fx.changes.project(r.removed.project_id);
-        }
-        if (r.added) {
-          fx.added.push(r.added);
-          fx.changes.project(r.added.project_id);
-        }
-        return r.outcome;
-      },
       'forum_post.discovered': (d, v, fx) => {
         const a = this.forum.posts.apply('discovered', d.id, v, {
           project_id: d.project_id, platform: d.platform, url: d.url, title: d.title, community: d.community ?? null,

@@ -82,6 +82,35 @@ function normalizeCitations(run: PromptRunCompleted): StoredCitation[] {
 }
 
 /**
+ * A run made ready to write: its facts, the values of its row and the hash that tells a retry of
+ * the same fact. Pure work, so it can be done where the event is decoded (another thread).
+ */
+export interface PreparedRun {
+  facts: RunFacts;
+  factHash: string;
+  excerpt: string | null;
+  mentions: string;  // JSON of facts.mentions, as stored
+  citations: string; // JSON of facts.citations, as stored
+}
+
+export function prepareRun(run: PromptRunCompleted): PreparedRun {
+  const mentions = normalizeMentions(run);
+  const citations = normalizeCitations(run);
+  const brand = bestMention(mentions, (m) => m.entity_type === 'brand');
+  return {
+    facts: {
+      id: run.id, run_group_id: run.run_group_id, project_id: run.project_id, engine_id: run.engine_id, prompt_id: run.prompt_id,
+      day: utcDay(run.completed_at), status: run.status, completed_at: run.completed_at,
+      brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null, mentions, citations,
+    },
+    factHash: createHash('sha1').update(JSON.stringify(run)).digest('base64'),
+    excerpt: run.response_excerpt ?? null,
+    mentions: JSON.stringify(mentions),
+    citations: JSON.stringify(citations),
+  };
+}
+
+/**
  * Upserts prompt runs (last writer wins) with their mentions and citations. A run seen before is
  * read back only when a newer version replaces it, so its old contribution can leave the aggregates.
  */
@@ -108,19 +137,20 @@ export class RunStore {
     this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE id = ?');
   }
 
-  apply(run: PromptRunCompleted, v: Version): RunEffects {
-    const cur = this.version.get(run.id) as StoredVersion | undefined;
-    const factHash = createHash('sha1').update(JSON.stringify(run)).digest('base64');
+  apply(run: PreparedRun, v: Version): RunEffects {
+    const id = run.facts.id;
+    const cur = this.version.get(id) as StoredVersion | undefined;
     if (cur && !isNewer(v, cur.v_at, cur.v_id)) {
-      return { outcome: isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === factHash ? 'duplicate' : 'stale' };
+      return { outcome: isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === run.factHash ? 'duplicate' : 'stale' };
     }
-    if (cur && cur.fact_hash === factHash) {
+    if (cur && cur.fact_hash === run.factHash) {
       // The same fact retried under a newer event id: keep the version order, change no data.
-      this.touchVersion.run(v.at, v.id, run.id);
+      this.touchVersion.run(v.at, v.id, id);
       return { outcome: 'duplicate' };
     }
-    const removed = cur ? this.storedFacts(run.id) : undefined;
-    return { outcome: 'applied', added: this.write(run, factHash, v), removed };
+    const removed = cur ? this.storedFacts(id) : undefined;
+    this.write(run, v);
+    return { outcome: 'applied', added: run.facts, removed };
   }
 
   private storedFacts(id: string): RunFacts {
@@ -128,18 +158,9 @@ export class RunStore {
     return { ...r, mentions: JSON.parse(r.mentions) as StoredMention[], citations: JSON.parse(r.citations) as StoredCitation[] };
   }
 
-  private write(run: PromptRunCompleted, factHash: string, v: Version): RunFacts {
-    const mentions = normalizeMentions(run);
-    const citations = normalizeCitations(run);
-    const brand = bestMention(mentions, (m) => m.entity_type === 'brand');
-    const facts: RunFacts = {
-      id: run.id, run_group_id: run.run_group_id, project_id: run.project_id, engine_id: run.engine_id, prompt_id: run.prompt_id,
-      day: utcDay(run.completed_at), status: run.status, completed_at: run.completed_at,
-      brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null, mentions, citations,
-    };
-    this.put.run(run.id, run.run_group_id, run.project_id, run.prompt_id, run.engine_id, run.status, run.completed_at,
-      facts.day, run.response_excerpt ?? null, facts.brand_position, facts.brand_sentiment,
-      mentions.length, citations.length, JSON.stringify(mentions), JSON.stringify(citations), factHash, v.at, v.id);
-    return facts;
+  private write(run: PreparedRun, v: Version): void {
+    const f = run.facts;
+    this.put.run(f.id, f.run_group_id, f.project_id, f.prompt_id, f.engine_id, f.status, f.completed_at, f.day, run.excerpt,
+      f.brand_position, f.brand_sentiment, f.mentions.length, f.citations.length, run.mentions, run.citations, run.factHash, v.at, v.id);
   }
 }

@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
+import zlib from 'node:zlib';
+
+/** Lines of an NDJSON file, gzip or plain (told apart by the magic bytes, not the name). */
+export async function* readLines(file: string): AsyncGenerator<string> {
+  const fd = fs.openSync(file, 'r');
+  const magic = Buffer.alloc(2);
+  fs.readSync(fd, magic, 0, 2, 0);
+  fs.closeSync(fd);
+  const raw = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+  const input = magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(zlib.createGunzip()) : raw;
+  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) yield line;
+  } finally {
+    lines.close();
+    raw.destroy();
+  }
+}

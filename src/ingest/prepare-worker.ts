@@ -1,0 +1,62 @@
+// Reads one NDJSON file and prepares its events (decode, validate, build run rows) in a thread of
+// its own, so the writer's thread does only SQLite work. Batches go to the parent as they fill;
+// at most CREDITS are in flight, so memory is bounded by the batch size, not the file.
+import { parentPort, workerData } from 'node:worker_threads';
+import { prepareEvent, type PreparedEvent } from '../store/prepare';
+import { readLines } from './lines';
+
+export interface PrepareJob {
+  file: string;
+  source: string;
+  /** Lines before this one are counted as skipped (already applied by an earlier run). */
+  resumeAt: number;
+  batchSize: number;
+}
+
+/** One batch: the events of lines up to `lastLine`; `lines`/`skipped` count the lines read since the last batch. */
+export interface PreparedBatch {
+  events: PreparedEvent[];
+  lastLine: number;
+  lines: number;
+  skipped: number;
+  done: boolean;
+}
+
+const CREDITS = 2;
+const job = workerData as PrepareJob;
+const port = parentPort!;
+let credits = CREDITS;
+let wake: (() => void) | null = null;
+port.on('message', () => {
+  credits += 1;
+  wake?.();
+  wake = null;
+});
+
+async function send(batch: Omit<PreparedBatch, 'done'>, done: boolean): Promise<void> {
+  while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
+  credits -= 1;
+  port.postMessage({ ...batch, done } satisfies PreparedBatch);
+}
+
+async function main(): Promise<void> {
+  let line = 0;
+  let batch = { events: [] as PreparedEvent[], lastLine: 0, lines: 0, skipped: 0 };
+  for await (const raw of readLines(job.file)) {
+    line += 1;
+    batch.lines += 1;
+    batch.lastLine = line;
+    if (line < job.resumeAt) batch.skipped += 1;
+    else if (raw.trim() !== '') batch.events.push(prepareEvent({ raw, source: job.source, position: line }));
+    if (batch.events.length >= job.batchSize) {
+      await send(batch, false);
+      batch = { events: [], lastLine: line, lines: 0, skipped: 0 };
+    }
+  }
+  await send(batch, true);
+}
+
+void main().catch((e: unknown) => {
+  // The parent sees the error as the worker's 'error' event.
+  throw e;
+});

@@ -1,0 +1,52 @@
+import { decodeEvent, type DeadLetterReason, type EventType } from '../events';
+import { prepareRun, type PreparedRun } from './runs';
+import type { Version } from './versions';
+
+/** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
+export interface SourceEvent {
+  raw: string;
+  source: string;
+  position: number;
+}
+
+/** An event the dead letters will keep, with why. */
+export interface RejectedEvent {
+  ok: false;
+  source: string;
+  position: number;
+  raw: string;
+  reason: DeadLetterReason;
+  detail: string;
+  eventId: string | null;
+  type: string | null;
+}
+
+/** A valid event: its version and data, and for a prompt run the row made ready to write (data is then null). */
+export interface AcceptedEvent {
+  ok: true;
+  source: string;
+  position: number;
+  type: EventType;
+  version: Version;
+  data: unknown;
+  run?: PreparedRun;
+  /** For the dead letters, should projecting it fail. */
+  raw: string;
+}
+
+export type PreparedEvent = RejectedEvent | AcceptedEvent;
+
+/**
+ * Everything about an event that needs no database: decoding, validation and, for prompt runs (the
+ * bulk of any log), the stored row's values and hash. Pure, so the writer's thread can leave it to
+ * another thread.
+ */
+export function prepareEvent(e: SourceEvent): PreparedEvent {
+  const d = decodeEvent(e.raw);
+  if (!d.ok) return { ok: false, source: e.source, position: e.position, raw: e.raw, reason: d.reason, detail: d.detail, eventId: d.eventId, type: d.type };
+  const { event } = d;
+  const version = { at: event.occurred_at, id: event.event_id };
+  const base = { ok: true as const, source: e.source, position: e.position, type: event.type, version, raw: e.raw };
+  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as Parameters<typeof prepareRun>[0]) };
+  return { ...base, data: event.data };
+}
