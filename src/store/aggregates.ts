@@ -11,7 +11,8 @@ export const SENTIMENT_SCALE = 1_000_000;
 
 /** Maximum safe sum: an rr_fixed sum stays exact in a double for 38 million runs at position 1. */
 export const rrFixed = (position: number): number => Math.round(RR_SCALE / position);
-export const sentimentFixed = (sentiment: number): number => Math.round(sentiment * SENTIMENT_SCALE);
+/** Half away from zero, as SQLite's round() in rebuild.sql (Math.round alone rounds -0.5 up). */
+export const sentimentFixed = (sentiment: number): number => Math.sign(sentiment) * Math.round(Math.abs(sentiment * SENTIMENT_SCALE));
 
 interface MentionDelta { runs: number; position_sum: number; rr_fixed: number; sentiment_fixed: number; sentiment_n: number }
 interface PromptDelta { key: BucketKey; runs: number; brand: MentionDelta }
@@ -41,12 +42,15 @@ export function competitorsOf(mentions: StoredMention[]): StoredMention[] {
   return [...ids].map((id) => bestMention(mentions, (m) => m.entity_type === 'competitor' && m.competitor_id === id)!);
 }
 
+/** A citation's title, when it has one: an empty title is none. */
+const titleOf = (c: StoredCitation): string | null => c.title || null;
+
 /** Each URL of a run once (its first citation, or the first that has a title). */
 export function urlsOf(citations: StoredCitation[]): StoredCitation[] {
   const seen = new Map<string, StoredCitation>();
   for (const c of citations) {
     const prev = seen.get(c.url);
-    if (!prev || (prev.title === null && c.title !== null)) seen.set(c.url, c);
+    if (!prev || (titleOf(prev) === null && titleOf(c) !== null)) seen.set(c.url, c);
   }
   return [...seen.values()];
 }
@@ -187,7 +191,7 @@ export class Aggregator {
         this.urlRecount.set(k, { key: b.key, url: c.url });
         continue;
       }
-      const add = { runs: 1, first_at: run.completed_at, last_at: run.completed_at, title: c.title, title_at: run.completed_at, title_run: run.id };
+      const add = { runs: 1, first_at: run.completed_at, last_at: run.completed_at, title: titleOf(c), title_at: run.completed_at, title_run: run.id };
       const u = this.url.get(k);
       if (u) mergeUrl(u, add);
       else this.url.set(k, { key: b.key, url: c.url, domain: c.domain, ...add });
@@ -211,7 +215,7 @@ export class Aggregator {
     for (const r of runs) {
       const cited = urlsOf(JSON.parse(r.citations) as StoredCitation[]).find((c) => c.url === url);
       if (!cited) continue;
-      const add = { runs: 1, first_at: r.completed_at, last_at: r.completed_at, title: cited.title, title_at: r.completed_at, title_run: r.id };
+      const add = { runs: 1, first_at: r.completed_at, last_at: r.completed_at, title: titleOf(cited), title_at: r.completed_at, title_run: r.id };
       if (row) mergeUrl(row, add);
       else row = { key, url, domain: cited.domain, ...add };
     }

@@ -1,0 +1,57 @@
+-- An independent oracle for the aggregates: every row computed from the stored runs by SQL in one
+-- pass per table, where src/store/aggregates.ts moves them by deltas, run by run. test/deltas.test.ts
+-- replaces the tables with these and expects the same digest. Rounding is SQLite's round() (half
+-- away from zero), which is what rrFixed and sentimentFixed do in JavaScript.
+
+DELETE FROM agg_prompt_day;
+DELETE FROM agg_competitor_day;
+DELETE FROM agg_url_day;
+DELETE FROM agg_run_group;
+
+INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+  SELECT project_id, day, engine_id, prompt_id, count(*), count(brand_position), coalesce(sum(brand_position), 0),
+    coalesce(sum(CAST(round(232792560.0 / brand_position) AS INTEGER)), 0),
+    coalesce(sum(CAST(round(brand_sentiment * 1000000.0) AS INTEGER)), 0), count(brand_sentiment)
+  FROM prompt_runs WHERE status = 'succeeded'
+  GROUP BY project_id, day, engine_id, prompt_id;
+
+-- Each competitor once per run, at its best position (the first such mention on a tie).
+INSERT INTO agg_competitor_day (project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+  WITH mention AS (
+    SELECT r.project_id, r.day, r.engine_id, r.prompt_id, m.value ->> 'competitor_id' AS competitor_id,
+      m.value ->> 'position' AS position, m.value ->> 'sentiment' AS sentiment,
+      row_number() OVER (PARTITION BY r.id, m.value ->> 'competitor_id' ORDER BY m.value ->> 'position', m.key) AS nth
+    FROM prompt_runs r, json_each(r.mentions) m
+    WHERE r.status = 'succeeded' AND m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL
+  )
+  SELECT project_id, day, engine_id, prompt_id, competitor_id, count(*), sum(position),
+    sum(CAST(round(232792560.0 / position) AS INTEGER)),
+    coalesce(sum(CAST(round(sentiment * 1000000.0) AS INTEGER)), 0), count(sentiment)
+  FROM mention WHERE nth = 1
+  GROUP BY project_id, day, engine_id, prompt_id, competitor_id;
+
+-- Each URL once per run (its first titled citation, else its first); the title is that of the
+-- latest titled citation, a tie at one instant going to the greater run id. An empty title is none.
+INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, runs, first_at, last_at, title, title_at, title_run)
+  WITH cited AS (
+    SELECT r.project_id, r.day, r.engine_id, r.prompt_id, r.id AS run_id, r.completed_at AS at,
+      c.value ->> 'url' AS url, c.value ->> 'domain' AS domain, nullif(c.value ->> 'title', '') AS title,
+      row_number() OVER (PARTITION BY r.id, c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth
+    FROM prompt_runs r, json_each(r.citations) c
+    WHERE r.status = 'succeeded'
+  ),
+  once AS (SELECT * FROM cited WHERE nth = 1),
+  titled AS (
+    SELECT project_id, day, engine_id, prompt_id, url, title, at, run_id,
+      row_number() OVER (PARTITION BY project_id, day, engine_id, prompt_id, url ORDER BY at DESC, run_id DESC) AS latest
+    FROM once WHERE title IS NOT NULL
+  )
+  SELECT o.project_id, o.day, o.engine_id, o.prompt_id, o.url, min(o.domain), count(*), min(o.at), max(o.at),
+    t.title, t.at, t.run_id
+  FROM once o LEFT JOIN titled t ON t.latest = 1 AND t.project_id = o.project_id AND t.day = o.day
+    AND t.engine_id = o.engine_id AND t.prompt_id = o.prompt_id AND t.url = o.url
+  GROUP BY o.project_id, o.day, o.engine_id, o.prompt_id, o.url;
+
+INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
+  SELECT run_group_id, project_id, count(*), sum(status = 'succeeded'), sum(status = 'failed')
+  FROM prompt_runs GROUP BY run_group_id, project_id;
