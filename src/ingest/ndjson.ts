@@ -70,7 +70,8 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
 /** One file through a prepare thread; stops between batches when `shouldStop` says so. */
 function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker(__dirname, 'prepare-worker', job);
+    // A small young generation: the thread's garbage is a batch at a time, and RSS should not grow with it.
+    const worker = startWorker(__dirname, 'prepare-worker', job, { maxYoungGenerationSizeMb: 8 });
     let settled = false;
     const finish = (err?: unknown): void => {
       if (settled) return;

@@ -7,7 +7,11 @@ export type Db = Database.Database;
 
 export interface OpenOptions {
   readonly?: boolean;
-  /** Bulk replay: fewer fsyncs. WAL + synchronous=NORMAL is still crash-safe, only the last commits may be lost. */
+  /**
+   * A writer whose source can be read again (replay's files; Kafka, from the offsets stored with the
+   * facts): no fsync per commit. WAL + synchronous=NORMAL survives a kill at any moment; a power
+   * loss can take back the last commits (never corrupt), and those are applied again from the source.
+   */
   fast?: boolean;
   /**
    * The file must already be a database: a missing or 0-byte file is refused (DbOpenError) instead
@@ -80,6 +84,13 @@ function problemOf(e: unknown): string {
   return `cannot be opened: ${msg} (${code})`;
 }
 
+/**
+ * Page cache per writing connection. Aggregates move by deltas, so a batch touches the pages of its
+ * own days, not whole buckets: 32 MiB costs a replay a few percent of its rate and keeps its RSS
+ * flat whatever the log's length.
+ */
+const CACHE_KIB = 32768;
+
 /** Numbered SQL files in src/store/migrations, applied in order; PRAGMA user_version is the number applied last. */
 function migrations(): Array<{ version: number; file: string }> {
   const dir = path.join(packageRoot(), 'src/store/migrations');
@@ -117,10 +128,15 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
     checkSchema(db, file, opts.readonly === true);
     if (opts.maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.max(1, Math.floor(opts.maxPageCount))}`);
     if (!opts.readonly) {
+      // For a new file only (an existing one keeps its size): rows of 0.5-2 KB and mostly-appending
+      // keys make 16 KiB pages write about a quarter fewer bytes per event than 4 KiB, in 4x fewer WAL frames.
+      db.pragma('page_size = 16384');
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${opts.fast ? 'NORMAL' : 'FULL'}`);
-      // Random uuid keys touch index pages all over: a large page cache keeps ingestion off the disk.
-      db.pragma(`cache_size = ${opts.fast ? -524288 : -131072}`);
+      db.pragma(`cache_size = ${-CACHE_KIB}`);
+      // A bulk writer checkpoints every 64 MiB of WAL instead of every 4 MiB: pages rewritten by
+      // consecutive batches (aggregate rows of the same days) are copied into the file once, not each time.
+      if (opts.fast) db.pragma(`wal_autocheckpoint = ${Math.round((64 << 20) / (db.pragma('page_size', { simple: true }) as number))}`);
       migrate(db);
     }
     db.pragma('temp_store = MEMORY');
