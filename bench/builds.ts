@@ -1,0 +1,182 @@
+// npm run bench:builds [-- --iterations N --days N,N --no-fresh]
+// Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
+// the way a build thread builds it (src/serve/build.ts buildReady: one read transaction around the
+// read model and the data_version, ajv validation, JSON + gzip + brotli + ETag), timed per stage.
+//
+// Worlds: 2 accounts, one project each, 5 engines all tracked, 15 prompts, one run per prompt,
+// engine and day; 365 days (the target) and 40 days (the issue's smaller figure). Each world is
+// generated with fixtures/world.ts, replayed with `visibility-api replay` into a fresh file, and
+// kept in bench/out (gitignored): later runs reuse the log and the database.
+//
+// "Cold" here means no cached body: every iteration runs the read model from SQL to bytes. The
+// ReadStore is the one a build thread keeps (statements already prepared, as after its first
+// request) and SQLite's page cache is warm (the file is read once first): what a cache miss costs
+// in a running service. A "fresh" column also times build + JSON with a new connection and a new
+// ReadStore per iteration (open + prepare every statement + cold page cache of that connection).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../fixtures/world';
+import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
+import { packageRoot } from '../src/lib/root';
+import { BodySchemas } from '../src/serve/bodies';
+import { readVersion, sumVersions } from '../src/serve/build';
+import { prepare } from '../src/serve/cache';
+import { openReader, type Db } from '../src/store';
+import { fmt, machineLine } from './machine';
+
+const { values } = parseArgs({
+  options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' } },
+});
+const ROOT = packageRoot();
+const OUT = path.join(ROOT, 'bench', 'out');
+const ITERATIONS = Number(values.iterations ?? 40);
+const DAYS = (values.days ?? '365,40').split(',').map(Number);
+const TARGET_MS = 10;
+/** The serving default (visibility-api serve --window-days). */
+const WINDOW_DAYS = 7;
+
+function worldOptions(days: number): WorldOptions {
+  return {
+    ...DEMO_OPTIONS, seed: 365, accounts: 2, projectsPerAccount: 1, sharedProjects: 0, engines: 5, enginesPerProject: 5,
+    promptsPerProject: 15, runsPerPromptPerDay: 1, days,
+  };
+}
+
+async function writeLog(file: string, opts: WorldOptions): Promise<void> {
+  if (fs.existsSync(file)) return;
+  const tmp = `${file}.tmp`;
+  const out = fs.createWriteStream(tmp);
+  for (const line of generateWorld(opts)) if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
+  await new Promise<void>((r) => out.end(() => r()));
+  fs.renameSync(tmp, file);
+}
+
+/** The world's log and database, made once through the CLI a user runs; a half-made file is never kept. */
+async function ensureWorld(days: number): Promise<string> {
+  fs.mkdirSync(OUT, { recursive: true });
+  const name = `builds-2x${days}x15x5`;
+  const dbFile = path.join(OUT, `${name}.db`);
+  if (fs.existsSync(dbFile)) return dbFile;
+  const log = path.join(OUT, `${name}.ndjson`);
+  console.log(`generating ${name} ...`);
+  await writeLog(log, worldOptions(days));
+  const tmp = `${dbFile}.tmp`;
+  for (const s of ['', '-wal', '-shm']) fs.rmSync(tmp + s, { force: true });
+  const started = performance.now();
+  execFileSync(process.execPath, [path.join(ROOT, 'bin', 'visibility-api.js'), 'replay', '--db', tmp, log], { stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(`  replayed in ${fmt((performance.now() - started) / 1000, 1)} s (visibility-api replay)`);
+  for (const s of ['-wal', '-shm']) fs.rmSync(tmp + s, { force: true }); // a clean close checkpoints
+  fs.renameSync(tmp, dbFile);
+  return dbFile;
+}
+
+/** Args a request for `e` would carry on the world's busiest project: defaults for every query parameter. */
+function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
+  const p = db.prepare(`SELECT p.id, p.company_id FROM projects p
+    ORDER BY (SELECT count(*) FROM agg_prompt_day a WHERE a.project_id = p.id) DESC, p.id LIMIT 1`).get() as { id: string; company_id: string };
+  const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC, id LIMIT 1').pluck().get(p.id) as string;
+  const args: ReadArgs = {
+    accountId: p.company_id, projectId: e.scope === 'account' ? '' : p.id, runGroupId: e.scope === 'run_group' ? group : '',
+    engineIds: null, limit: e.query.limit?.default ?? 0, entityType: null, windowDays: WINDOW_DAYS,
+  };
+  return { args, scopes: e.scope === 'account' ? ['catalog'] : [`project:${p.id}`, 'engines'] };
+}
+
+interface Timing { build: number; validate: number; json: number; ready: number; bytes: number }
+
+/** buildReady, stage by stage: the same calls in the same order, with a clock between them. */
+function timedBuild(store: ReadStore, schemas: BodySchemas, e: Endpoint, args: ReadArgs, scopes: string[]): Timing {
+  const t0 = performance.now();
+  const { version, body } = store.db.transaction(() => ({ version: sumVersions(scopes.map((s) => readVersion(store, s))), body: e.build(store, args) }))();
+  const t1 = performance.now();
+  const problem = schemas.check(e.schema, body);
+  if (problem) throw new Error(`${e.name}: ${problem}`);
+  const t2 = performance.now();
+  const bytes = Buffer.byteLength(JSON.stringify(body));
+  const t3 = performance.now();
+  prepare(body, version.version, version.updated_at);
+  const t4 = performance.now();
+  return { build: t1 - t0, validate: t2 - t1, json: t3 - t2, ready: t1 - t0 + (t2 - t1) + (t4 - t3), bytes };
+}
+
+/** Nearest-rank percentile. */
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** build + JSON.stringify on a new connection and ReadStore: every statement prepared again. */
+function freshBuild(dbFile: string, e: Endpoint, args: ReadArgs): number {
+  const db = openReader(dbFile);
+  try {
+    const t0 = performance.now();
+    JSON.stringify(db.transaction(() => e.build(new ReadStore(db), args))());
+    return performance.now() - t0;
+  } finally {
+    db.close();
+  }
+}
+
+interface Row { name: string; bytes: number; buildJson: number[]; ready: number[]; build: number[]; fresh: number[] }
+
+function measure(dbFile: string): Row[] {
+  const db = openReader(dbFile);
+  const store = new ReadStore(db);
+  const schemas = new BodySchemas();
+  const rows: Row[] = [];
+  for (const e of ENDPOINTS) {
+    const { args, scopes } = argsFor(db, e);
+    for (let i = 0; i < 3; i++) timedBuild(store, schemas, e, args, scopes); // prepare, JIT, page cache
+    const row: Row = { name: e.name, bytes: 0, buildJson: [], ready: [], build: [], fresh: [] };
+    for (let i = 0; i < ITERATIONS; i++) {
+      const t = timedBuild(store, schemas, e, args, scopes);
+      row.bytes = t.bytes;
+      row.build.push(t.build);
+      row.buildJson.push(t.build + t.json);
+      row.ready.push(t.ready);
+    }
+    if (!values['no-fresh']) for (let i = 0; i < Math.min(ITERATIONS, 10); i++) row.fresh.push(freshBuild(dbFile, e, args));
+    rows.push(row);
+  }
+  db.close();
+  return rows;
+}
+
+function table(days: number, rows: Row[]): string {
+  const lines = [
+    `### ${days} days of daily runs (15 prompts x 5 engines), ${ITERATIONS} builds per endpoint`,
+    '',
+    '| endpoint | body bytes | build p50 | build+JSON p50 | build+JSON p99 | buildReady p50 | buildReady p99 | fresh store p50 | p99 <= 10 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const p99 = pct(r.ready, 99);
+    lines.push(`| ${r.name} | ${fmt(r.bytes)} | ${fmt(pct(r.build, 50), 2)} | ${fmt(pct(r.buildJson, 50), 2)} | ${fmt(pct(r.buildJson, 99), 2)} | ${fmt(pct(r.ready, 50), 2)} | ${fmt(p99, 2)} | ${r.fresh.length ? fmt(pct(r.fresh, 50), 2) : '-'} | ${p99 <= TARGET_MS ? 'met' : 'NOT met'} |`);
+  }
+  const missed = rows.filter((r) => pct(r.ready, 99) > TARGET_MS).map((r) => r.name);
+  lines.push('', missed.length ? `Over ${TARGET_MS} ms (buildReady p99): ${missed.join(', ')}` : `Every endpoint's buildReady p99 <= ${TARGET_MS} ms.`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const out = [`machine: ${machineLine()}`, '',
+    'ms per body. build = read transaction (data_version + read model); build+JSON adds JSON.stringify;',
+    'buildReady = what a build thread does on a cache miss: build + ajv validation + JSON + gzip + brotli + ETag.',
+    'Same ReadStore throughout (prepared statements, as in a build thread after its first request), page cache warm;',
+    '"fresh store" = new connection + new ReadStore per build (build + JSON only).', ''];
+  for (const days of DAYS) {
+    const dbFile = await ensureWorld(days);
+    out.push(table(days, measure(dbFile)), '');
+  }
+  const text = out.join('\n');
+  console.log(text);
+  fs.writeFileSync(path.join(OUT, 'builds.md'), text + '\n');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
