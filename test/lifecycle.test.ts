@@ -190,7 +190,10 @@ t.test('a database damaged while serving: 500 without internals, and /readyz tur
   // Overwrite every page after the first (the schema) with garbage, as a failing disk would.
   const size = fs.statSync(file).size;
   const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+  const header = Buffer.alloc(2);
+  fs.readSync(fd, header, 0, 2, 16); // the page size, big-endian at offset 16 of the header
+  const page = header.readUInt16BE(0) === 1 ? 65536 : header.readUInt16BE(0);
+  fs.writeSync(fd, Buffer.alloc(size - page, 0xa5), 0, size - page, page);
   fs.closeSync(fd);
   const r = await request(`${running.url}/projects/${W.project}/visibility`, withKey(W.key));
   t.equal(r.status, 500, 'the request fails');
