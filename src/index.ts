@@ -5,7 +5,7 @@ import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from './ops';
 import { BASE_PATH, createHttpServer, createService, type Service } from './serve';
 import { StartError } from './errors';
-import { commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
+import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
 export { BASE_PATH, StartError };
 
@@ -141,7 +141,7 @@ export async function start(o: StartOptions): Promise<Running> {
     const db = openServedDb(o);
     cleanup.push(() => {
       // A clean stop leaves no WAL to replay: the next start (or a copied file) is complete on its own.
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      checkpoint(db);
       db.close();
     });
     const kafka = o.kafka ? await startKafka(db, o.kafka) : null;

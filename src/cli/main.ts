@@ -1,5 +1,5 @@
 import { StartError } from '../errors';
-import { DbOpenError } from '../store/db';
+import { DbOpenError } from '../store';
 import { UsageError } from './args';
 
 type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<number>> };

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { startWorker } from '../lib/worker';
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
+import { SqliteError } from '../store';
 import type { BodySchemas } from './bodies';
 import { buildReady } from './build';
 import type { Ready } from './cache';
@@ -115,7 +115,7 @@ class BuildThread {
     if (!p) return;
     this.pending.delete(m.id);
     this.holdWhileBusy();
-    if ('error' in m) return p.reject(m.code ? new Database.SqliteError(m.error, m.code) : new Error(m.error));
+    if ('error' in m) return p.reject(m.code ? new SqliteError(m.error, m.code) : new Error(m.error));
     const r = m.ready;
     p.resolve({ ...r, json: asBuffer(r.json), gzip: r.gzip && asBuffer(r.gzip), br: r.br && asBuffer(r.br) });
   }

@@ -5,5 +5,5 @@ export { digest } from './digest';
 export { domainOf } from './runs';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
-export { openReader, commitProbe, SqliteError } from './connections';
+export { openReader, commitProbe, checkpoint, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
