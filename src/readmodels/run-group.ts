@@ -2,10 +2,14 @@ import type { RunGroup } from './bodies.gen';
 import type { Endpoint } from './endpoint';
 import { RUN_GROUP, toRunGroup, type RunGroupSummary } from './runs';
 
-/** The prompt runs of one group (index prompt_runs_by_group), failed ones included; only those of the group's own project. */
+/**
+ * The prompt runs of one group (index prompt_runs_by_group), failed ones included; only those of the group's own project.
+ * `+project_id` keeps the planner off prompt_runs_recent: without statistics it would walk every run of the
+ * project (a year of history) to find one group's runs.
+ */
 const PROMPT_RUNS = `SELECT id, prompt_id, engine_id, status, completed_at, brand_position, mention_count, citation_count
   FROM prompt_runs
-  WHERE run_group_id = ? AND project_id = ?
+  WHERE run_group_id = ? AND +project_id = ?
   ORDER BY completed_at, id`;
 
 type PromptRun = RunGroup['prompt_runs'][number];

@@ -7,11 +7,12 @@ import type { Endpoint } from './endpoint';
  * citations stored on it, only the runs and prompts of the group's own project (upstream ids can disagree;
  * another project's run or prompt must never show here). The run of a deleted prompt shows its prompt_id
  * with a null prompt_text: a deletion keeps no data (docs/decisions.md), as for an unknown prompt.
+ * `+r.project_id` keeps the planner on the group's index: on project_id it would walk the project's whole history.
  */
 const RESULTS = `SELECT r.id AS prompt_run_id, r.prompt_id, p.text AS prompt_text, r.engine_id, r.status, r.completed_at,
     r.response_excerpt, r.brand_position, r.brand_sentiment AS sentiment, r.mentions, r.citations
   FROM prompt_runs r LEFT JOIN prompts p ON p.id = r.prompt_id AND p.project_id = r.project_id
-  WHERE r.run_group_id = ? AND r.project_id = ?
+  WHERE r.run_group_id = ? AND +r.project_id = ?
   ORDER BY r.completed_at, r.id`;
 
 type Result = RunResults[number];
