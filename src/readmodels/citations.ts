@@ -2,7 +2,7 @@
 import type { Endpoint } from './endpoint';
 import type { ReadStore } from './store';
 import type { Citations } from './bodies.gen';
-import { COUNTED_RUNS_JOIN, compareStrings, currentWindow, engineFilter } from './metrics';
+import { COUNTED_RUNS, compareStrings, currentWindow, engineFilter } from './metrics';
 import { matchesAny, ownDomains } from './domains';
 
 /** One cited URL summed over the window's agg_url_day rows. Referrers and warm leads start from these too. */
@@ -42,8 +42,8 @@ const CITED_URLS = `SELECT a.url, min(a.domain) AS domain, sum(a.runs) AS citati
     min(a.first_at) AS first_at, max(a.last_at) AS last_at,
     json_group_array(a.title ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id)
       FILTER (WHERE a.title IS NOT NULL AND a.title_at > '') AS titles
-  FROM agg_url_day a ${COUNTED_RUNS_JOIN}
-  WHERE a.project_id = ? AND a.day BETWEEN ? AND ?`;
+  FROM agg_url_day a
+  WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
 const BY_URL = ' GROUP BY a.url';
 
 function toCitedUrl(r: UrlRow): CitedUrl {
@@ -65,7 +65,7 @@ export function citedUrls(store: ReadStore, projectId: string, windowDays: numbe
   const window = currentWindow(store, projectId, windowDays);
   if (!window) return [];
   const f = engineFilter(engineIds);
-  return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, projectId, window.start, window.end, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
+  return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, projectId, window.start, window.end, projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
 }
 
 export const endpoint: Endpoint = {

@@ -1,11 +1,11 @@
 import type { DailyScore, DailyScores } from './bodies.gen';
 import type { Endpoint } from './endpoint';
-import { brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS_JOIN, dayFigures, sumBy, zeroSums } from './metrics';
+import { brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS, dayFigures, sumBy, zeroSums } from './metrics';
 
-/** The newest `limit` days with counted runs, each with its distinct prompts among those runs. */
+/** The newest `limit` days with counted runs, each with its distinct prompts among those runs. Binds project, project, limit. */
 const DAYS = `SELECT a.day, count(DISTINCT a.prompt_id) AS prompt_count
-  FROM agg_prompt_day a ${COUNTED_RUNS_JOIN}
-  WHERE a.project_id = ?
+  FROM agg_prompt_day a
+  WHERE a.project_id = ?${COUNTED_RUNS}
   GROUP BY a.day ORDER BY a.day DESC LIMIT ?`;
 
 export const endpoint: Endpoint = {
@@ -16,7 +16,7 @@ export const endpoint: Endpoint = {
   query: { limit: { default: 30, max: 365 } },
   schema: 'daily-scores',
   build(store, args): DailyScores {
-    const days = store.all<{ day: string; prompt_count: number }>(DAYS, args.projectId, args.limit);
+    const days = store.all<{ day: string; prompt_count: number }>(DAYS, args.projectId, args.projectId, args.limit);
     if (days.length === 0) return [];
     const [first, last] = [days[days.length - 1]!.day, days[0]!.day];
     // Summed per day from day x engine rows in engine order, as the timeseries does: both give the same numbers.

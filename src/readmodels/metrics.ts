@@ -67,6 +67,16 @@ export function currentWindow(store: ReadStore, projectId: string, days: number)
 export const COUNTED_RUNS_JOIN = `JOIN prompts p ON p.id = a.prompt_id AND p.project_id = a.project_id AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id`;
 
 /**
+ * The same rule as a filter, for scans that sum many agg rows (`a.project_id` is bound to the same
+ * project): `AND a.prompt_id IN (...) AND a.engine_id IN (...)`, its one `?` bound to the project id.
+ * Identical rows: prompts.id and engines.id are primary keys, so the join matched at most one row and
+ * only filtered. SQLite builds the project's prompt list once per statement instead of two b-tree
+ * lookups per agg row (a year of a project is tens of thousands of rows); names are joined after grouping.
+ */
+export const COUNTED_RUNS = ` AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ? AND deleted = 0)
+    AND a.engine_id IN (SELECT id FROM engines)`;
+
+/**
  * An engine filter as SQL: `AND a.engine_id IN (SELECT value FROM json_each(?))`, bound to a JSON
  * array. With no filter the clause is empty and binds nothing, so both forms stay prepared once.
  */
@@ -101,9 +111,13 @@ const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.p
 /** Competitor rows carry no slice size: `runs` is 0 here; give them the slice's runs with `overRuns`. */
 const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum) AS position_sum,
     sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n`;
-/** Only competitors the project tracks (not deleted) count; mentions of unknown ids are ignored. */
-const TRACKED_COMPETITOR_JOIN = 'JOIN competitors c ON c.id = a.competitor_id AND c.project_id = a.project_id AND c.deleted = 0';
-const IN_SLICE = 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?';
+/**
+ * Only competitors the project tracks (not deleted) count; mentions of unknown ids are ignored.
+ * A filter like COUNTED_RUNS (competitors.id is the primary key); its `?` is the project id.
+ */
+const TRACKED_COMPETITOR = ' AND a.competitor_id IN (SELECT id FROM competitors WHERE project_id = ? AND deleted = 0)';
+/** Binds the project, the first and last day, then the project again (COUNTED_RUNS). */
+const IN_SLICE = `WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -112,14 +126,19 @@ export interface EnginePromptSums extends MentionSums {
   prompt_text: string;
 }
 
-const BRAND_BY_ENGINE_PROMPT = `SELECT a.engine_id, e.name AS engine_name, a.prompt_id, p.text AS prompt_text, ${BRAND_SUMS}
-  FROM agg_prompt_day a ${COUNTED_RUNS_JOIN} ${IN_SLICE}`;
-const GROUP_ENGINE_PROMPT = ' GROUP BY a.engine_id, a.prompt_id ORDER BY a.engine_id, a.prompt_id';
+/** Summed columns of a grouped subquery `g`, named as BRAND_SUMS names them. */
+const GROUPED_SUMS = 'g.runs, g.mentioned, g.position_sum, g.rr_fixed, g.sentiment_fixed, g.sentiment_n';
+
+const BRAND_BY_ENGINE_PROMPT = `SELECT g.engine_id, e.name AS engine_name, g.prompt_id, p.text AS prompt_text, ${GROUPED_SUMS}
+  FROM (SELECT a.engine_id, a.prompt_id, ${BRAND_SUMS} FROM agg_prompt_day a ${IN_SLICE}`;
+const GROUP_ENGINE_PROMPT = ` GROUP BY a.engine_id, a.prompt_id) g
+  JOIN engines e ON e.id = g.engine_id JOIN prompts p ON p.id = g.prompt_id
+  ORDER BY g.engine_id, g.prompt_id`;
 
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
   const f = engineFilter(s.engineIds);
-  return store.all<EnginePromptSums>(BRAND_BY_ENGINE_PROMPT + f.sql + GROUP_ENGINE_PROMPT, s.projectId, s.start, s.end, ...f.params);
+  return store.all<EnginePromptSums>(BRAND_BY_ENGINE_PROMPT + f.sql + GROUP_ENGINE_PROMPT, s.projectId, s.start, s.end, s.projectId, ...f.params);
 }
 
 export interface CompetitorPromptSums extends MentionSums {
@@ -128,13 +147,13 @@ export interface CompetitorPromptSums extends MentionSums {
 }
 
 const COMPETITOR_BY_PROMPT = `SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_SUMS}
-  FROM agg_competitor_day a ${COUNTED_RUNS_JOIN} ${TRACKED_COMPETITOR_JOIN} ${IN_SLICE}`;
+  FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}`;
 const GROUP_COMPETITOR_PROMPT = ' GROUP BY a.competitor_id, a.prompt_id ORDER BY a.competitor_id, a.prompt_id';
 
 /** Mention sums of tracked competitors per competitor x prompt in a slice (runs = 0, see COMPETITOR_SUMS). */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
   const f = engineFilter(s.engineIds);
-  return store.all<CompetitorPromptSums>(COMPETITOR_BY_PROMPT + f.sql + GROUP_COMPETITOR_PROMPT, s.projectId, s.start, s.end, ...f.params);
+  return store.all<CompetitorPromptSums>(COMPETITOR_BY_PROMPT + f.sql + GROUP_COMPETITOR_PROMPT, s.projectId, s.start, s.end, s.projectId, s.projectId, ...f.params);
 }
 
 export interface DayEngineSums extends MentionSums {
@@ -143,22 +162,23 @@ export interface DayEngineSums extends MentionSums {
   engine_name: string;
 }
 
-const BRAND_BY_DAY_ENGINE = `SELECT a.day, a.engine_id, e.name AS engine_name, ${BRAND_SUMS}
-  FROM agg_prompt_day a ${COUNTED_RUNS_JOIN} ${IN_SLICE}
-  GROUP BY a.day, a.engine_id ORDER BY a.day, a.engine_id`;
+const BRAND_BY_DAY_ENGINE = `SELECT g.day, g.engine_id, e.name AS engine_name, ${GROUPED_SUMS}
+  FROM (SELECT a.day, a.engine_id, ${BRAND_SUMS} FROM agg_prompt_day a ${IN_SLICE} GROUP BY a.day, a.engine_id) g
+  JOIN engines e ON e.id = g.engine_id
+  ORDER BY g.day, g.engine_id`;
 
 /** Brand sums per day x engine over a day range (all engines), oldest day first. */
 export function brandSumsByDayEngine(store: ReadStore, projectId: string, start: string, end: string): DayEngineSums[] {
-  return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE, projectId, start, end);
+  return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE, projectId, start, end, projectId);
 }
 
 const COMPETITOR_MENTIONS_BY_DAY = `SELECT a.day, sum(a.runs) AS mentioned
-  FROM agg_competitor_day a ${COUNTED_RUNS_JOIN} ${TRACKED_COMPETITOR_JOIN} ${IN_SLICE}
+  FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}
   GROUP BY a.day`;
 
 /** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
 export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
-  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end);
+  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end, projectId, projectId);
   return new Map(rows.map((r) => [r.day, r.mentioned]));
 }
 
