@@ -1,4 +1,4 @@
-// npm run bench:builds [-- --iterations N --days N,N --no-fresh]
+// npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh]
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
 // the way a build thread builds it (src/serve/build.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag), timed per stage.
@@ -32,7 +32,7 @@ const { values } = parseArgs({
 });
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
-const ITERATIONS = Number(values.iterations ?? 40);
+const ITERATIONS = Number(values.iterations ?? 100);
 const DAYS = (values.days ?? '365,40').split(',').map(Number);
 const TARGET_MS = 10;
 /** The serving default (visibility-api serve --window-days). */
@@ -67,7 +67,10 @@ async function ensureWorld(days: number): Promise<string> {
   for (const s of ['', '-wal', '-shm']) fs.rmSync(tmp + s, { force: true });
   const started = performance.now();
   execFileSync(process.execPath, [path.join(ROOT, 'bin', 'visibility-api.js'), 'replay', '--db', tmp, log], { stdio: ['ignore', 'ignore', 'inherit'] });
-  console.log(`  replayed in ${fmt((performance.now() - started) / 1000, 1)} s (visibility-api replay)`);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  replayed in ${fmt(seconds, 1)} s (visibility-api replay)`);
+  const events = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.length > 0).length;
+  fs.writeFileSync(`${dbFile}.replay.json`, JSON.stringify({ events, seconds }));
   for (const s of ['-wal', '-shm']) fs.rmSync(tmp + s, { force: true }); // a clean close checkpoints
   fs.renameSync(tmp, dbFile);
   return dbFile;
@@ -145,9 +148,28 @@ function measure(dbFile: string): Row[] {
   return rows;
 }
 
-function table(days: number, rows: Row[]): string {
+/** What the write side keeps for this world (the other half of the trade-off), and what it cost to write. */
+function writeSide(dbFile: string): string {
+  const db = openReader(dbFile);
+  const count = (t: string): string => fmt(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number);
+  const rows = ['prompt_runs', 'agg_prompt_day', 'agg_competitor_day', 'agg_url_day'].map((t) => `${t} ${count(t)}`).join(', ');
+  db.close();
+  const mib = fs.statSync(dbFile).size / 1024 ** 2;
+  let replay = '';
+  try {
+    const r = JSON.parse(fs.readFileSync(`${dbFile}.replay.json`, 'utf8')) as { events: number; seconds: number };
+    replay = `; replayed ${fmt(r.events)} events in ${fmt(r.seconds, 1)} s (${fmt(r.events / r.seconds)} ev/s, when the file was made)`;
+  } catch {
+    // made before the sidecar existed
+  }
+  return `Write side: ${fmt(mib, 1)} MiB; rows: ${rows}${replay}.`;
+}
+
+function table(days: number, dbFile: string, rows: Row[]): string {
   const lines = [
     `### ${days} days of daily runs (15 prompts x 5 engines), ${ITERATIONS} builds per endpoint`,
+    '',
+    writeSide(dbFile),
     '',
     '| endpoint | body bytes | build p50 | build+JSON p50 | build+JSON p99 | buildReady p50 | buildReady p99 | fresh store p50 | p99 <= 10 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
@@ -169,7 +191,7 @@ async function main(): Promise<void> {
     '"fresh store" = new connection + new ReadStore per build (build + JSON only).', ''];
   for (const days of DAYS) {
     const dbFile = await ensureWorld(days);
-    out.push(table(days, measure(dbFile)), '');
+    out.push(table(days, dbFile, measure(dbFile)), '');
   }
   const text = out.join('\n');
   console.log(text);
