@@ -144,6 +144,26 @@ t.test('digest prints 64 hex characters; equal data gives equal digests, other d
   tt.equal(a!.stdout, `${digestOf(evs)}\n`, 'the CLI prints the digest of the store');
 });
 
+t.test('a file that breaks midway (truncated gzip): exit 1, one line, the batches before it kept', async (tt) => {
+  const dir = workDir(tt);
+  const lines = [...events(), ...Array.from({ length: 400 }, (_, i) => run({ n: 10 + i, brand: 1 + (i % 5) }))].map((e) => JSON.stringify(e));
+  const whole = zlib.gzipSync(lines.join('\n') + '\n', { level: 0 }); // stored blocks: the cut falls after whole lines
+  const gz = path.join(dir, 'cut.ndjson.gz');
+  fs.writeFileSync(gz, whole.subarray(0, Math.floor(whole.length * 0.8)));
+  const db = path.join(dir, 'cut.db');
+  const r = cli(['replay', '--db', db, '--batch-size', '50', gz]);
+  oneLineError(tt, r, 1, /^visibility-api replay: cannot read .*cut\.ndjson\.gz: unexpected end of file; line \d+ of .*cut\.ndjson\.gz is next: re-run to continue once resolved\n$/);
+  const kept = openDb(db, { readonly: true });
+  const committed = kept.prepare('SELECT position FROM source_positions').pluck().get() as number;
+  const runs = kept.prepare('SELECT count(*) FROM prompt_runs').pluck().get() as number;
+  kept.close();
+  tt.ok(committed > 50 && committed < lines.length, `batches before the break committed (next line ${committed})`);
+  tt.equal(runs, committed - 1 - 16, 'exactly the runs of the committed lines (16 setup events first)');
+  // The whole file put back: the re-run continues from there and ends with everything.
+  fs.writeFileSync(gz, whole);
+  tt.strictSame(summary(tt, cli(['replay', '--db', db, gz])), { applied: lines.length - committed + 1, duplicate: 0, stale: 0, deadLettered: 0, skipped: committed - 1 });
+});
+
 t.test('replay resumes after the lines already applied', async (tt) => {
   const dir = workDir(tt);
   const db = path.join(dir, 'resume.db');

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { fileSource, replayFiles, type ReplayTotals } from '../ingest';
+import { fileSource, replayFiles, SourceReadError, type ReplayTotals } from '../ingest';
 import { openDb, Projector, SourcePositions, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError } from './args';
 import { onStopSignal, type StopSignal } from './signals';
@@ -80,6 +80,11 @@ export async function replayCommand(argv: string[]): Promise<number> {
       }
       return 0;
     } catch (e) {
+      if (e instanceof SourceReadError) {
+        if (tty) process.stderr.write('\r\x1b[K');
+        console.error(`visibility-api replay: ${e.message}; ${resumePoint(db, p.positionals)}: re-run to continue once resolved`);
+        return 1;
+      }
       const code = (e as { code?: unknown } | null)?.code;
       if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw e;
       if (tty) process.stderr.write('\r\x1b[K');

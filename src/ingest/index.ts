@@ -1,2 +1,2 @@
-export { readLines, replayFiles, fileSource, emptyTotals, addBatch, type ReplayTotals, type ReplayOptions } from './ndjson';
+export { readLines, replayFiles, fileSource, emptyTotals, addBatch, SourceReadError, type ReplayTotals, type ReplayOptions } from './ndjson';
 export { SlicedApplier, SliceSizer, yieldToLoop, type SlicedOptions } from './sliced';

@@ -5,6 +5,13 @@ import type { PrepareJob, PreparedBatch } from './prepare-worker';
 
 export { readLines } from './lines';
 
+/** An events file that could not be read to its end (a truncated gzip, an I/O error). */
+export class SourceReadError extends Error {
+  constructor(readonly file: string, reason: string) {
+    super(`cannot read ${file}: ${reason}`);
+  }
+}
+
 export function fileSource(file: string): string {
   return `file:${path.resolve(file)}`;
 }
@@ -108,7 +115,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
         else worker.postMessage('more');
       });
     });
-    worker.on('error', finish);
+    worker.on('error', (e) => finish(new SourceReadError(job.file, e.message)));
     worker.on('exit', (code) => finish(new Error(`the prepare thread for ${job.file} exited (code ${code}) before the end of the file`)));
   });
 }

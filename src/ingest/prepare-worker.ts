@@ -56,7 +56,6 @@ async function main(): Promise<void> {
   await send(batch, true);
 }
 
-void main().catch((e: unknown) => {
-  // The parent sees the error as the worker's 'error' event.
-  throw e;
-});
+// A failure (the file unreadable midway) rejects: unhandled in a thread, it reaches the parent as
+// the worker's 'error' event, and the replay fails with it.
+void main();

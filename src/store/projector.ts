@@ -4,9 +4,8 @@ import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
 import { RunStore, type PreparedRun, type RunFacts } from './runs';
 import { noteCommit } from './commits';
-import { ChangeSet, type Outcome, type Version } from './versions';
-
 import { prepareEvent, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
+import { ChangeSet, type Outcome, type Version } from './versions';
 
 export type { SourceEvent } from './prepare';
 
