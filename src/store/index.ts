@@ -7,3 +7,4 @@ export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
 export { openReader, commitProbe, checkpoint, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
+export { ReadStore } from './read-store';
