@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../fixtures/world';
+import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies';
@@ -26,6 +26,7 @@ import { readVersion, sumVersions } from '../src/serve/build';
 import { prepare } from '../src/serve/cache';
 import { openReader, type Db } from '../src/store';
 import { fmt, machineLine } from './machine';
+import { writeLog } from './lib';
 
 const { values } = parseArgs({
   options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' } },
@@ -45,14 +46,6 @@ function worldOptions(days: number): WorldOptions {
   };
 }
 
-async function writeLog(file: string, opts: WorldOptions): Promise<void> {
-  if (fs.existsSync(file)) return;
-  const tmp = `${file}.tmp`;
-  const out = fs.createWriteStream(tmp);
-  for (const line of generateWorld(opts)) if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
-  await new Promise<void>((r) => out.end(() => r()));
-  fs.renameSync(tmp, file);
-}
 
 /** The world's log and database, made once through the CLI a user runs; a half-made file is never kept. */
 async function ensureWorld(days: number): Promise<string> {

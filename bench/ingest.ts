@@ -16,11 +16,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../fixtures/world';
+import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { decodeEvent } from '../src/events';
 import { readLines } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
+import { writeLog } from './lib';
 
 const { values } = parseArgs({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
 
@@ -52,15 +53,8 @@ const rate = (p: Pass): number => p.events / p.seconds;
 /** The log is generated once and kept in bench/out (gitignored): same options, same bytes. */
 async function ensureLog(opts: WorldOptions): Promise<string> {
   const file = path.join(OUT, `ingest-s${opts.seed}-${opts.accounts}x${opts.days}.ndjson`);
-  if (fs.existsSync(file)) return file;
   fs.mkdirSync(OUT, { recursive: true });
-  const tmp = `${file}.tmp`;
-  const out = fs.createWriteStream(tmp);
-  for (const line of generateWorld(opts)) {
-    if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((resolve, reject) => out.end(() => resolve()).once('error', reject));
-  fs.renameSync(tmp, file);
+  await writeLog(file, opts);
   return file;
 }
 

@@ -3,9 +3,9 @@
 // SQLite file through a read-only connection, event-loop delay and lag from its ops port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { freePort } from './lib';
 
 /** prom-client samples the event loop with a 10 ms timer; its figures include that interval. */
 export const ELD_RESOLUTION_MS = 10;
@@ -22,16 +22,6 @@ export interface Service {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const alive = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns `visibility-api serve` on 127.0.0.1, consuming `topic` into a new database file. */
 export async function spawnService(o: ServiceStart): Promise<Service> {

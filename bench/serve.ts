@@ -15,11 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
+import { DEMO_OPTIONS, worldKeys, type WorldOptions } from '../fixtures/world';
 import { replayFiles } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { openDb, Projector } from '../src/store';
 import { fmt, machineLine } from './machine';
+import { writeLog } from './lib';
 
 const { values } = parseArgs({
   options: {
@@ -57,14 +58,6 @@ const PIN = pinning();
 const ROUND_SECONDS = 3;
 const CACHE_MAX_BYTES = Number(process.env.CACHE_MAX_BYTES ?? 256 * 1024 * 1024);
 
-async function writeLog(file: string, opts: WorldOptions): Promise<void> {
-  if (fs.existsSync(file)) return;
-  const tmp = `${file}.tmp`;
-  const out = fs.createWriteStream(tmp);
-  for (const line of generateWorld(opts)) if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
-  await new Promise<void>((r) => out.end(() => r()));
-  fs.renameSync(tmp, file);
-}
 
 /** The big world, generated and replayed once, then kept in bench/out (gitignored). */
 async function ensureWorld(): Promise<string> {

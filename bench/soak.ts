@@ -12,7 +12,6 @@
 // served), 130 on SIGINT/SIGTERM; lag is reported, not an error. Only 127.0.0.1; leaves no process behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Worker } from 'node:worker_threads';
@@ -23,6 +22,7 @@ import { startWorker } from '../src/lib/worker';
 import { fmt, machineLine } from './machine';
 import type { ProducerReport } from './soak-producer';
 import { copyDb, ensureSoakData, soakMix, soakWorld, type MixRequest } from './soak-world';
+import { freePort } from './lib';
 
 const { values } = parseArgs({
   options: {
@@ -136,16 +136,6 @@ process.on('exit', () => {
 
 // ---------------------------------------------------------------- helpers
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T | null }> {
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
