@@ -57,8 +57,11 @@ export interface WorkerJob {
   endpoint: string;
   args: ReadArgs;
   scopes: readonly string[];
-  /** Test seam (ThreadBuilder.injectCrash): the thread dies on receiving this job instead of building it. */
-  crash?: 'exit' | 'throw';
+  /**
+   * Test seam (ThreadBuilder.injectCrash): the thread dies on receiving this job instead of building
+   * it; 'hold' keeps it unanswered for the terminate() that follows.
+   */
+  crash?: 'exit' | 'throw' | 'hold';
 }
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -146,8 +149,9 @@ class BuildThread {
     p.attempts += 1;
     const crash = this.crashes.left > 0 ? this.crashes.how : null;
     if (crash) this.crashes.left -= 1;
-    worker.postMessage(crash === 'exit' || crash === 'throw' ? { ...p.job, crash } : p.job);
-    // Terminated right after the job was posted: its reply cannot have been read yet.
+    // An outside terminate() with the job in hand: the thread holds the job unanswered, or it could
+    // build and answer before the terminate lands (the test that counts deaths saw that race).
+    worker.postMessage(crash ? { ...p.job, crash: crash === 'terminate' ? 'hold' : crash } : p.job);
     if (crash === 'terminate') void worker.terminate();
   }
 
