@@ -58,7 +58,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'runs of a deleted prompt still count', kind: 'scoping', file: 'src/readmodels/metrics.ts',
-    original: 'AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id', replacement: 'JOIN engines e ON e.id = a.engine_id',
+    original: 'AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ? AND deleted = 0)', replacement: 'AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ?)',
     catchers: [EVIDENCE, CATALOG],
   },
   // ---- Windows
@@ -74,7 +74,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'cited URLs: the window\'s last day left out', kind: 'window', file: 'src/readmodels/citations.ts',
-    original: 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?`;', replacement: 'WHERE a.project_id = ? AND a.day >= ? AND a.day < ?`;',
+    original: 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;', replacement: 'WHERE a.project_id = ? AND a.day >= ? AND a.day < ?${COUNTED_RUNS}`;',
     catchers: [EVIDENCE, CATALOG],
   },
   // ---- Thresholds (the edge of a definition, like a window's edge)
@@ -137,7 +137,7 @@ export const MUTATIONS: Mutation[] = [
   // ---- De-duplication
   {
     name: 'a URL cited twice in one answer counts twice', kind: 'de-duplication', file: 'src/store/aggregates.ts',
-    original: 'for (const c of urlsOf(r)) {', replacement: 'for (const c of r.citations) {',
+    original: 'for (const c of urlsOf(run.citations)) {', replacement: 'for (const c of run.citations) {',
     catchers: [EVIDENCE, CATALOG],
   },
   {
