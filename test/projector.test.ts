@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { digest, type BatchResult, type Db, type Projector } from '../src/store';
-import { RR_SCALE, SENTIMENT_SCALE } from '../src/store/aggregates';
+import { digest, RR_SCALE, SENTIMENT_SCALE, type BatchResult, type Db, type Projector } from '../src/store';
 import { asSource, ev, freshDb, id, run, sha256, W, world, type Ev } from './helpers';
 
 type Row = Record<string, unknown>;

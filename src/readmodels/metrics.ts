@@ -1,5 +1,5 @@
 import { addDays } from '../lib/time';
-import { RR_SCALE, SENTIMENT_SCALE } from '../store/aggregates';
+import { RR_SCALE, SENTIMENT_SCALE } from '../store';
 import type { ReadStore } from './store';
 
 /**

@@ -9,10 +9,10 @@ import { bestMention, type RunFacts, type StoredCitation, type StoredMention } f
 export const RR_SCALE = 232_792_560;
 export const SENTIMENT_SCALE = 1_000_000;
 
-/** Maximum safe sum: an rr_fixed sum stays exact in a double for 38 million runs at position 1. */
-export const rrFixed = (position: number): number => Math.round(RR_SCALE / position);
-/** Half away from zero, as SQLite's round() in rebuild.sql (Math.round alone rounds -0.5 up). */
-export const sentimentFixed = (sentiment: number): number => Math.sign(sentiment) * Math.round(Math.abs(sentiment * SENTIMENT_SCALE));
+/** 1/position in RR_SCALE units. A sum of them stays exact in a double up to 38 million runs at position 1. */
+const rrFixed = (position: number): number => Math.round(RR_SCALE / position);
+/** Half away from zero, as SQLite's round() (test/oracle-aggregates.sql); Math.round alone rounds -0.5 up. */
+const sentimentFixed = (sentiment: number): number => Math.sign(sentiment) * Math.round(Math.abs(sentiment * SENTIMENT_SCALE));
 
 interface MentionDelta { runs: number; position_sum: number; rr_fixed: number; sentiment_fixed: number; sentiment_n: number }
 interface PromptDelta { key: BucketKey; runs: number; brand: MentionDelta }
@@ -25,18 +25,18 @@ const zeroMention = (): MentionDelta => ({ runs: 0, position_sum: 0, rr_fixed: 0
 const isZero = (d: MentionDelta): boolean => d.runs === 0 && d.position_sum === 0 && d.rr_fixed === 0 && d.sentiment_fixed === 0 && d.sentiment_n === 0;
 
 /** Adds (sign 1) or takes away (sign -1) one run's best mention of an entity. */
-function addMention(d: MentionDelta, m: StoredMention, sign: number): void {
+function addMention(d: MentionDelta, position: number, sentiment: number | null, sign: number): void {
   d.runs += sign;
-  d.position_sum += sign * m.position;
-  d.rr_fixed += sign * rrFixed(m.position);
-  if (m.sentiment !== null) {
-    d.sentiment_fixed += sign * sentimentFixed(m.sentiment);
+  d.position_sum += sign * position;
+  d.rr_fixed += sign * rrFixed(position);
+  if (sentiment !== null) {
+    d.sentiment_fixed += sign * sentimentFixed(sentiment);
     d.sentiment_n += sign;
   }
 }
 
 /** Each tracked competitor of a run once, at its best position. */
-export function competitorsOf(mentions: StoredMention[]): StoredMention[] {
+function competitorsOf(mentions: StoredMention[]): StoredMention[] {
   const ids = new Set<string>();
   for (const m of mentions) if (m.entity_type === 'competitor' && m.competitor_id) ids.add(m.competitor_id);
   return [...ids].map((id) => bestMention(mentions, (m) => m.entity_type === 'competitor' && m.competitor_id === id)!);
@@ -46,7 +46,7 @@ export function competitorsOf(mentions: StoredMention[]): StoredMention[] {
 const titleOf = (c: StoredCitation): string | null => c.title || null;
 
 /** Each URL of a run once (its first citation, or the first that has a title). */
-export function urlsOf(citations: StoredCitation[]): StoredCitation[] {
+function urlsOf(citations: StoredCitation[]): StoredCitation[] {
   const seen = new Map<string, StoredCitation>();
   for (const c of citations) {
     const prev = seen.get(c.url);
@@ -159,7 +159,7 @@ export class Aggregator {
     }
     for (const [k, u] of this.url) {
       if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store
-      s.addUrl.run(...u.key, u.url, u.domain, u.runs, u.first_at, u.last_at, u.title, u.title ? u.title_at : null, u.title ? u.title_run : null);
+      this.putUrl(u);
     }
     for (const { key, url } of this.urlRecount.values()) this.recountUrl(key, url);
     for (const g of this.group.values()) {
@@ -177,13 +177,13 @@ export class Aggregator {
     let p = this.prompt.get(b.text);
     if (!p) this.prompt.set(b.text, (p = { key: b.key, runs: 0, brand: zeroMention() }));
     p.runs += sign;
-    const brand = bestMention(run.mentions, (m) => m.entity_type === 'brand');
-    if (brand) addMention(p.brand, brand, sign);
+    // The run's best brand mention, found once when it was prepared (and stored with the row).
+    if (run.brand_position !== null) addMention(p.brand, run.brand_position, run.brand_sentiment, sign);
     for (const m of competitorsOf(run.mentions)) {
       const k = `${b.text}|${m.competitor_id!}`;
       let c = this.competitor.get(k);
       if (!c) this.competitor.set(k, (c = { key: b.key, competitor_id: m.competitor_id!, ...zeroMention() }));
-      addMention(c, m, sign);
+      addMention(c, m.position, m.sentiment, sign);
     }
     for (const c of urlsOf(run.citations)) {
       const k = `${b.text}|${c.url}`;
@@ -220,6 +220,11 @@ export class Aggregator {
       else row = { key, url, domain: cited.domain, ...add };
     }
     this.stmts.dropUrl.run(...key, url);
-    if (row) this.stmts.addUrl.run(...key, url, row.domain, row.runs, row.first_at, row.last_at, row.title, row.title ? row.title_at : null, row.title ? row.title_run : null);
+    if (row) this.putUrl(row);
+  }
+
+  /** Adds a URL row's delta (or writes it, when the row is new); the title's instant and run go with a title only. */
+  private putUrl(u: UrlAdd): void {
+    this.stmts.addUrl.run(...u.key, u.url, u.domain, u.runs, u.first_at, u.last_at, u.title, u.title ? u.title_at : null, u.title ? u.title_run : null);
   }
 }

@@ -8,3 +8,4 @@ export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
 export { openReader, commitProbe, checkpoint, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
 export { ReadStore } from './read-store';
+export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
