@@ -3,11 +3,10 @@
 // live stream, the owner's key of every project, and the read mix the API serves during the stream.
 import fs from 'node:fs';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
+import { LatestGroups, type GroupTemplate } from './lib';
 
-type Data = Record<string, unknown>;
 
-/** One project's latest generated run group: replayed under new ids, dated now, by the live stream. */
-export interface GroupTemplate { project_id: string; started: Data; runs: Data[]; completed: Data }
+export type { GroupTemplate } from './lib';
 
 export interface ReadRequest { method: 'GET'; path: string; headers: Record<string, string> }
 
@@ -34,10 +33,10 @@ export function worldFor(events: number, now = new Date()): WorldOptions {
   return { ...DEMO_OPTIONS, seed: 21, accounts: PROJECTS / 2, projectsPerAccount: 2, sharedProjects: 0, days, endDay: yesterday };
 }
 
-interface Seen { owner: Map<string, string>; engine: Map<string, string>; latest: Map<string, GroupTemplate> }
+interface Seen { owner: Map<string, string>; engine: Map<string, string>; groups: LatestGroups }
 
 /** Keeps what the stream and the read mix need; only run-group and project lines are parsed. */
-function observe(line: string, seen: Seen, building: Map<string, GroupTemplate>): void {
+function observe(line: string, seen: Seen): void {
   const head = line.slice(0, 120);
   if (head.includes('"type":"project.upserted"')) {
     const d = (JSON.parse(line) as { data: { id: string; company_id: string } }).data;
@@ -45,15 +44,8 @@ function observe(line: string, seen: Seen, building: Map<string, GroupTemplate>)
   } else if (head.includes('"type":"project.engine_tracked"')) {
     const d = (JSON.parse(line) as { data: { project_id: string; engine_id: string } }).data;
     if (!seen.engine.has(d.project_id)) seen.engine.set(d.project_id, d.engine_id);
-  } else if (head.includes('"type":"run_group.') || head.includes('"type":"prompt_run.completed"')) {
-    const e = JSON.parse(line) as { type: string; data: Data };
-    const project = e.data.project_id as string;
-    if (e.type === 'run_group.started') building.set(project, { project_id: project, started: e.data, runs: [], completed: {} });
-    else if (e.type === 'prompt_run.completed') building.get(project)?.runs.push(e.data);
-    else {
-      const g = building.get(project);
-      if (g) seen.latest.set(project, { ...g, completed: e.data });
-    }
+  } else {
+    seen.groups.observe(line);
   }
 }
 
@@ -70,20 +62,19 @@ function readsOf(project: string, group: string, engine: string, headers: Record
 
 /** Writes the log to `file` and returns the world's templates, keys and read mix. */
 export async function writeWorld(file: string, opts: WorldOptions): Promise<BenchWorld> {
-  const seen: Seen = { owner: new Map(), engine: new Map(), latest: new Map() };
-  const building = new Map<string, GroupTemplate>();
+  const seen: Seen = { owner: new Map(), engine: new Map(), groups: new LatestGroups() };
   const out = fs.createWriteStream(file);
   let events = 0;
   let bytes = 0;
   for (const line of generateWorld(opts)) {
-    observe(line, seen, building);
+    observe(line, seen);
     events += 1;
     bytes += Buffer.byteLength(line) + 1;
     if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(() => r()));
   const keys = new Map(worldKeys(opts).filter((k) => !k.revoked).map((k) => [k.account_id, k.key]));
-  const templates = [...seen.latest.values()].filter((t) => keys.has(seen.owner.get(t.project_id) ?? '') && t.runs.length > 0)
+  const templates = [...seen.groups.latest.values()].filter((t) => keys.has(seen.owner.get(t.project_id) ?? '') && t.runs.length > 0)
     .sort((a, b) => (a.project_id < b.project_id ? -1 : 1));
   if (templates.length === 0) throw new Error('the generated world has no run group of a project with a valid key');
   const headersOf: Record<string, Record<string, string>> = {};

@@ -24,3 +24,31 @@ export async function writeLog(file: string, opts: WorldOptions): Promise<void> 
   await new Promise<void>((resolve, reject) => out.end(() => resolve()).once('error', reject));
   fs.renameSync(tmp, file);
 }
+
+type Data = Record<string, unknown>;
+
+/** One project's latest generated run group: what a live stream replays under new ids, dated now. */
+export interface GroupTemplate { project_id: string; started: Data; runs: Data[]; completed: Data }
+
+/**
+ * Each project's latest complete run group, followed line by line as a log is generated (the
+ * generator emits a group's events in order). Only run-group lines are parsed: the type is near
+ * the start of every line.
+ */
+export class LatestGroups {
+  readonly latest = new Map<string, GroupTemplate>();
+  private readonly building = new Map<string, GroupTemplate>();
+
+  observe(line: string): void {
+    const head = line.slice(0, 120);
+    if (!head.includes('"type":"run_group.') && !head.includes('"type":"prompt_run.completed"')) return;
+    const e = JSON.parse(line) as { type: string; data: Data };
+    const project = e.data.project_id as string;
+    if (e.type === 'run_group.started') this.building.set(project, { project_id: project, started: e.data, runs: [], completed: {} });
+    else if (e.type === 'prompt_run.completed') this.building.get(project)?.runs.push(e.data);
+    else {
+      const g = this.building.get(project);
+      if (g) this.latest.set(project, { ...g, completed: e.data });
+    }
+  }
+}

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
 import { replayFiles } from '../src/ingest';
 import { openDb, Projector } from '../src/store';
+import { LatestGroups, type GroupTemplate } from './lib';
 
 export interface SoakWorldSize { accounts: number; days: number; prompts: number }
 
@@ -18,35 +19,20 @@ export function soakWorld(size: SoakWorldSize, now = new Date()): WorldOptions {
   };
 }
 
-type Data = Record<string, unknown>;
+export type { GroupTemplate } from './lib';
 
-/** One project's latest run group as generated: what the live stream replays under new ids, dated now. */
-export interface GroupTemplate { project_id: string; started: Data; runs: Data[]; completed: Data }
-
-/** Writes the log, and keeps each project's latest run group (the generator emits a group's events in order). */
+/** Writes the log, and keeps each project's latest run group. */
 async function writeLogAndTemplates(opts: WorldOptions, log: string, templatesFile: string): Promise<void> {
-  const latest = new Map<string, GroupTemplate>();
-  const building = new Map<string, GroupTemplate>();
+  const groups = new LatestGroups();
   const tmp = `${log}.tmp`;
   const out = fs.createWriteStream(tmp);
   for (const line of generateWorld(opts)) {
-    // Only run-group events are parsed: the type is near the start of every line.
-    const head = line.slice(0, 120);
-    if (head.includes('"type":"run_group.') || head.includes('"type":"prompt_run.completed"')) {
-      const e = JSON.parse(line) as { type: string; data: Data };
-      const project = e.data.project_id as string;
-      if (e.type === 'run_group.started') building.set(project, { project_id: project, started: e.data, runs: [], completed: {} });
-      else if (e.type === 'prompt_run.completed') building.get(project)?.runs.push(e.data);
-      else {
-        const g = building.get(project);
-        if (g) latest.set(project, { ...g, completed: e.data });
-      }
-    }
+    groups.observe(line);
     if (!out.write(line + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(() => r()));
   fs.renameSync(tmp, log);
-  fs.writeFileSync(templatesFile, JSON.stringify([...latest.values()].sort((a, b) => (a.project_id < b.project_id ? -1 : 1))));
+  fs.writeFileSync(templatesFile, JSON.stringify([...groups.latest.values()].sort((a, b) => (a.project_id < b.project_id ? -1 : 1))));
 }
 
 export interface SoakData { baseDb: string; templates: GroupTemplate[]; name: string; events: number }
