@@ -1,4 +1,4 @@
-import { decodeEvent, type DeadLetterReason, type EventType } from '../events';
+import { decodeEvent, type DeadLetterReason, type EventType, type PromptRunCompleted } from '../events';
 import { prepareRun, type PreparedRun } from './runs';
 import type { Version } from './versions';
 
@@ -47,6 +47,6 @@ export function prepareEvent(e: SourceEvent): PreparedEvent {
   const { event } = d;
   const version = { at: event.occurred_at, id: event.event_id };
   const base = { ok: true as const, source: e.source, position: e.position, type: event.type, version, raw: e.raw };
-  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as Parameters<typeof prepareRun>[0]) };
+  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as PromptRunCompleted) };
   return { ...base, data: event.data };
 }
