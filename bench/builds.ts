@@ -1,6 +1,6 @@
 // npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh]
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
-// the way a build thread builds it (src/serve/build.ts buildReady: one read transaction around the
+// the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag), timed per stage.
 //
 // Worlds: 2 accounts, one project each, 5 engines all tracked, 15 prompts, one run per prompt,
@@ -22,7 +22,7 @@ import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies';
-import { readVersion, sumVersions } from '../src/serve/build';
+import { readVersion, sumVersions } from '../src/serve/ready-body';
 import { prepare } from '../src/serve/cache';
 import { openReader, type Db } from '../src/store';
 import { fmt, machineLine } from './machine';

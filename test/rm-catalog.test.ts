@@ -5,16 +5,16 @@ import { apiAjv, checkedBody } from './bodies';
 import type { ReadArgs } from '../src/readmodels/args';
 import type { Endpoint } from '../src/readmodels/endpoint';
 import { ReadStore } from '../src/readmodels/store';
-import { endpoint as projects } from '../src/readmodels/projects';
-import { endpoint as project } from '../src/readmodels/project';
-import { endpoint as prompts } from '../src/readmodels/prompts';
-import { endpoint as segments } from '../src/readmodels/segments';
-import { endpoint as competitors } from '../src/readmodels/competitors';
-import { endpoint as engines } from '../src/readmodels/engines';
-import { endpoint as terms } from '../src/readmodels/terms';
-import { endpoint as runs } from '../src/readmodels/runs';
-import { endpoint as runGroup } from '../src/readmodels/run-group';
-import { endpoint as runResults } from '../src/readmodels/run-results';
+import { endpoint as projects } from '../src/readmodels/endpoints/projects';
+import { endpoint as project } from '../src/readmodels/endpoints/project';
+import { endpoint as prompts } from '../src/readmodels/endpoints/prompts';
+import { endpoint as segments } from '../src/readmodels/endpoints/segments';
+import { endpoint as competitors } from '../src/readmodels/endpoints/competitors';
+import { endpoint as engines } from '../src/readmodels/endpoints/engines';
+import { endpoint as terms } from '../src/readmodels/endpoints/terms';
+import { endpoint as runs } from '../src/readmodels/endpoints/runs';
+import { endpoint as runGroup } from '../src/readmodels/endpoints/run-group';
+import { endpoint as runResults } from '../src/readmodels/endpoints/run-results';
 import { asSource, ev, id, run, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
 
 

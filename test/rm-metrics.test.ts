@@ -9,11 +9,11 @@ import type {
 } from '../src/readmodels/bodies.gen';
 import type { Endpoint } from '../src/readmodels/endpoint';
 import { ReadStore } from '../src/readmodels/store';
-import { endpoint as visibility } from '../src/readmodels/visibility';
-import { endpoint as timeseries } from '../src/readmodels/timeseries';
-import { endpoint as dailyScores } from '../src/readmodels/daily-scores';
-import { endpoint as segmentAnalytics } from '../src/readmodels/segment-analytics';
-import { endpoint as competitorRankings } from '../src/readmodels/competitor-rankings';
+import { endpoint as visibility } from '../src/readmodels/endpoints/visibility';
+import { endpoint as timeseries } from '../src/readmodels/endpoints/timeseries';
+import { endpoint as dailyScores } from '../src/readmodels/endpoints/daily-scores';
+import { endpoint as segmentAnalytics } from '../src/readmodels/endpoints/segment-analytics';
+import { endpoint as competitorRankings } from '../src/readmodels/endpoints/competitor-rankings';
 import { asSource, ev, id, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
 
 

@@ -1,2 +1,2 @@
 export { createOpsServer, cacheStats, type Readiness, type OpsOptions } from './server';
-export { createMetrics, type Metrics, type IngestFigures } from './metrics';
+export { createMetrics, type Metrics, type IngestFigures } from './prometheus';

@@ -1,27 +1,27 @@
 // The 22 endpoints of the contract, in the contract's order. Each file holds one endpoint's whole logic.
 import type { Endpoint } from './endpoint';
-import { endpoint as projects } from './projects';
-import { endpoint as project } from './project';
-import { endpoint as visibility } from './visibility';
-import { endpoint as timeseries } from './timeseries';
-import { endpoint as dailyScores } from './daily-scores';
-import { endpoint as prompts } from './prompts';
-import { endpoint as segments } from './segments';
-import { endpoint as segmentAnalytics } from './segment-analytics';
-import { endpoint as competitors } from './competitors';
-import { endpoint as competitorRankings } from './competitor-rankings';
-import { endpoint as citations } from './citations';
-import { endpoint as mentions } from './mentions';
-import { endpoint as referrers } from './referrers';
-import { endpoint as warmLeads } from './warm-leads';
-import { endpoint as engines } from './engines';
-import { endpoint as terms } from './terms';
-import { endpoint as runs } from './runs';
-import { endpoint as runGroup } from './run-group';
-import { endpoint as runResults } from './run-results';
-import { endpoint as forumMetrics } from './forum-metrics';
-import { endpoint as forumLeads } from './forum-leads';
-import { endpoint as forumOpportunities } from './forum-opportunities';
+import { endpoint as projects } from './endpoints/projects';
+import { endpoint as project } from './endpoints/project';
+import { endpoint as visibility } from './endpoints/visibility';
+import { endpoint as timeseries } from './endpoints/timeseries';
+import { endpoint as dailyScores } from './endpoints/daily-scores';
+import { endpoint as prompts } from './endpoints/prompts';
+import { endpoint as segments } from './endpoints/segments';
+import { endpoint as segmentAnalytics } from './endpoints/segment-analytics';
+import { endpoint as competitors } from './endpoints/competitors';
+import { endpoint as competitorRankings } from './endpoints/competitor-rankings';
+import { endpoint as citations } from './endpoints/citations';
+import { endpoint as mentions } from './endpoints/mentions';
+import { endpoint as referrers } from './endpoints/referrers';
+import { endpoint as warmLeads } from './endpoints/warm-leads';
+import { endpoint as engines } from './endpoints/engines';
+import { endpoint as terms } from './endpoints/terms';
+import { endpoint as runs } from './endpoints/runs';
+import { endpoint as runGroup } from './endpoints/run-group';
+import { endpoint as runResults } from './endpoints/run-results';
+import { endpoint as forumMetrics } from './endpoints/forum-metrics';
+import { endpoint as forumLeads } from './endpoints/forum-leads';
+import { endpoint as forumOpportunities } from './endpoints/forum-opportunities';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   projects, project, visibility, timeseries, dailyScores, prompts, segments, segmentAnalytics, competitors,

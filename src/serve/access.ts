@@ -1,6 +1,6 @@
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
 import { commitProbe, localCommitCount } from '../store';
-import { readVersion, sumVersions, type DataVersion } from './build';
+import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
 const OTHER_PROCESS_CHECK_MS = 1;

@@ -3,7 +3,7 @@ import { startWorker } from '../lib/worker';
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import { SqliteError } from '../store';
 import type { BodySchemas } from './bodies';
-import { buildReady } from './build';
+import { buildReady } from './ready-body';
 import type { Ready } from './cache';
 import { HttpError } from './errors';
 
@@ -97,7 +97,7 @@ class BuildThread {
   }
 
   private spawn(): Worker {
-    const worker = startWorker(__dirname, 'build-worker', { dbFile: this.dbFile });
+    const worker = startWorker(__dirname, 'builder-thread', { dbFile: this.dbFile });
     let failure: Error | null = null;
     worker.on('message', (m: WorkerReply) => this.settle(m));
     worker.on('error', (e) => (failure = e));

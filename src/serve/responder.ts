@@ -1,7 +1,7 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { Access } from './access';
-import type { DataVersion } from './build';
+import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import type { BodyCache, Ready } from './cache';
 import { HttpError } from './errors';

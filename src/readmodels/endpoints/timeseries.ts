@@ -1,8 +1,8 @@
-import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import {
   brandSumsByDayEngine, compareStrings, competitorMentionsByDay, currentWindow, dayFigures, mentionRate, score, sumAll, type DayEngineSums,
-} from './metrics';
+} from '../formulas';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
 const TREND_DAYS = 365;

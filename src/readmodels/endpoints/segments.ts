@@ -1,5 +1,5 @@
-import type { Segments } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Segments } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 /**
  * Active, non-deleted segments with the number of non-deleted prompts (active or not) of the same

@@ -1,8 +1,8 @@
 // GET /projects/:project_id/warm-leads — community threads AI answers keep citing: places worth joining.
-import type { Endpoint } from './endpoint';
-import type { WarmLeads } from './bodies.gen';
+import type { Endpoint } from '../endpoint';
+import type { WarmLeads } from '../bodies.gen';
 import { citedUrls } from './citations';
-import { communityPlatform } from './domains';
+import { communityPlatform } from '../domains';
 
 /** A page cited once may be noise; twice in the window means engines keep going back to it. */
 const MIN_CITATIONS = 2;

@@ -1,6 +1,6 @@
-import type { DailyScore, DailyScores } from './bodies.gen';
-import type { Endpoint } from './endpoint';
-import { brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS, dayFigures, sumBy, zeroSums } from './metrics';
+import type { DailyScore, DailyScores } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
+import { brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS, dayFigures, sumBy, zeroSums } from '../formulas';
 
 /** The newest `limit` days with counted runs, each with its distinct prompts among those runs. Binds project, project, limit. */
 const DAYS = `SELECT a.day, count(DISTINCT a.prompt_id) AS prompt_count

@@ -1,7 +1,7 @@
 // GET /projects/:project_id/forum/opportunities — every forum post the crawler found for the project.
-import type { Endpoint } from './endpoint';
-import type { ForumOpportunities } from './bodies.gen';
-import { forumPosts } from './forum';
+import type { Endpoint } from '../endpoint';
+import type { ForumOpportunities } from '../bodies.gen';
+import { forumPosts } from '../forum';
 
 export const endpoint: Endpoint = {
   name: 'forum-opportunities',

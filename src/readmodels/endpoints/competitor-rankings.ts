@@ -1,9 +1,9 @@
-import type { CompetitorRanking, CompetitorRankings } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { CompetitorRanking, CompetitorRankings } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import {
   averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, overRuns, score,
   sentiment, shareOf, sumAll, sumBy, trackedCompetitors, zeroSums, type MentionSums,
-} from './metrics';
+} from '../formulas';
 
 /** The brand is the project itself: it is listed under the project's name. */
 const PROJECT_NAME = 'SELECT name FROM projects WHERE id = ?';

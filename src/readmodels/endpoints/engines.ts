@@ -1,5 +1,5 @@
-import type { Engines } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Engines } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 /**
  * Engines the project tracks now. `since` is the time of the winning tracked event, so an engine

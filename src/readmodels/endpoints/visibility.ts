@@ -1,10 +1,10 @@
-import type { EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import {
   averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, overRuns, score,
   sentiment, shareOf, shareOfVoice, sumAll, sumBy, trackedCompetitors, zeroSums,
   type CompetitorPromptSums, type EnginePromptSums, type MentionSums,
-} from './metrics';
+} from '../formulas';
 
 const TOP_COMPETITORS = 10;
 

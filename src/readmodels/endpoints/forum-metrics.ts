@@ -1,8 +1,8 @@
 // GET /projects/:project_id/forum/metrics — the forum opportunity summary.
-import type { Endpoint } from './endpoint';
-import type { ForumMetrics } from './bodies.gen';
-import { compareStrings } from './metrics';
-import { forumPosts, isOpenLead, type ForumPost } from './forum';
+import type { Endpoint } from '../endpoint';
+import type { ForumMetrics } from '../bodies.gen';
+import { compareStrings } from '../formulas';
+import { forumPosts, isOpenLead, type ForumPost } from '../forum';
 
 type PlatformCount = ForumMetrics['by_platform'][number];
 

@@ -1,8 +1,8 @@
 // GET /projects/:project_id/forum/leads — forum posts worth answering now.
-import type { Endpoint } from './endpoint';
-import type { ForumLeads } from './bodies.gen';
-import { compareStrings } from './metrics';
-import { forumPosts, isOpenLead, type ForumPost } from './forum';
+import type { Endpoint } from '../endpoint';
+import type { ForumLeads } from '../bodies.gen';
+import { compareStrings } from '../formulas';
+import { forumPosts, isOpenLead, type ForumPost } from '../forum';
 
 /** Most relevant first; then the newest; then by id, so the order is total. */
 function byRelevance(a: ForumPost, b: ForumPost): number {

@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ENDPOINTS, ReadStore } from '../readmodels';
 import { openReader, SqliteError } from '../store';
 import { BodySchemas } from './bodies';
-import { buildReady } from './build';
+import { buildReady } from './ready-body';
 import type { WorkerJob, WorkerReply } from './builders';
 
 const store = new ReadStore(openReader((workerData as { dbFile: string }).dbFile));

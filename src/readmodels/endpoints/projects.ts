@@ -1,6 +1,6 @@
-import { VISIBLE_PROJECTS } from './access';
-import type { Project, Projects } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import { VISIBLE_PROJECTS } from '../access';
+import type { Project, Projects } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 /** Projects the account owns or that are shared with it; never deleted ones. Bound as @account. */
 const PROJECTS = `${VISIBLE_PROJECTS}

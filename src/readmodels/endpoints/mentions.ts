@@ -1,8 +1,8 @@
 // GET /projects/:project_id/mentions — brand and competitor mentions as the analyser reported them, newest first.
-import { uuidFrom } from '../lib/ids';
-import type { Endpoint } from './endpoint';
-import type { Mentions } from './bodies.gen';
-import { COUNTED_RUNS_JOIN, engineFilter } from './metrics';
+import { uuidFrom } from '../../lib/ids';
+import type { Endpoint } from '../endpoint';
+import type { Mentions } from '../bodies.gen';
+import { COUNTED_RUNS_JOIN, engineFilter } from '../formulas';
 
 /**
  * Succeeded runs whose prompt counts (COUNTED_RUNS_JOIN), newest first, walking the

@@ -1,5 +1,5 @@
-import type { Runs } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Runs } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 export type RunGroupSummary = Runs[number];
 

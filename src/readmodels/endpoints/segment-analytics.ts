@@ -1,9 +1,9 @@
-import type { SegmentAnalytics, SegmentAnalyticsItem } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { SegmentAnalytics, SegmentAnalyticsItem } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import {
   averageRank, brandSumsByEnginePrompt, competitorSumsByPrompt, currentSlice, mentionRate, score, sentiment, shareOfVoice,
   sumAll, sumBy, type MentionSums,
-} from './metrics';
+} from '../formulas';
 
 const ACTIVE_SEGMENTS = `SELECT id, name FROM segments
   WHERE project_id = ? AND active = 1 AND deleted = 0

@@ -1,9 +1,9 @@
 // GET /projects/:project_id/referrers — the domains AI answers cite, over the current window.
-import type { Endpoint } from './endpoint';
-import type { Referrers } from './bodies.gen';
+import type { Endpoint } from '../endpoint';
+import type { Referrers } from '../bodies.gen';
 import { citedUrls, type CitedUrl } from './citations';
-import { compareStrings } from './metrics';
-import { competitorDomains, matchesAny, ownDomains } from './domains';
+import { compareStrings } from '../formulas';
+import { competitorDomains, matchesAny, ownDomains } from '../domains';
 
 interface DomainAcc {
   domain: string;

@@ -1,5 +1,5 @@
-import type { RunGroup } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { RunGroup } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import { RUN_GROUP, toRunGroup, type RunGroupSummary } from './runs';
 
 /**

@@ -1,5 +1,5 @@
-import type { Prompts } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Prompts } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 const PROMPTS = `SELECT id, project_id, text, segment_ids, active, created_at, updated_at
   FROM prompts

@@ -1,6 +1,6 @@
 // GET /runs/:run_group_id/results — every prompt run of a group with its mentions and citations.
-import type { RunResults } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { RunResults } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 /**
  * The runs of ONE run group, read by index (prompt_runs_by_group), each with the mentions and

@@ -1,5 +1,5 @@
-import type { Competitors } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Competitors } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 const COMPETITORS = `SELECT id, project_id, name, domain, aliases, created_at, updated_at
   FROM competitors

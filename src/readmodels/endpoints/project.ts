@@ -1,5 +1,5 @@
-import type { Project } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Project } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 import { toProject, type ProjectRow } from './projects';
 
 // The HTTP layer has already checked that the key's account sees this project.

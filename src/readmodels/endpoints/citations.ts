@@ -1,9 +1,9 @@
 // GET /projects/:project_id/citations — the URLs AI answers cite, over the current window.
-import type { Endpoint } from './endpoint';
-import type { ReadStore } from './store';
-import type { Citations } from './bodies.gen';
-import { COUNTED_RUNS, compareStrings, currentWindow, engineFilter } from './metrics';
-import { matchesAny, ownDomains } from './domains';
+import type { Endpoint } from '../endpoint';
+import type { ReadStore } from '../store';
+import type { Citations } from '../bodies.gen';
+import { COUNTED_RUNS, compareStrings, currentWindow, engineFilter } from '../formulas';
+import { matchesAny, ownDomains } from '../domains';
 
 /** One cited URL summed over the window's agg_url_day rows. Referrers and warm leads start from these too. */
 export interface CitedUrl {

@@ -1,5 +1,5 @@
-import type { Terms } from './bodies.gen';
-import type { Endpoint } from './endpoint';
+import type { Terms } from '../bodies.gen';
+import type { Endpoint } from '../endpoint';
 
 const TERMS = `SELECT id, project_id, value, kind, created_at
   FROM terms
