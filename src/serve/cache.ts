@@ -13,6 +13,11 @@ export interface Ready {
   updatedAt: string;
   /** updatedAt as an HTTP date, formatted once. */
   lastModified: string;
+  /**
+   * Headers that belong to this body and go out with every representation of it, 304s included
+   * (lower-case names): e.g. the next page's Link, or how fresh the data is.
+   */
+  headers: Readonly<Record<string, string>>;
 }
 
 /** Bodies this small are sent as they are: compressing them saves less than it costs. */
@@ -30,7 +35,7 @@ function own(bytes: Buffer): Buffer {
   return copy;
 }
 
-export function prepare(body: unknown, version: number, updatedAt: string): Ready {
+export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
   const json = own(Buffer.from(JSON.stringify(body)));
   const big = json.length >= COMPRESS_MIN_BYTES;
   return {
@@ -41,11 +46,14 @@ export function prepare(body: unknown, version: number, updatedAt: string): Read
     version,
     updatedAt,
     lastModified: new Date(updatedAt).toUTCString(),
+    headers,
   };
 }
 
 export function readySize(r: Ready): number {
-  return r.json.length + (r.gzip?.length ?? 0) + (r.br?.length ?? 0) + 256;
+  let headerBytes = 0;
+  for (const [k, v] of Object.entries(r.headers)) headerBytes += k.length + v.length;
+  return r.json.length + (r.gzip?.length ?? 0) + (r.br?.length ?? 0) + 256 + headerBytes;
 }
 
 export interface RouteStats {

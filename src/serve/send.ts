@@ -68,6 +68,7 @@ function variant(r: Ready, encoding: Encoding): { ok: Representation; notModifie
     vary: 'Accept-Encoding, Authorization, X-API-Key',
     'x-data-version': String(r.version),
     'last-modified': r.lastModified,
+    ...r.headers,
   };
   const ok: Record<string, string> = { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body!.length) };
   if (encoding !== 'identity') ok['content-encoding'] = encoding;
