@@ -28,10 +28,31 @@ export interface CompetitorRanking {
   name: string;
   mention_count: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: mention_count of n = the window's counted runs (the brand's run_count in /visibility); null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: mention_count of n = the sum of mention_count over every row of this list; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
   score: number | null;
+}
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
 }
 
 /**
@@ -48,6 +69,20 @@ export type Competitors = {
 }[];
 
 /**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
+}
+
+/**
  * One row per UTC day with counted runs, newest first, at most `limit` rows.
  */
 export type DailyScores = DailyScore[];
@@ -56,11 +91,32 @@ export interface DailyScore {
   date: string;
   score: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the day's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it that day; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
   prompt_count: number;
   run_count: number;
+}
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
 }
 
 /**
@@ -318,10 +374,31 @@ export interface SegmentAnalyticsItem {
   prompt_count: number;
   run_count: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the segment's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   score: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it among the segment's runs; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
+}
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
 }
 
 /**
@@ -357,16 +434,41 @@ export interface TimeseriesPoint {
   date: string;
   score: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the day's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it that day; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
   run_count: number;
   engines: TimeseriesEngine[];
+}
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
 }
 export interface TimeseriesEngine {
   engine_id: string;
   score: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the engine's run_count that day; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   run_count: number;
 }
 
@@ -379,9 +481,17 @@ export interface VisibilityReport {
   window_end: string | null;
   current_score: number | null;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
   prompt_count: number;
   run_count: number;
   /**
@@ -391,18 +501,43 @@ export interface VisibilityReport {
   prompt_breakdown: PromptBreakdown[];
   engine_breakdown: EngineBreakdown[];
 }
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
+}
 export interface TopCompetitor {
   competitor_id: string;
   name: string;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the competitor of n = the report's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   share_of_voice: number | null;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the competitor of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md.
+   */
+  share_of_voice_ci: ConfidenceInterval | null;
 }
 export interface PromptBreakdown {
   prompt_id: string;
   text: string;
   run_count: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   score: number;
@@ -412,6 +547,10 @@ export interface EngineBreakdown {
   name: string;
   run_count: number;
   mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;
   sentiment: number | null;
   score: number;

@@ -41,6 +41,39 @@ export const score = (s: MentionSums): number | null => (s.runs === 0 ? null : (
 export const shareOfVoice = (brandMentions: number, competitorMentions: number): number | null =>
   brandMentions + competitorMentions === 0 ? null : brandMentions / (brandMentions + competitorMentions);
 
+/**
+ * z of a two-sided 95 % interval: the 0.975 quantile of the standard normal (1.95996398...), to the
+ * seven significant digits docs/metrics.md states, so a client can recompute every interval exactly.
+ */
+export const Z95 = 1.959964;
+
+/** A confidence interval of a rate: low <= rate <= high, both in [0, 1]. */
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/**
+ * Wilson score interval (95 %, z = Z95) of `successes` out of `n` trials; null when n = 0 (nothing
+ * measured). Unlike p +/- z sqrt(p(1-p)/n) it stays inside [0, 1] and is not zero-width at 0 or n.
+ * Arithmetic on counts the caller already summed: no extra query.
+ */
+export function wilson(successes: number, n: number): Interval | null {
+  if (n === 0) return null;
+  const z2 = Z95 * Z95;
+  const p = successes / n;
+  const denominator = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denominator;
+  const half = (Z95 / denominator) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  // At 0 of n (n of n) the bound that equals the rate is 0 (1) exactly; floats could land a hair beside it.
+  return { low: successes === 0 ? 0 : centre - half, high: successes === n ? 1 : centre + half };
+}
+
+/** Interval of mentionRate: mentioning runs of n = runs. */
+export const mentionRateCi = (s: MentionSums): Interval | null => wilson(s.mentioned, s.runs);
+/** Interval of shareOfVoice / shareOf: the entity's mentioning runs of n = all tracked entities' mentioning runs. */
+export const shareCi = (part: number, whole: number): Interval | null => wilson(part, whole);
+
 export interface Window {
   start: string;   // YYYY-MM-DD, inclusive
   end: string;     // YYYY-MM-DD, inclusive: the day of the project's latest succeeded run
@@ -215,8 +248,10 @@ export function dayFigures(s: MentionSums, competitorMentions: number) {
   return {
     score: score(s) ?? 0,
     mention_rate: mentionRate(s),
+    mention_rate_ci: mentionRateCi(s),
     average_rank: averageRank(s),
     sentiment: sentiment(s),
     share_of_voice: shareOfVoice(s.mentioned, competitorMentions),
+    share_of_voice_ci: shareCi(s.mentioned, s.mentioned + competitorMentions),
   };
 }

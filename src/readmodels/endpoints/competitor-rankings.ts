@@ -1,8 +1,8 @@
 import type { CompetitorRanking, CompetitorRankings } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, overRuns, score,
-  sentiment, shareOf, sumAll, sumBy, trackedCompetitors, zeroSums, type MentionSums,
+  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, overRuns, score,
+  sentiment, shareCi, shareOf, sumAll, sumBy, trackedCompetitors, zeroSums, type MentionSums,
 } from '../formulas';
 
 /** The brand is the project itself: it is listed under the project's name. */
@@ -41,9 +41,11 @@ function entry(type: 'brand' | 'competitor', competitorId: string | null, name: 
     name,
     mention_count: s.mentioned,
     mention_rate: mentionRate(s),
+    mention_rate_ci: mentionRateCi(s),
     average_rank: averageRank(s),
     sentiment: sentiment(s),
     share_of_voice: shareOf(s.mentioned, allMentions),
+    share_of_voice_ci: shareCi(s.mentioned, allMentions),
     score: score(s),
   };
 }

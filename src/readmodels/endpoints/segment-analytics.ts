@@ -1,8 +1,8 @@
 import type { SegmentAnalytics, SegmentAnalyticsItem } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, competitorSumsByPrompt, currentSlice, mentionRate, score, sentiment, shareOfVoice,
-  sumAll, sumBy, type MentionSums,
+  averageRank, brandSumsByEnginePrompt, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, score, sentiment, shareCi,
+  shareOfVoice, sumAll, sumBy, type MentionSums,
 } from '../formulas';
 
 const ACTIVE_SEGMENTS = `SELECT id, name FROM segments
@@ -57,9 +57,11 @@ function item(seg: { id: string; name: string }, promptCount: number, s: Mention
     prompt_count: promptCount,
     run_count: s.runs,
     mention_rate: mentionRate(s),
+    mention_rate_ci: mentionRateCi(s),
     average_rank: averageRank(s),
     sentiment: sentiment(s),
     score: score(s),
     share_of_voice: shareOfVoice(s.mentioned, competitorMentions),
+    share_of_voice_ci: shareCi(s.mentioned, s.mentioned + competitorMentions),
   };
 }

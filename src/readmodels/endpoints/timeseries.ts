@@ -1,7 +1,8 @@
 import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  brandSumsByDayEngine, compareStrings, competitorMentionsByDay, currentWindow, dayFigures, mentionRate, score, sumAll, type DayEngineSums,
+  brandSumsByDayEngine, compareStrings, competitorMentionsByDay, currentWindow, dayFigures, mentionRate, mentionRateCi, score, sumAll,
+  type DayEngineSums,
 } from '../formulas';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
@@ -43,6 +44,8 @@ function point(day: string, rows: DayEngineSums[], competitorMentions: number): 
     run_count: s.runs,
     engines: [...rows]
       .sort((a, b) => compareStrings(a.engine_name, b.engine_name) || compareStrings(a.engine_id, b.engine_id))
-      .map((r): TimeseriesEngine => ({ engine_id: r.engine_id, score: score(r) ?? 0, mention_rate: mentionRate(r), run_count: r.runs })),
+      .map((r): TimeseriesEngine => ({
+        engine_id: r.engine_id, score: score(r) ?? 0, mention_rate: mentionRate(r), mention_rate_ci: mentionRateCi(r), run_count: r.runs,
+      })),
   };
 }

@@ -1,8 +1,8 @@
 import type { EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, overRuns, score,
-  sentiment, shareOf, shareOfVoice, sumAll, sumBy, trackedCompetitors, zeroSums,
+  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, overRuns, score,
+  sentiment, shareCi, shareOf, shareOfVoice, sumAll, sumBy, trackedCompetitors, zeroSums,
   type CompetitorPromptSums, type EnginePromptSums, type MentionSums,
 } from '../formulas';
 
@@ -20,15 +20,18 @@ export const endpoint: Endpoint = {
     const rows = slice ? brandSumsByEnginePrompt(store, slice) : [];
     const competitorRows = slice ? competitorSumsByPrompt(store, slice) : [];
     const brand = sumAll(rows);
+    const competitorMentions = sumAll(competitorRows).mentioned;
     return {
       project_id: args.projectId,
       window_start: slice?.start ?? null,
       window_end: slice?.end ?? null,
       current_score: score(brand),
       mention_rate: mentionRate(brand),
+      mention_rate_ci: mentionRateCi(brand),
       average_rank: averageRank(brand),
       sentiment: sentiment(brand),
-      share_of_voice: shareOfVoice(brand.mentioned, sumAll(competitorRows).mentioned),
+      share_of_voice: shareOfVoice(brand.mentioned, competitorMentions),
+      share_of_voice_ci: shareCi(brand.mentioned, brand.mentioned + competitorMentions),
       // agg rows exist only for buckets with succeeded runs, so each row's prompt had counted runs.
       prompt_count: new Set(rows.map((r) => r.prompt_id)).size,
       run_count: brand.runs,
@@ -57,7 +60,10 @@ function groups(rows: EnginePromptSums[], idOf: (r: EnginePromptSums) => string,
 
 /** A breakdown entry always has counted runs, so its score is a number (never the "no runs" null). */
 function entryMetrics(s: MentionSums): Omit<PromptBreakdown, 'prompt_id' | 'text'> {
-  return { run_count: s.runs, mention_rate: mentionRate(s), average_rank: averageRank(s), sentiment: sentiment(s), score: score(s) ?? 0 };
+  return {
+    run_count: s.runs, mention_rate: mentionRate(s), mention_rate_ci: mentionRateCi(s), average_rank: averageRank(s), sentiment: sentiment(s),
+    score: score(s) ?? 0,
+  };
 }
 
 /**
@@ -70,7 +76,10 @@ function topCompetitors(tracked: Array<{ id: string; name: string }>, rows: Comp
   return tracked
     .map((c): TopCompetitor => {
       const s = overRuns(byCompetitor.get(c.id) ?? zeroSums(), brand.runs);
-      return { competitor_id: c.id, name: c.name, mention_rate: mentionRate(s), average_rank: averageRank(s), share_of_voice: shareOf(s.mentioned, allMentions) };
+      return {
+        competitor_id: c.id, name: c.name, mention_rate: mentionRate(s), mention_rate_ci: mentionRateCi(s), average_rank: averageRank(s),
+        share_of_voice: shareOf(s.mentioned, allMentions), share_of_voice_ci: shareCi(s.mentioned, allMentions),
+      };
     })
     .sort((a, b) => b.mention_rate - a.mention_rate || compareStrings(a.name, b.name) || compareStrings(a.competitor_id, b.competitor_id))
     .slice(0, TOP_COMPETITORS);
