@@ -40,8 +40,24 @@ function best(run: Run, match: (m: Mention) => boolean): Best | null {
   return b && { position: b.position, sentiment: b.sentiment ?? null };
 }
 
+/**
+ * Wilson 95 % interval of k successes in n, per docs/metrics.md "Confidence intervals", written in the
+ * textbook's other arrangement (k and n, not p) so it shares no expression with src/: z = 1.959964;
+ * null when n = 0; the bound at 0 of n (n of n) is 0 (1) exactly.
+ */
+export function wilsonOracle(k: number, n: number): { low: number; high: number } | null {
+  if (n === 0) return null;
+  const z = 1.959964;
+  const root = z * Math.sqrt(z * z + (4 * k * (n - k)) / n);
+  const over = 2 * (n + z * z);
+  return { low: k === 0 ? 0 : (2 * k + z * z - root) / over, high: k === n ? 1 : (2 * k + z * z + root) / over };
+}
+
 /** Figures of one entity over a set of runs, per docs/metrics.md "Formulas". */
-interface Figures { runs: number; mentioned: number; mention_rate: number; average_rank: number | null; sentiment: number | null; score: number | null }
+interface Figures {
+  runs: number; mentioned: number; mention_rate: number; mention_rate_ci: { low: number; high: number } | null;
+  average_rank: number | null; sentiment: number | null; score: number | null;
+}
 
 function figures(runs: Run[], pick: (r: Run) => Best | null): Figures {
   const bests = runs.map(pick);
@@ -52,6 +68,7 @@ function figures(runs: Run[], pick: (r: Run) => Best | null): Figures {
     runs: runs.length,
     mentioned: hit.length,
     mention_rate: runs.length === 0 ? 0 : hit.length / runs.length,
+    mention_rate_ci: wilsonOracle(hit.length, runs.length),
     average_rank: hit.length === 0 ? null : mean(hit.map((b) => b.position)),
     sentiment: withSentiment.length === 0 ? null : mean(withSentiment.map((b) => b.sentiment!)),
     // 100 x the mean over runs of 1/position, 0 for a run that does not mention the entity.
@@ -207,7 +224,7 @@ export class Oracle {
     const total = this.voiceTotal(projectId, runs);
     const entry = (rs: Run[]) => {
       const g = figures(rs, this.brand);
-      return { run_count: g.runs, mention_rate: g.mention_rate, average_rank: g.average_rank, sentiment: g.sentiment, score: g.score };
+      return { run_count: g.runs, mention_rate: g.mention_rate, mention_rate_ci: g.mention_rate_ci, average_rank: g.average_rank, sentiment: g.sentiment, score: g.score };
     };
     const byPrompt = groupBy(runs, (r) => r.prompt_id);
     const byEngine = groupBy(runs, (r) => r.engine_id);
@@ -217,14 +234,19 @@ export class Oracle {
       window_end: w?.end ?? null,
       current_score: f.score,
       mention_rate: f.mention_rate,
+      mention_rate_ci: f.mention_rate_ci,
       average_rank: f.average_rank,
       sentiment: f.sentiment,
       share_of_voice: share(f.mentioned, total),
+      share_of_voice_ci: wilsonOracle(f.mentioned, total),
       prompt_count: byPrompt.size,
       run_count: f.runs,
       top_competitors: this.trackedCompetitors(projectId).map((c) => {
         const g = figures(runs, this.competitor(c.id as string));
-        return { competitor_id: c.id, name: c.name, mention_rate: g.mention_rate, average_rank: g.average_rank, share_of_voice: share(g.mentioned, total) };
+        return {
+          competitor_id: c.id, name: c.name, mention_rate: g.mention_rate, mention_rate_ci: g.mention_rate_ci, average_rank: g.average_rank,
+          share_of_voice: share(g.mentioned, total), share_of_voice_ci: wilsonOracle(g.mentioned, total),
+        };
       }).sort((a, b) => b.mention_rate - a.mention_rate || cmp(a.name as string, b.name as string) || cmp(a.competitor_id as string, b.competitor_id as string))
         .slice(0, 10),
       prompt_breakdown: [...byPrompt].map(([id, rs]) => ({ prompt_id: id, text: this.prompt(id)!.text, ...entry(rs) }))
@@ -238,9 +260,10 @@ export class Oracle {
 
   private day(projectId: string, date: string, runs: Run[]): Json {
     const f = figures(runs, this.brand);
+    const total = this.voiceTotal(projectId, runs);
     return {
-      date, score: f.score, mention_rate: f.mention_rate, average_rank: f.average_rank, sentiment: f.sentiment,
-      share_of_voice: share(f.mentioned, this.voiceTotal(projectId, runs)), run_count: f.runs,
+      date, score: f.score, mention_rate: f.mention_rate, mention_rate_ci: f.mention_rate_ci, average_rank: f.average_rank, sentiment: f.sentiment,
+      share_of_voice: share(f.mentioned, total), share_of_voice_ci: wilsonOracle(f.mentioned, total), run_count: f.runs,
     };
   }
 
@@ -250,7 +273,7 @@ export class Oracle {
       ...this.day(projectId, date, rs),
       engines: [...groupBy(rs, (r) => r.engine_id)].map(([id, ers]) => {
         const g = figures(ers, this.brand);
-        return { engine_id: id, name: this.engineName(id), score: g.score, mention_rate: g.mention_rate, run_count: g.runs };
+        return { engine_id: id, name: this.engineName(id), score: g.score, mention_rate: g.mention_rate, mention_rate_ci: g.mention_rate_ci, run_count: g.runs };
       }).sort((a, b) => cmp(a.name, b.name) || cmp(a.engine_id, b.engine_id)).map(({ name: _name, ...e }) => e),
     }));
   }
@@ -302,10 +325,11 @@ export class Oracle {
       const members = this.promptsOfSegment(projectId, v.id as string);
       const rs = runs.filter((r) => members.has(r.prompt_id));
       const f = figures(rs, this.brand);
+      const total = this.voiceTotal(projectId, rs);
       return {
         segment_id: v.id, name: v.name, prompt_count: new Set(rs.map((r) => r.prompt_id)).size, run_count: f.runs,
-        mention_rate: f.mention_rate, average_rank: f.average_rank, sentiment: f.sentiment, score: f.score,
-        share_of_voice: share(f.mentioned, this.voiceTotal(projectId, rs)),
+        mention_rate: f.mention_rate, mention_rate_ci: f.mention_rate_ci, average_rank: f.average_rank, sentiment: f.sentiment, score: f.score,
+        share_of_voice: share(f.mentioned, total), share_of_voice_ci: wilsonOracle(f.mentioned, total),
       };
     });
   }
@@ -316,8 +340,9 @@ export class Oracle {
     const runs = this.inWindow(projectId, engineIds);
     const total = this.voiceTotal(projectId, runs);
     const entry = (type: string, id: string | null, name: string, f: Figures) => ({
-      entity_type: type, competitor_id: id, name, mention_count: f.mentioned, mention_rate: f.mention_rate, average_rank: f.average_rank,
-      sentiment: f.sentiment, share_of_voice: share(f.mentioned, total), score: f.score,
+      entity_type: type, competitor_id: id, name, mention_count: f.mentioned, mention_rate: f.mention_rate, mention_rate_ci: f.mention_rate_ci,
+      average_rank: f.average_rank, sentiment: f.sentiment, share_of_voice: share(f.mentioned, total), share_of_voice_ci: wilsonOracle(f.mentioned, total),
+      score: f.score,
     });
     const entries = [
       entry('brand', null, this.get('project', projectId)!.name as string, figures(runs, this.brand)),

@@ -335,17 +335,24 @@ t.test('hand-computed figures for P agree with the oracle', async (tt) => {
   // Window runs 1, 2, 3, 4, 5, 21, 6, 20, 7, 22 (10 runs). Brand best positions: 1, 2, -, 4, 1, 2, 2, 1, 8, -.
   // rr = 1 + 1/2 + 0 + 1/4 + 1 + 1/2 + 1/2 + 1 + 1/8 = 4.875; sentiments 0.5, -0.25, 1, 0.75, 0.5, -1 (runs 4, 20 have none).
   // Competitor runs: Wile 2 + Wile 2 + Road Runner 2 + Acme 4 = 10; brand 8.
+  // Wilson 95 % (z = 1.959964) bounds (2k + z^2 -/+ z sqrt(z^2 + 4k(n-k)/n)) / (2(n + z^2)), worked out with bc (40 digits), written to 15.
+  const ci = (low: number, high: number) => ({ low, high });
   const v = oracle.visibility(P) as Record<string, unknown>;
   const { top_competitors: _top, prompt_breakdown: _prompts, engine_breakdown: _engines, ...totals } = v;
   tt.strictSame(canonical(totals), canonical({
     project_id: P, window_start: '2026-03-14', window_end: D, current_score: (100 * 4.875) / 10, mention_rate: 8 / 10,
-    average_rank: 21 / 8, sentiment: 1.5 / 6, share_of_voice: 8 / 18, prompt_count: 5, run_count: 10,
+    mention_rate_ci: ci(0.490162469122132, 0.943317849062233),   // 8 of 10 runs
+    average_rank: 21 / 8, sentiment: 1.5 / 6, share_of_voice: 8 / 18,
+    share_of_voice_ci: ci(0.245595180037967, 0.662835845065731), // 8 of 18 mentions
+    prompt_count: 5, run_count: 10,
   }));
+  const [of4in10, of4in18] = [ci(0.168180328526407, 0.687326232078805), ci(0.0900092804584554, 0.452145845060036)];
+  const [of2in10, of2in18] = [ci(0.0566821509377669, 0.509837530877868), ci(0.0310195223647911, 0.327997653361097)];
   tt.strictSame(canonical((v.top_competitors as unknown[]).slice(0, 4)), canonical([
-    { competitor_id: C.acme, name: 'Acme', mention_rate: 4 / 10, average_rank: 1.5, share_of_voice: 4 / 18 },
-    { competitor_id: C.road, name: 'Road Runner', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
-    { competitor_id: C.wile2, name: 'Wile', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
-    { competitor_id: C.wile1, name: 'Wile', mention_rate: 2 / 10, average_rank: 3, share_of_voice: 2 / 18 },
+    { competitor_id: C.acme, name: 'Acme', mention_rate: 4 / 10, mention_rate_ci: of4in10, average_rank: 1.5, share_of_voice: 4 / 18, share_of_voice_ci: of4in18 },
+    { competitor_id: C.road, name: 'Road Runner', mention_rate: 2 / 10, mention_rate_ci: of2in10, average_rank: 3, share_of_voice: 2 / 18, share_of_voice_ci: of2in18 },
+    { competitor_id: C.wile2, name: 'Wile', mention_rate: 2 / 10, mention_rate_ci: of2in10, average_rank: 3, share_of_voice: 2 / 18, share_of_voice_ci: of2in18 },
+    { competitor_id: C.wile1, name: 'Wile', mention_rate: 2 / 10, mention_rate_ci: of2in10, average_rank: 3, share_of_voice: 2 / 18, share_of_voice_ci: of2in18 },
   ]));
   tt.strictSame(oracle.projects(ACC1).map((p) => p.id), [PTWIN, P, PSHARED, PBULK, PRENAMED, PTITLES, PREGRANT]);
   tt.strictSame(oracle.projects(ACC2).map((p) => p.id), [PSHARED, PREVOKED, PTIE, PREGRANT]);
