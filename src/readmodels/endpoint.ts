@@ -1,5 +1,6 @@
 import type { ReadArgs } from './args';
 import type { ReadStore } from './store';
+import type { Page, PageContext } from './paging';
 
 /** What the key must be allowed to see before a read model runs. */
 export type Scope = 'account' | 'project' | 'run_group';
@@ -25,4 +26,10 @@ export interface Endpoint {
   query: QuerySpec;
   schema: string;
   build(store: ReadStore, args: ReadArgs): unknown;
+  /**
+   * Lists that page (issue 12): the page args.cursor names (the first without one) and where the next
+   * starts. The HTTP layer serves `items` as the body, names the next page in a Link header and accepts
+   * `cursor` only where this exists. build() returns the same items.
+   */
+  page?(store: ReadStore, args: ReadArgs, ctx: PageContext): Page<unknown>;
 }

@@ -25,8 +25,10 @@ const POSTS = `SELECT f.id, f.platform, f.url, f.title, f.community, f.author, f
     (SELECT json_extract(x.value, '$') FROM forum_post_fields x WHERE x.post_id = f.id AND x.field = 'comment_count') AS comment_count,
     (SELECT json_extract(x.value, '$') FROM forum_post_fields x WHERE x.post_id = f.id AND x.field = 'score') AS score
   FROM forum_posts f
-  WHERE f.project_id = ?
-  ORDER BY f.discovered_at DESC, f.id`;
+  WHERE f.project_id = ?`;
+const NEWEST_FIRST = ' ORDER BY f.discovered_at DESC, f.id';
+/** Keyset (forum opportunities' pages): the posts after the previous page's last one, discovered_at then id being total. */
+const AFTER = ' AND (f.discovered_at < ? OR (f.discovered_at = ? AND f.id > ?))';
 
 export function isLead(intent: string, relevance: number): boolean {
   return intent === 'high' || relevance >= LEAD_RELEVANCE;
@@ -49,5 +51,10 @@ function toPost(r: PostRow): ForumPost {
 
 /** Every discovered post of the project, newest discovered first (then by id). */
 export function forumPosts(store: ReadStore, projectId: string): ForumPost[] {
-  return store.all<PostRow>(POSTS, projectId).map(toPost);
+  return store.all<PostRow>(POSTS + NEWEST_FIRST, projectId).map(toPost);
+}
+
+/** The `count` posts (-1: all) after a post's (discovered_at, id) in the same order. */
+export function forumPostsAfter(store: ReadStore, projectId: string, after: readonly [string, string], count: number): ForumPost[] {
+  return store.all<PostRow>(`${POSTS}${AFTER}${NEWEST_FIRST} LIMIT ?`, projectId, after[0], after[0], after[1], count).map(toPost);
 }

@@ -1,6 +1,7 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, type Ready } from './cache';
+import { nextLink } from './cursor';
 
 export interface DataVersion {
   version: number;
@@ -34,10 +35,13 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
 export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[]): Ready {
   const read = store.db.transaction(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
-    return { version, body: endpoint.build(store, args) };
+    // A list that pages: its body is the page's items, and where the next starts becomes a Link (cursor.ts).
+    if (!endpoint.page) return { version, body: endpoint.build(store, args), next: null };
+    const page = endpoint.page(store, args, { version: version.version });
+    return { version, body: page.items, next: page.next };
   });
-  const { version, body } = read();
+  const { version, body, next } = read();
   const problem = schemas.check(endpoint.schema, body);
   if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
-  return prepare(body, version.version, version.updated_at);
+  return prepare(body, version.version, version.updated_at, next ? { link: nextLink(endpoint, args, next) } : {});
 }

@@ -4,6 +4,7 @@ import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { COUNTED_RUNS, compareStrings, currentWindow, engineFilter } from '../formulas';
 import { matchesAny, ownDomains } from '../domains';
+import { rankedPage, type Ranked } from '../paging';
 
 /** One cited URL summed over the window's agg_url_day rows. Referrers and warm leads start from these too. */
 export interface CitedUrl {
@@ -68,6 +69,24 @@ export function citedUrls(store: ReadStore, projectId: string, windowDays: numbe
   return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, projectId, window.start, window.end, projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
 }
 
+type Citation = Citations[number];
+
+/** Counts grow as runs arrive and the window moves: pages come from one pinned list (paging.ts Ranked). */
+const citations: Ranked<Citation> = {
+  name: 'citations',
+  all(store, args) {
+    const own = ownDomains(store, args.projectId);
+    return citedUrls(store, args.projectId, args.windowDays, args.engineIds).map((u) => ({
+      url: u.url, domain: u.domain, title: u.title, citation_count: u.citation_count, prompt_count: u.prompt_count,
+      engine_ids: u.engine_ids, is_own_domain: matchesAny(u.domain, own),
+      first_cited_at: u.first_cited_at, last_cited_at: u.last_cited_at,
+    }));
+  },
+  // byCitationsThenUrl's order: most cited first, then by URL (unique per list).
+  keyOf: (c) => [c.citation_count, c.url],
+  compare: (a, b) => Number(b[0]) - Number(a[0]) || compareStrings(String(a[1]), String(b[1])),
+};
+
 export const endpoint: Endpoint = {
   name: 'citations',
   path: '/projects/:project_id/citations',
@@ -76,11 +95,7 @@ export const endpoint: Endpoint = {
   query: { engineIds: true, limit: { default: 100, max: 1000 } },
   schema: 'citations',
   build(store, args): Citations {
-    const own = ownDomains(store, args.projectId);
-    return citedUrls(store, args.projectId, args.windowDays, args.engineIds).slice(0, args.limit).map((u) => ({
-      url: u.url, domain: u.domain, title: u.title, citation_count: u.citation_count, prompt_count: u.prompt_count,
-      engine_ids: u.engine_ids, is_own_domain: matchesAny(u.domain, own),
-      first_cited_at: u.first_cited_at, last_cited_at: u.last_cited_at,
-    }));
+    return citations.all(store, args).slice(0, args.limit);
   },
+  page: (store, args, ctx) => rankedPage(citations, store, args, ctx),
 };

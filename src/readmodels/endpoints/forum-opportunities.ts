@@ -1,16 +1,33 @@
 // GET /projects/:project_id/forum/opportunities — every forum post the crawler found for the project.
 import type { Endpoint } from '../endpoint';
+import type { ReadArgs } from '../args';
+import type { ReadStore } from '../store';
 import type { ForumOpportunities } from '../bodies.gen';
-import { forumPosts } from '../forum';
+import { forumPosts, forumPostsAfter, type ForumPost } from '../forum';
+import { fetchCount, keysetPage, type Page } from '../paging';
+
+/** The page after the cursor, newest discovered first; `limit` 0 (v1: no limit sent) is the whole list. */
+function readPage(store: ReadStore, args: ReadArgs): Page<ForumPost> {
+  const after = args.cursor?.after;
+  const posts = after
+    ? forumPostsAfter(store, args.projectId, [String(after[0]), String(after[1])], fetchCount(args.limit))
+    : args.limit > 0 ? forumPostsAfter(store, args.projectId, [FAR_FUTURE, ''], fetchCount(args.limit)) : forumPosts(store, args.projectId);
+  return keysetPage(posts, args.limit, (p) => [p.discovered_at, p.id]);
+}
+
+/** Sorts after every RFC 3339 instant: a first page through the keyset query reads from the newest post. */
+const FAR_FUTURE = '~';
 
 export const endpoint: Endpoint = {
   name: 'forum-opportunities',
   path: '/projects/:project_id/forum/opportunities',
   summary: 'All forum opportunities, newest discovered first',
   scope: 'project',
-  query: {},
+  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
+  query: { limit: { default: 0, max: 1000 } },
   schema: 'forum-opportunities',
   build(store, args): ForumOpportunities {
-    return forumPosts(store, args.projectId);
+    return readPage(store, args).items;
   },
+  page: readPage,
 };

@@ -1,6 +1,9 @@
 // GET /projects/:project_id/mentions — brand and competitor mentions as the analyser reported them, newest first.
 import { uuidFrom } from '../../lib/ids';
 import type { Endpoint } from '../endpoint';
+import type { ReadArgs } from '../args';
+import type { ReadStore } from '../store';
+import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
 import { COUNTED_RUNS_JOIN, engineFilter } from '../formulas';
 
@@ -14,8 +17,49 @@ const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.co
   WHERE a.project_id = ? AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 
+/** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
+const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
+
 interface RunRow { id: string; run_group_id: string; prompt_id: string; engine_id: string; completed_at: string; mentions: string }
 type StoredMention = Omit<Mentions[number], 'id' | 'prompt_run_id' | 'run_group_id' | 'prompt_id' | 'engine_id' | 'observed_at'>;
+type Mention = Mentions[number];
+
+/**
+ * A mention's place in the feed, the list's total order: its run's completed_at (newest first), the
+ * run id, then its index in the run's answer. The cursor is the last mention's key, so mentions of runs
+ * that complete meanwhile (newer) never shift a walk.
+ */
+type MentionKey = [completedAt: string, runId: string, index: number];
+
+function isAfter(r: RunRow, idx: number, after: MentionKey | null): boolean {
+  return after === null || r.completed_at !== after[0] || r.id !== after[1] || idx > after[2];
+}
+
+/** The first `limit` mentions after the cursor, and one more when there is one (it only says a next page exists). */
+function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
+  const f = engineFilter(args.engineIds);
+  const after = args.cursor ? (args.cursor.after as MentionKey) : null;
+  const sql = RECENT_RUNS + f.sql + (after ? FROM_RUN : '') + NEWEST_FIRST;
+  const params = after ? [args.projectId, ...f.params, String(after[0]), String(after[0]), String(after[1])] : [args.projectId, ...f.params];
+  const want = fetchCount(args.limit);
+  const out: Mention[] = [];
+  const keys = new Map<Mention, MentionKey>();
+  for (const r of store.iterate<RunRow>(sql, ...params)) {
+    (JSON.parse(r.mentions) as StoredMention[]).forEach((m, idx) => {
+      if (out.length === want || (args.entityType && m.entity_type !== args.entityType) || !isAfter(r, idx, after)) return;
+      const mention: Mention = {
+        // A mention has no id upstream: a stable uuid named after its run and place in the answer.
+        id: uuidFrom(`${r.id}/mention/${idx}`), prompt_run_id: r.id, run_group_id: r.run_group_id, prompt_id: r.prompt_id,
+        engine_id: r.engine_id, entity_type: m.entity_type, competitor_id: m.competitor_id, name: m.name,
+        position: m.position, sentiment: m.sentiment, snippet: m.snippet, observed_at: r.completed_at,
+      };
+      out.push(mention);
+      keys.set(mention, [r.completed_at, r.id, idx]);
+    });
+    if (out.length === want) break;
+  }
+  return keysetPage(out, args.limit, (m) => keys.get(m)!);
+}
 
 export const endpoint: Endpoint = {
   name: 'mentions',
@@ -25,20 +69,7 @@ export const endpoint: Endpoint = {
   query: { engineIds: true, entityType: true, limit: { default: 100, max: 1000 } },
   schema: 'mentions',
   build(store, args): Mentions {
-    const f = engineFilter(args.engineIds);
-    const out: Mentions = [];
-    for (const r of store.iterate<RunRow>(RECENT_RUNS + f.sql + NEWEST_FIRST, args.projectId, ...f.params)) {
-      (JSON.parse(r.mentions) as StoredMention[]).forEach((m, idx) => {
-        if (out.length >= args.limit || (args.entityType && m.entity_type !== args.entityType)) return;
-        out.push({
-          // A mention has no id upstream: a stable uuid named after its run and place in the answer.
-          id: uuidFrom(`${r.id}/mention/${idx}`), prompt_run_id: r.id, run_group_id: r.run_group_id, prompt_id: r.prompt_id,
-          engine_id: r.engine_id, entity_type: m.entity_type, competitor_id: m.competitor_id, name: m.name,
-          position: m.position, sentiment: m.sentiment, snippet: m.snippet, observed_at: r.completed_at,
-        });
-      });
-      if (out.length >= args.limit) break;
-    }
-    return out;
+    return readPage(store, args).items;
   },
+  page: readPage,
 };

@@ -1,5 +1,8 @@
 import type { Runs } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
+import type { ReadArgs } from '../args';
+import type { ReadStore } from '../store';
+import { fetchCount, keysetPage, type Page } from '../paging';
 
 export type RunGroupSummary = Runs[number];
 
@@ -17,8 +20,10 @@ const GROUP_COLUMNS = `g.id, g.project_id,
   FROM run_groups g LEFT JOIN agg_run_group a ON a.run_group_id = g.id AND a.project_id = g.project_id`;
 
 const RUNS = `SELECT ${GROUP_COLUMNS}
-  WHERE g.project_id = ? AND g.started_at IS NOT NULL
-  ORDER BY g.started_at DESC, g.id`;
+  WHERE g.project_id = ? AND g.started_at IS NOT NULL`;
+/** Keyset: the groups after the previous page's last one in NEWEST_FIRST order (started_at, then id, is total). */
+const AFTER = ' AND (g.started_at < ? OR (g.started_at = ? AND g.id > ?))';
+const NEWEST_FIRST = ' ORDER BY g.started_at DESC, g.id LIMIT ?';
 
 /** One started run group by id (for /runs/:run_group_id). */
 export const RUN_GROUP = `SELECT ${GROUP_COLUMNS}
@@ -38,9 +43,20 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/runs',
   summary: 'Run groups of the project that have started, newest first',
   scope: 'project',
-  query: {},
+  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
+  query: { limit: { default: 0, max: 1000 } },
   schema: 'runs',
   build(store, args): Runs {
-    return store.all<RunGroupSummary>(RUNS, args.projectId).map(toRunGroup);
+    return readPage(store, args).items;
   },
+  page: readPage,
 };
+
+/** The page after the cursor: `limit` groups (0: all), newest started first. */
+function readPage(store: ReadStore, args: ReadArgs): Page<RunGroupSummary> {
+  const after = args.cursor?.after;
+  const rows = after
+    ? store.all<RunGroupSummary>(RUNS + AFTER + NEWEST_FIRST, args.projectId, String(after[0]), String(after[0]), String(after[1]), fetchCount(args.limit))
+    : store.all<RunGroupSummary>(RUNS + NEWEST_FIRST, args.projectId, fetchCount(args.limit));
+  return keysetPage(rows.map(toRunGroup), args.limit, (g) => [g.started_at, g.id]);
+}

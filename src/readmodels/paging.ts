@@ -1,0 +1,105 @@
+// Pages of the long lists (issue 12): keyset pages for time-ordered lists, snapshot pages for ranked ones.
+import { LRUCache } from 'lru-cache';
+import type { PagePosition, ReadArgs, SortKey } from './args';
+import type { ReadStore } from './store';
+
+/** One page of a list and where the next one starts; next is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  next: PagePosition | null;
+}
+
+/** What a paged build knows besides its arguments: the data version of the read transaction it runs in. */
+export interface PageContext {
+  version: number;
+}
+
+/** The items of a page: `limit` of them (0: all) from `offset`. */
+function pageSlice<T>(list: readonly T[], offset: number, limit: number): T[] {
+  return limit > 0 ? list.slice(offset, offset + limit) : list.slice(offset);
+}
+
+/**
+ * A time-ordered page read with limit + 1 rows: the extra row only says that a next page exists.
+ * The next page starts after the last item's sort key, so items that arrive meanwhile (newer, hence
+ * before the cursor) never shift it: a walk sees every item that existed when it began exactly once.
+ */
+export function keysetPage<T>(rows: T[], limit: number, keyOf: (item: T) => SortKey): Page<T> {
+  if (limit <= 0 || rows.length <= limit) return { items: rows, next: null };
+  const items = rows.slice(0, limit);
+  return { items, next: { after: keyOf(items[items.length - 1]!) } };
+}
+
+/** Rows to fetch for a keyset page: one more than the page, or all (-1 is SQLite's "no limit"). */
+export function fetchCount(limit: number): number {
+  return limit > 0 ? limit + 1 : -1;
+}
+
+/**
+ * A list ordered by something events change (a count, a relevance), so a position in it moves: a keyset
+ * cursor would skip items that rise past it and repeat items that fall behind it. A walk instead pages
+ * through one ordered list, the one of the data version its first page was built from: that list is
+ * kept (SNAPSHOT_MAX_BYTES per building thread, least recently used first out) and the cursor names its
+ * version and offset. Page 2 onwards come from it, so every item of the first page's list appears exactly
+ * once whatever arrives meanwhile. When it is gone (evicted, a restart, another build thread or replica):
+ * - the data version has not moved: the list is built again, the same list, and the walk stays exact;
+ * - it has: the walk continues after the last item's sort key in the current list, pinning that list
+ *   from then on. Items whose rank crossed the cursor in between can then be missed or repeated.
+ */
+export interface Ranked<T> {
+  /** Snapshot key prefix (the endpoint's name). */
+  name: string;
+  /** The whole list, in order. */
+  all(store: ReadStore, args: ReadArgs): T[];
+  keyOf(item: T): SortKey;
+  /** Order of two sort keys as the list is ordered (negative: a comes first). */
+  compare(a: SortKey, b: SortKey): number;
+}
+
+/** Ordered lists of walks in progress, per thread; bounded by the bytes of their JSON. */
+export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+const snapshots = new LRUCache<string, { list: readonly unknown[]; bytes: number }>({
+  maxSize: SNAPSHOT_MAX_BYTES,
+  sizeCalculation: (s) => Math.max(1, s.bytes),
+});
+
+/** Snapshots are per list: endpoint, project and filters (not the page size, which may change mid-walk). */
+function snapshotKey(name: string, args: ReadArgs, version: number): string {
+  return `${name}|${args.projectId}|${args.engineIds ? args.engineIds.join(',') : '*'}|${args.entityType ?? '*'}|${version}`;
+}
+
+/** Test seam and /cache-style introspection: how many ordered lists are kept. */
+export function snapshotCount(): number {
+  return snapshots.size;
+}
+
+/** Test seam: forget every kept list, as a restart or eviction would. */
+export function dropSnapshots(): void {
+  snapshots.clear();
+}
+
+/** The page of `list` at `offset`; a walk that goes on keeps the list (once) for its next pages. */
+function rankedSlice<T>(r: Ranked<T>, args: ReadArgs, list: readonly T[], version: number, offset: number, keep: boolean): Page<T> {
+  const items = pageSlice(list, offset, args.limit);
+  const end = offset + items.length;
+  if (items.length === 0 || end >= list.length) return { items, next: null };
+  const key = snapshotKey(r.name, args, version);
+  if (keep && !snapshots.has(key)) snapshots.set(key, { list, bytes: JSON.stringify(list).length });
+  return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
+}
+
+export function rankedPage<T>(r: Ranked<T>, store: ReadStore, args: ReadArgs, ctx: PageContext): Page<T> {
+  const c = args.cursor;
+  if (!c) return rankedSlice(r, args, r.all(store, args), ctx.version, 0, true);
+  if (c.pinned) {
+    const kept = snapshots.get(snapshotKey(r.name, args, c.pinned.version));
+    if (kept) return rankedSlice(r, args, kept.list as readonly T[], c.pinned.version, c.pinned.offset, false);
+    // Same version, same data: built again, the list is the one the walk began with.
+    if (c.pinned.version === ctx.version) return rankedSlice(r, args, r.all(store, args), ctx.version, c.pinned.offset, true);
+  }
+  // The walk's list is gone and the data moved: go on after the last item seen, in today's order.
+  const list = r.all(store, args);
+  let start = list.findIndex((item) => r.compare(r.keyOf(item), c.after) > 0);
+  if (start < 0) start = list.length;
+  return rankedSlice(r, args, list, ctx.version, start, true);
+}
