@@ -15,6 +15,7 @@ import { endpoint as dailyScores } from '../src/readmodels/endpoints/daily-score
 import { endpoint as segmentAnalytics } from '../src/readmodels/endpoints/segment-analytics';
 import { endpoint as competitorRankings } from '../src/readmodels/endpoints/competitor-rankings';
 import { asSource, ev, id, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
+import { wilsonOracle } from './oracle-metrics';
 
 
 const LATER = '2026-01-02T00:00:00.000Z'; // after every world() event, so these upserts win
@@ -93,66 +94,89 @@ function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs
   return checkedBody<T>(tt, e, store, args(over));
 }
 
+/** The expected interval of k of n, from the oracle's own Wilson (docs/metrics.md); counts are worked out in the comments. */
+const ci = wilsonOracle;
+
+/**
+ * Bounds of every `*_ci` to 12 significant digits: the oracle and the server arrange the Wilson formula
+ * differently, so they may differ in the last bit. Every other field still compares exactly.
+ */
+function ciTo12<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(ciTo12) as T;
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => {
+    if (!k.endsWith('_ci') || x === null) return [k, ciTo12(x)];
+    const { low, high } = x as { low: number; high: number };
+    return [k, { low: Number(low.toPrecision(12)), high: Number(high.toPrecision(12)) }];
+  })) as T;
+}
+
 const runsOf = (...engines: string[]) => RUNS.filter((r) => engines.includes(r.data.engine_id as string));
 
 t.test('visibility: totals, breakdowns and top competitors', (tt) => {
   const { store } = setup([...catalog(), ...RUNS]);
   const v = body<VisibilityReport>(tt, visibility, store);
   // Counted in the window: runs 1, 2, 3, 4, 5, 8 (6 failed, 7 9 10 outside). Brand in 1 (@1), 2 (@2), 4 (@4), 5 (@1).
-  tt.same(v, {
+  tt.same(ciTo12(v), ciTo12({
     project_id: W.project, window_start: '2026-01-04', window_end: '2026-01-10',
     current_score: (100 * 2.75) / 6,       // rr = 1 + 1/2 + 1/4 + 1 = 2.75 over 6 runs = 45.83...
-    mention_rate: 4 / 6, average_rank: 8 / 4,
+    mention_rate: 4 / 6, mention_rate_ci: ci(4, 6), average_rank: 8 / 4,
     sentiment: 1.75 / 3,                   // 0.5, 0.25, 1 (run 4 has none)
     share_of_voice: 4 / 8,                 // brand 4 / (4 + Wile 2 + Road Runner 2); Gone is deleted
+    share_of_voice_ci: ci(4, 8),
     prompt_count: 2, run_count: 6,
     top_competitors: [
       // Road Runner and Wile tie at 2/6: by name. Road Runner @3, @1; Wile @2, @1.
-      { competitor_id: X.roadRunner, name: 'Road Runner', mention_rate: 2 / 6, average_rank: 2, share_of_voice: 2 / 8 },
-      { competitor_id: wile, name: 'Wile', mention_rate: 2 / 6, average_rank: 1.5, share_of_voice: 2 / 8 },
-      { competitor_id: X.coyote, name: 'Coyote', mention_rate: 0, average_rank: null, share_of_voice: 0 },
+      { competitor_id: X.roadRunner, name: 'Road Runner', mention_rate: 2 / 6, mention_rate_ci: ci(2, 6), average_rank: 2, share_of_voice: 2 / 8, share_of_voice_ci: ci(2, 8) },
+      { competitor_id: wile, name: 'Wile', mention_rate: 2 / 6, mention_rate_ci: ci(2, 6), average_rank: 1.5, share_of_voice: 2 / 8, share_of_voice_ci: ci(2, 8) },
+      { competitor_id: X.coyote, name: 'Coyote', mention_rate: 0, mention_rate_ci: ci(0, 6), average_rank: null, share_of_voice: 0, share_of_voice_ci: ci(0, 8) },
     ],
     prompt_breakdown: [
       // 'anvil prices' (p2) sorts before 'best anvil' (p1). p2: runs 3, 5, 8, brand only in 5 @1 (sentiment 1).
-      { prompt_id: p2, text: 'anvil prices', run_count: 3, mention_rate: 1 / 3, average_rank: 1, sentiment: 1, score: 100 / 3 },
+      { prompt_id: p2, text: 'anvil prices', run_count: 3, mention_rate: 1 / 3, mention_rate_ci: ci(1, 3), average_rank: 1, sentiment: 1, score: 100 / 3 },
       // p1: runs 1 @1, 2 @2, 4 @4: rr 1.75; sentiments 0.5, 0.25.
-      { prompt_id: p1, text: 'best anvil', run_count: 3, mention_rate: 1, average_rank: 7 / 3, sentiment: 0.375, score: (100 * 1.75) / 3 },
+      { prompt_id: p1, text: 'best anvil', run_count: 3, mention_rate: 1, mention_rate_ci: ci(3, 3), average_rank: 7 / 3, sentiment: 0.375, score: (100 * 1.75) / 3 },
     ],
     engine_breakdown: [
-      { engine_id: C, name: 'Bard', run_count: 1, mention_rate: 0, average_rank: null, sentiment: null, score: 0 },
+      { engine_id: C, name: 'Bard', run_count: 1, mention_rate: 0, mention_rate_ci: ci(0, 1), average_rank: null, sentiment: null, score: 0 },
       // ChatGPT: runs 1 @1, 2 @2, 3 none.
-      { engine_id: A, name: 'ChatGPT', run_count: 3, mention_rate: 2 / 3, average_rank: 1.5, sentiment: 0.375, score: 50 },
+      { engine_id: A, name: 'ChatGPT', run_count: 3, mention_rate: 2 / 3, mention_rate_ci: ci(2, 3), average_rank: 1.5, sentiment: 0.375, score: 50 },
       // Perplexity: runs 4 @4 (no sentiment), 5 @1 (1).
-      { engine_id: B, name: 'Perplexity', run_count: 2, mention_rate: 1, average_rank: 2.5, sentiment: 1, score: 62.5 },
+      { engine_id: B, name: 'Perplexity', run_count: 2, mention_rate: 1, mention_rate_ci: ci(2, 2), average_rank: 2.5, sentiment: 1, score: 62.5 },
     ],
-  });
+  }));
   tt.end();
 });
 
 t.test('timeseries: one point per day with counted runs, oldest first, 365 days', (tt) => {
   const { store } = setup([...catalog(), ...RUNS]);
   const points = body<VisibilityTimeseries>(tt, timeseries, store);
-  tt.same(points, [
-    // 2025-01-11 is day 1 of the 365 ending 2026-01-10 (run 9 on 2025-01-10 is out). No mentions at all.
-    { date: '2025-01-11', score: 0, mention_rate: 0, average_rank: null, sentiment: null, share_of_voice: null, run_count: 1,
-      engines: [{ engine_id: A, score: 0, mention_rate: 0, run_count: 1 }] },
+  tt.same(ciTo12(points), ciTo12([
+    // 2025-01-11 is day 1 of the 365 ending 2026-01-10 (run 9 on 2025-01-10 is out). No mentions at all: no share, no interval.
+    { date: '2025-01-11', score: 0, mention_rate: 0, mention_rate_ci: ci(0, 1), average_rank: null, sentiment: null, share_of_voice: null,
+      share_of_voice_ci: null, run_count: 1,
+      engines: [{ engine_id: A, score: 0, mention_rate: 0, mention_rate_ci: ci(0, 1), run_count: 1 }] },
     // Run 7: brand @1 (1), Wile @1: share 1 / 2.
-    { date: '2026-01-03', score: 100, mention_rate: 1, average_rank: 1, sentiment: 1, share_of_voice: 0.5, run_count: 1,
-      engines: [{ engine_id: A, score: 100, mention_rate: 1, run_count: 1 }] },
+    { date: '2026-01-03', score: 100, mention_rate: 1, mention_rate_ci: ci(1, 1), average_rank: 1, sentiment: 1, share_of_voice: 0.5,
+      share_of_voice_ci: ci(1, 2), run_count: 1,
+      engines: [{ engine_id: A, score: 100, mention_rate: 1, mention_rate_ci: ci(1, 1), run_count: 1 }] },
     // Run 4: brand @4 without sentiment, Road Runner @1.
-    { date: '2026-01-08', score: 25, mention_rate: 1, average_rank: 4, sentiment: null, share_of_voice: 0.5, run_count: 1,
-      engines: [{ engine_id: B, score: 25, mention_rate: 1, run_count: 1 }] },
+    { date: '2026-01-08', score: 25, mention_rate: 1, mention_rate_ci: ci(1, 1), average_rank: 4, sentiment: null, share_of_voice: 0.5,
+      share_of_voice_ci: ci(1, 2), run_count: 1,
+      engines: [{ engine_id: B, score: 25, mention_rate: 1, mention_rate_ci: ci(1, 1), run_count: 1 }] },
     // Run 2: brand best @2 (0.25), no competitor.
-    { date: '2026-01-09', score: 50, mention_rate: 1, average_rank: 2, sentiment: 0.25, share_of_voice: 1, run_count: 1,
-      engines: [{ engine_id: A, score: 50, mention_rate: 1, run_count: 1 }] },
+    { date: '2026-01-09', score: 50, mention_rate: 1, mention_rate_ci: ci(1, 1), average_rank: 2, sentiment: 0.25, share_of_voice: 1,
+      share_of_voice_ci: ci(1, 1), run_count: 1,
+      engines: [{ engine_id: A, score: 50, mention_rate: 1, mention_rate_ci: ci(1, 1), run_count: 1 }] },
     // Runs 1 (@1, 0.5), 3, 5 (@1, 1), 8: rr 2 / 4; share 2 / (2 + Wile 2 + Road Runner 1).
-    { date: '2026-01-10', score: 50, mention_rate: 0.5, average_rank: 1, sentiment: 0.75, share_of_voice: 0.4, run_count: 4,
+    { date: '2026-01-10', score: 50, mention_rate: 0.5, mention_rate_ci: ci(2, 4), average_rank: 1, sentiment: 0.75, share_of_voice: 0.4,
+      share_of_voice_ci: ci(2, 5), run_count: 4,
       engines: [
-        { engine_id: C, score: 0, mention_rate: 0, run_count: 1 },
-        { engine_id: A, score: 50, mention_rate: 0.5, run_count: 2 },
-        { engine_id: B, score: 100, mention_rate: 1, run_count: 1 },
+        { engine_id: C, score: 0, mention_rate: 0, mention_rate_ci: ci(0, 1), run_count: 1 },
+        { engine_id: A, score: 50, mention_rate: 0.5, mention_rate_ci: ci(1, 2), run_count: 2 },
+        { engine_id: B, score: 100, mention_rate: 1, mention_rate_ci: ci(1, 1), run_count: 1 },
       ] },
-  ]);
+  ]));
   tt.end();
 });
 
@@ -162,9 +186,15 @@ t.test('daily scores: newest first, prompt_count per day, limit', (tt) => {
   tt.same(rows.map((r) => [r.date, r.prompt_count, r.run_count]), [
     ['2026-01-10', 2, 4], ['2026-01-09', 1, 1], ['2026-01-08', 1, 1], ['2026-01-03', 1, 1], ['2025-01-11', 1, 1], ['2025-01-10', 1, 1],
   ]);
-  tt.same(rows[0], { date: '2026-01-10', score: 50, mention_rate: 0.5, average_rank: 1, sentiment: 0.75, share_of_voice: 0.4, prompt_count: 2, run_count: 4 });
+  tt.same(ciTo12(rows[0]), ciTo12({
+    date: '2026-01-10', score: 50, mention_rate: 0.5, mention_rate_ci: ci(2, 4), average_rank: 1, sentiment: 0.75, share_of_voice: 0.4,
+    share_of_voice_ci: ci(2, 5), prompt_count: 2, run_count: 4,
+  }));
   // Run 9: brand @2 without sentiment; no competitor, so the brand has all the voice.
-  tt.same(rows[5], { date: '2025-01-10', score: 50, mention_rate: 1, average_rank: 2, sentiment: null, share_of_voice: 1, prompt_count: 1, run_count: 1 });
+  tt.same(ciTo12(rows[5]), ciTo12({
+    date: '2025-01-10', score: 50, mention_rate: 1, mention_rate_ci: ci(1, 1), average_rank: 2, sentiment: null, share_of_voice: 1,
+    share_of_voice_ci: ci(1, 1), prompt_count: 1, run_count: 1,
+  }));
   tt.same(body<DailyScores>(tt, dailyScores, store, { limit: 2 }).map((r) => r.date), ['2026-01-10', '2026-01-09']);
   // The same day gives the same numbers in the trend and in the daily rows.
   const trend = body<VisibilityTimeseries>(tt, timeseries, store).map(({ engines: _engines, ...day }) => day);
@@ -175,33 +205,35 @@ t.test('daily scores: newest first, prompt_count per day, limit', (tt) => {
 
 t.test('segment analytics: active segments by name, runs of their prompts', (tt) => {
   const { store } = setup([...catalog(), ...RUNS]);
-  tt.same(body<SegmentAnalytics>(tt, segmentAnalytics, store), [
+  tt.same(ciTo12(body<SegmentAnalytics>(tt, segmentAnalytics, store)), ciTo12([
     // Admins holds p1 and p2: every counted run of the window, as in the visibility report.
-    { segment_id: X.admins, name: 'Admins', prompt_count: 2, run_count: 6, mention_rate: 4 / 6, average_rank: 2,
-      sentiment: 1.75 / 3, score: (100 * 2.75) / 6, share_of_voice: 0.5 },
+    { segment_id: X.admins, name: 'Admins', prompt_count: 2, run_count: 6, mention_rate: 4 / 6, mention_rate_ci: ci(4, 6), average_rank: 2,
+      sentiment: 1.75 / 3, score: (100 * 2.75) / 6, share_of_voice: 0.5, share_of_voice_ci: ci(4, 8) },
     // Buyers holds p1: runs 1, 2, 4, all mention the brand; competitors in them: Wile (1), Road Runner (4).
-    { segment_id: W.segment, name: 'Buyers', prompt_count: 1, run_count: 3, mention_rate: 1, average_rank: 7 / 3,
-      sentiment: 0.375, score: (100 * 1.75) / 3, share_of_voice: 3 / 5 },
-    { segment_id: X.zeta, name: 'Zeta', prompt_count: 0, run_count: 0, mention_rate: 0, average_rank: null,
-      sentiment: null, score: null, share_of_voice: null },
-  ]);
+    { segment_id: W.segment, name: 'Buyers', prompt_count: 1, run_count: 3, mention_rate: 1, mention_rate_ci: ci(3, 3), average_rank: 7 / 3,
+      sentiment: 0.375, score: (100 * 1.75) / 3, share_of_voice: 3 / 5, share_of_voice_ci: ci(3, 5) },
+    // No runs: mention_rate 0 but nothing measured, so no interval.
+    { segment_id: X.zeta, name: 'Zeta', prompt_count: 0, run_count: 0, mention_rate: 0, mention_rate_ci: null, average_rank: null,
+      sentiment: null, score: null, share_of_voice: null, share_of_voice_ci: null },
+  ]));
   tt.end();
 });
 
 t.test('competitor rankings: brand and tracked competitors by score', (tt) => {
   const { store } = setup([...catalog(), ...RUNS]);
-  tt.same(body<CompetitorRankings>(tt, competitorRankings, store), [
-    { rank: 1, entity_type: 'brand', competitor_id: null, name: 'Acme Project', mention_count: 4, mention_rate: 4 / 6,
-      average_rank: 2, sentiment: 1.75 / 3, share_of_voice: 0.5, score: (100 * 2.75) / 6 },
+  // Intervals: mention_count of the window's 6 runs; share of voice of the 8 mentions (4 + 2 + 2 + 0).
+  tt.same(ciTo12(body<CompetitorRankings>(tt, competitorRankings, store)), ciTo12([
+    { rank: 1, entity_type: 'brand', competitor_id: null, name: 'Acme Project', mention_count: 4, mention_rate: 4 / 6, mention_rate_ci: ci(4, 6),
+      average_rank: 2, sentiment: 1.75 / 3, share_of_voice: 0.5, share_of_voice_ci: ci(4, 8), score: (100 * 2.75) / 6 },
     // Wile: run 1 @2, run 3 @1 (-0.5): rr 1.5 over the window's 6 runs.
-    { rank: 2, entity_type: 'competitor', competitor_id: wile, name: 'Wile', mention_count: 2, mention_rate: 2 / 6,
-      average_rank: 1.5, sentiment: -0.5, share_of_voice: 0.25, score: (100 * 1.5) / 6 },
+    { rank: 2, entity_type: 'competitor', competitor_id: wile, name: 'Wile', mention_count: 2, mention_rate: 2 / 6, mention_rate_ci: ci(2, 6),
+      average_rank: 1.5, sentiment: -0.5, share_of_voice: 0.25, share_of_voice_ci: ci(2, 8), score: (100 * 1.5) / 6 },
     // Road Runner: run 3 @3, run 4 @1, no sentiment: rr 4/3.
     { rank: 3, entity_type: 'competitor', competitor_id: X.roadRunner, name: 'Road Runner', mention_count: 2, mention_rate: 2 / 6,
-      average_rank: 2, sentiment: null, share_of_voice: 0.25, score: (100 * (1 + 1 / 3)) / 6 },
-    { rank: 4, entity_type: 'competitor', competitor_id: X.coyote, name: 'Coyote', mention_count: 0, mention_rate: 0,
-      average_rank: null, sentiment: null, share_of_voice: 0, score: 0 },
-  ]);
+      mention_rate_ci: ci(2, 6), average_rank: 2, sentiment: null, share_of_voice: 0.25, share_of_voice_ci: ci(2, 8), score: (100 * (1 + 1 / 3)) / 6 },
+    { rank: 4, entity_type: 'competitor', competitor_id: X.coyote, name: 'Coyote', mention_count: 0, mention_rate: 0, mention_rate_ci: ci(0, 6),
+      average_rank: null, sentiment: null, share_of_voice: 0, share_of_voice_ci: ci(0, 8), score: 0 },
+  ]));
   tt.end();
 });
 
@@ -226,6 +258,9 @@ t.test('an engine id that tracks nothing matches no runs; the window stays', (tt
   tt.match(v, { window_end: '2026-01-10', run_count: 0, prompt_count: 0, mention_rate: 0, current_score: null, average_rank: null,
     sentiment: null, share_of_voice: null, prompt_breakdown: [], engine_breakdown: [] });
   tt.same(v.top_competitors.map((c) => [c.mention_rate, c.share_of_voice]), [[0, null], [0, null], [0, null]]);
+  // n = 0 everywhere: no interval, although mention_rate is 0 (not null).
+  tt.same([v.mention_rate_ci, v.share_of_voice_ci], [null, null]);
+  tt.same(v.top_competitors.map((c) => [c.mention_rate_ci, c.share_of_voice_ci]), [[null, null], [null, null], [null, null]]);
   tt.same(body<SegmentAnalytics>(tt, segmentAnalytics, store, { engineIds: nobody }).map((s) => s.run_count), [0, 0, 0]);
   tt.same(body<CompetitorRankings>(tt, competitorRankings, store, { engineIds: nobody }).map((r) => r.score), [null, null, null, null]);
   tt.end();
@@ -260,7 +295,9 @@ t.test('a run whose prompt arrives late counts once it arrives', (tt) => {
   const v = body<VisibilityReport>(tt, visibility, store);
   tt.match(v, { run_count: 7, prompt_count: 3, mention_rate: 5 / 7 });
   tt.same(v.prompt_breakdown.map((p) => p.text), ['anvil prices', 'anvil repair', 'best anvil'], 'by text');
-  tt.same(v.prompt_breakdown[1], { prompt_id: X.prompt3, text: 'anvil repair', run_count: 1, mention_rate: 1, average_rank: 2, sentiment: null, score: 50 });
+  tt.same(ciTo12(v.prompt_breakdown[1]), ciTo12({
+    prompt_id: X.prompt3, text: 'anvil repair', run_count: 1, mention_rate: 1, mention_rate_ci: ci(1, 1), average_rank: 2, sentiment: null, score: 50,
+  }));
   tt.end();
 });
 
