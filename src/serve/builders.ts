@@ -176,6 +176,13 @@ class BuildThread {
   }
 }
 
+/** A stable thread index for a project id (FNV-1a of its characters). */
+function threadOf(projectId: string, count: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < projectId.length; i++) h = Math.imul(h ^ projectId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % count;
+}
+
 /**
  * Builds in worker threads, so a slow body (a cold page, a 90-day series) never holds the event
  * loop: the loop only sends ready bytes and answers hits while a thread builds. Jobs go to the
@@ -207,7 +214,9 @@ export class ThreadBuilder implements Builder {
   }
 
   async build(job: BuildJob): Promise<Ready> {
-    const thread = this.threads.reduce((a, b) => (b.load < a.load ? b : a));
+    // A ranked list's walk pages through the list its first page pinned, kept by the thread that built it
+    // (readmodels/paging.ts): a project's paged lists are built by one thread, so later pages find it.
+    const thread = job.endpoint.page ? this.threads[threadOf(job.args.projectId, this.threads.length)]! : this.threads.reduce((a, b) => (b.load < a.load ? b : a));
     const ready = await thread.run({ id: this.nextId++, endpoint: job.endpoint.name, args: job.args, scopes: job.scopes });
     this.built += 1;
     return ready;

@@ -4,6 +4,7 @@ import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import type { BodyCache, Ready } from './cache';
+import { cursorArg, cursorKey } from './cursor';
 import { HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
 
@@ -70,8 +71,10 @@ export class Responder {
       args.projectId = projectId;
       scopes = [`project:${projectId}`, 'engines'];
     }
+    // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
+    args.cursor = cursorArg(input.query, endpoint, args);
     const version = this.access.versionOf(scopes);
-    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${version.version}`;
+    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}|${version.version}`;
     return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes };
   }
 
