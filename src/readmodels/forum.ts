@@ -51,10 +51,13 @@ function toPost(r: PostRow): ForumPost {
 
 /** Every discovered post of the project, newest discovered first (then by id). */
 export function forumPosts(store: ReadStore, projectId: string): ForumPost[] {
-  return store.all<PostRow>(POSTS + NEWEST_FIRST, projectId).map(toPost);
+  return forumPostsAfter(store, projectId, null, -1);
 }
 
-/** The `count` posts (-1: all) after a post's (discovered_at, id) in the same order. */
-export function forumPostsAfter(store: ReadStore, projectId: string, after: readonly [string, string], count: number): ForumPost[] {
-  return store.all<PostRow>(`${POSTS}${AFTER}${NEWEST_FIRST} LIMIT ?`, projectId, after[0], after[0], after[1], count).map(toPost);
+/** The first `count` posts (-1: all) in that order, after a post's (discovered_at, id) when one is given. */
+export function forumPostsAfter(store: ReadStore, projectId: string, after: readonly [string, string] | null, count: number): ForumPost[] {
+  const rows = after
+    ? store.all<PostRow>(`${POSTS}${AFTER}${NEWEST_FIRST} LIMIT ?`, projectId, after[0], after[0], after[1], count)
+    : store.all<PostRow>(`${POSTS}${NEWEST_FIRST} LIMIT ?`, projectId, count);
+  return rows.map(toPost);
 }

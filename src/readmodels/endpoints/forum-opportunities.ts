@@ -3,20 +3,15 @@ import type { Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import type { ForumOpportunities } from '../bodies.gen';
-import { forumPosts, forumPostsAfter, type ForumPost } from '../forum';
+import { forumPostsAfter, type ForumPost } from '../forum';
 import { fetchCount, keysetPage, type Page } from '../paging';
 
 /** The page after the cursor, newest discovered first; `limit` 0 (v1: no limit sent) is the whole list. */
 function readPage(store: ReadStore, args: ReadArgs): Page<ForumPost> {
   const after = args.cursor?.after;
-  const posts = after
-    ? forumPostsAfter(store, args.projectId, [String(after[0]), String(after[1])], fetchCount(args.limit))
-    : args.limit > 0 ? forumPostsAfter(store, args.projectId, [FAR_FUTURE, ''], fetchCount(args.limit)) : forumPosts(store, args.projectId);
+  const posts = forumPostsAfter(store, args.projectId, after ? [String(after[0]), String(after[1])] : null, fetchCount(args.limit));
   return keysetPage(posts, args.limit, (p) => [p.discovered_at, p.id]);
 }
-
-/** Sorts after every RFC 3339 instant: a first page through the keyset query reads from the newest post. */
-const FAR_FUTURE = '~';
 
 export const endpoint: Endpoint = {
   name: 'forum-opportunities',
