@@ -1,4 +1,4 @@
-// npm run bench [-- --accounts N --days N --duration S]
+// npm run bench [-- --accounts N --days N --duration S --rounds N --rate-limit N --hot-only]
 // Serving benchmark, all in one run on loopback:
 //   (a) a bare node:http server sending the cached /visibility bytes: the limit for Node here;
 //   (b) the service's hot /visibility, and a mix over all 22 endpoints and many projects;
@@ -6,6 +6,10 @@
 //   (d) a naive server computing /visibility from the raw prompt runs on every request;
 // plus p99 latency at 80% of the top rate, resident memory, and event-loop delay while events are
 // applied under read load. Prints a table and writes bench/out/serve.md.
+// --rate-limit N runs the service with the per-key limiter on (N requests/s per key: set it far above
+// what the load reaches, so no request is turned away) and the bare server sends RateLimit headers
+// of the same length, so (a) and (b) still send the same bytes. --hot-only stops after the hot
+// /visibility comparison (a against b), for profiling and quick before/after runs.
 //
 // The load generator and the server under test each get a CPU of their own (taskset), so neither
 // slows the other down; (a) and (b) are measured in alternating rounds and compared by the median.
@@ -25,7 +29,7 @@ import { writeLog } from './lib';
 const { values } = parseArgs({
   options: {
     accounts: { type: 'string' }, days: { type: 'string' }, prompts: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' },
-    rounds: { type: 'string' }, 'no-pin': { type: 'boolean' },
+    rounds: { type: 'string' }, 'no-pin': { type: 'boolean' }, 'rate-limit': { type: 'string' }, 'hot-only': { type: 'boolean' },
   },
 });
 const OUT = path.join(packageRoot(), 'bench', 'out');
@@ -39,6 +43,8 @@ const EXTRA: WorldOptions = { ...DEMO_OPTIONS, seed: 1000 + (Date.now() % 1_000_
 const DURATION = Number(values.duration ?? 10);
 const CONNECTIONS = Number(values.connections ?? 32);
 const ROUNDS = Number(values.rounds ?? 9);
+const RATE_LIMIT = Number(values['rate-limit'] ?? 0);
+const RATE_ARGS = RATE_LIMIT > 0 ? ['--rate-limit', String(RATE_LIMIT)] : [];
 
 /**
  * CPU 0 for this process (autocannon), CPU 1 for servers: on two shared cores, a load generator and
@@ -189,13 +195,13 @@ async function main(): Promise<void> {
     console.log(`${name}: ${fmt(l.rps)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx+errors ${l.non2xx + l.errors}`);
   };
 
-  let service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES)]);
+  let service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES), ...RATE_ARGS]);
   await warm(service.port, mix);
   const bodyFile = path.join(OUT, 'visibility.json');
   fs.writeFileSync(bodyFile, (await get(service.port, hotPlain[0]!.path, identity)).body);
 
   // (a) and (b) in alternating rounds: the machine's speed drifts, a round compares like with like.
-  const bare = await startServer('bare', ['--db', dbFile, '--body', bodyFile]);
+  const bare = await startServer('bare', ['--db', dbFile, '--body', bodyFile, ...RATE_ARGS]);
   const rounds: Array<{ a: Load; b: Load }> = [];
   const cpuRatios: number[] = [];
   let cpuA = 0;
@@ -224,6 +230,13 @@ async function main(): Promise<void> {
   const byRatio = [...rounds].sort((x, y) => x.b.rps / x.a.rps - y.b.rps / y.a.rps);
   const { a, b: b1 } = byRatio[Math.floor(byRatio.length / 2)]!;
   const ratios = rounds.map((r) => fmt(r.b.rps / r.a.rps, 2)).join(', ');
+  if (values['hot-only']) {
+    console.log(`\nhot /visibility${RATE_LIMIT > 0 ? ` (--rate-limit ${RATE_LIMIT})` : ''} vs bare: ${fmt(b1.rps / a.rps, 2)} in req/s (median round; rounds ${ratios}); ` +
+      `${fmt(cpuRatio, 2)} in server CPU per request; loaded at the same time: ${fmt(pairedRps, 2)} req/s, ${fmt(pairedCpu, 2)} CPU per request`);
+    await stop(bare);
+    await stop(service);
+    return;
+  }
   row('(a) bare node:http, same bytes', a, `median round of ${ROUNDS}`);
   row('(b) service, hot /visibility', b1, `${fmt(b1.rps / a.rps, 2)} of (a); rounds: ${ratios}`);
   const b2 = await load(service.port, mix);

@@ -1,5 +1,5 @@
 // A server process for bench/serve.ts: the service, a bare node:http server, or a naive server.
-//   node dist/bench/server.js service|bare|naive --db FILE [--cache-max-bytes N] [--body FILE]
+//   node dist/bench/server.js service|bare|naive --db FILE [--cache-max-bytes N] [--body FILE] [--rate-limit N]
 // Talks to its parent over IPC: {type:'ready', port}; answers {type:'stats'} and {type:'ingest', file}.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -14,9 +14,10 @@ import { naiveVisibility } from './naive';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { db: { type: 'string' }, 'cache-max-bytes': { type: 'string' }, body: { type: 'string' } },
+  options: { db: { type: 'string' }, 'cache-max-bytes': { type: 'string' }, body: { type: 'string' }, 'rate-limit': { type: 'string' } },
 });
 const kind = positionals[0];
+const rateLimit = Number(values['rate-limit'] ?? 0);
 const db = openDb(values.db!, { fast: true });
 let rssMax = 0;
 setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 100).unref();
@@ -25,7 +26,9 @@ function listener(): http.RequestListener {
   if (kind === 'service') {
     // Wired as `serve` wires it: request latency histograms included.
     let observe: (route: string, status: number, seconds: number) => void = () => {};
-    const service = createService({ db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), onResponse: (r, s, t) => observe(r, s, t) });
+    const service = createService({
+      db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), rateLimit, onResponse: (r, s, t) => observe(r, s, t),
+    });
     observe = createMetrics(service.cache).observeRequest;
     return service.handler;
   }
@@ -36,6 +39,8 @@ function listener(): http.RequestListener {
       'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length), etag: '"bare"',
       'cache-control': 'private, no-cache', vary: 'Accept-Encoding, Authorization, X-API-Key', 'x-data-version': '1',
       'last-modified': new Date(0).toUTCString(),
+      // What a rate-limited key's hit carries (src/serve/ratelimit.ts), with values of the same length.
+      ...(rateLimit > 0 ? { 'ratelimit-policy': `"per-key";q=${2 * rateLimit};w=2`, ratelimit: `"per-key";r=${2 * rateLimit - 1};t=1` } : {}),
     };
     return (_req, res) => {
       res.writeHead(200, headers);

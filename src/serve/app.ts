@@ -28,6 +28,8 @@ export interface AppOptions {
   cacheMaxBytes?: number;
   /** Requests per second per API key; 0 = unlimited. */
   rateLimit?: number;
+  /** The rate limiter's clock in milliseconds (performance.now by default); tests stop it. */
+  rateLimitClock?: () => number;
   /** False until a read model is loaded: requests get 503. */
   isReady?: () => boolean;
   /** True once a graceful stop began: answers say Connection: close, so clients move to another instance. */
@@ -66,22 +68,42 @@ export function createService(opts: AppOptions): Service {
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads) : new InlineBuilder(store, schemas);
-  const responder = new Responder(new Access(store), builder, cache, opts.windowDays ?? 7);
-  const limiter = new RateLimiter(opts.rateLimit ?? 0);
+  const access = new Access(store);
+  const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
+  const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
   const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
+
+  /**
+   * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out
+   * to be (200, 304, 404, 503...), or the 429. The hot path already charged the requests it marked limited.
+   */
+  function charge(ctx: Context, hash: string): void {
+    if (!limiter.on) return;
+    const field = limited.has(ctx.req) ? null : limiter.take(hash);
+    if (field === null) throw limiter.exceeded(hash);
+    ctx.set('RateLimit-Policy', limiter.policy);
+    ctx.set('RateLimit', field);
+  }
 
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
       ctx.state.route = endpoint.name;
       if (!isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly', { 'Retry-After': '1' });
       const key = presentedKey(ctx.req.headers);
-      const resolved = responder.resolve(endpoint, {
-        params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: key === null ? null : keyHash(key),
-      });
-      if (limited.has(ctx.req) || !limiter.tryTake(resolved.keyHash)) throw limiter.exceeded(resolved.keyHash);
+      const hash = key === null ? null : keyHash(key);
+      let resolved;
+      try {
+        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash });
+      } catch (err) {
+        // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
+        // (and a bucket per made-up key would be memory for anyone to fill).
+        if (hash !== null && err instanceof HttpError && access.account(hash) !== null) charge(ctx, hash);
+        throw err;
+      }
+      charge(ctx, resolved.keyHash);
       sendReady(ctx, await responder.respond(resolved));
     };
   }

@@ -4,7 +4,7 @@ import type { Endpoint } from '../readmodels';
 import { keyFrom, keyHash as hashOf } from './auth';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
-import { represent } from './send';
+import { represent, type Representation } from './send';
 
 interface Route {
   endpoint: Endpoint;
@@ -84,7 +84,10 @@ export interface HotPathOptions {
   endpoints: readonly Endpoint[];
   responder: Responder;
   limiter: RateLimiter;
-  /** Requests the hot path turned away for their rate: the Koa path answers 429 without charging again. */
+  /**
+   * Requests the hot path turned away for their rate: the Koa path answers 429 without charging
+   * again. A hit of a rate-limited key carries RateLimit-Policy and RateLimit (see ratelimit.ts).
+   */
   limited: WeakSet<IncomingMessage>;
   isReady: () => boolean;
   onResponse?: (route: string, status: number, seconds: number) => void;
@@ -144,6 +147,21 @@ export function createHotPath(o: HotPathOptions): HotPath {
     return null;
   }
 
+  // Each representation's headers as a flat [name, value, ...] list ending in the two RateLimit
+  // fields: the per-request value is written into the last slot just before writeHead, which turns
+  // the list into the header block at once, so one list per representation serves every request
+  // and a rate-limited hit allocates nothing but the field's string.
+  const flat = new WeakMap<Representation, string[]>();
+  function withRateLimit(rep: Representation, rateLimit: string): string[] {
+    let list = flat.get(rep);
+    if (list === undefined) {
+      list = [...Object.entries(rep.headers).flat(), 'ratelimit-policy', o.limiter.policy, 'ratelimit', ''];
+      flat.set(rep, list);
+    }
+    list[list.length - 1] = rateLimit;
+    return list;
+  }
+
   function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !o.isReady()) return false;
     const started = o.onResponse ? performance.now() : 0;
@@ -170,12 +188,13 @@ export function createHotPath(o: HotPathOptions): HotPath {
     }
     const ready = o.responder.cache.hit(r.route, r.cacheKey);
     if (!ready) return false;
-    if (!o.limiter.tryTake(keyHash)) {
+    const rateLimit = o.limiter.on ? o.limiter.take(keyHash) : '';
+    if (rateLimit === null) {
       o.limited.add(req);
       return false;
     }
     const rep = represent(ready, headers.acceptEncoding, headers.ifNoneMatch);
-    res.writeHead(rep.status, rep.headers);
+    res.writeHead(rep.status, rateLimit === '' ? rep.headers : withRateLimit(rep, rateLimit));
     res.end(req.method === 'HEAD' ? undefined : (rep.body ?? undefined));
     o.onResponse?.(r.route, rep.status, (performance.now() - started) / 1000);
     return true;
