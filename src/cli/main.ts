@@ -6,14 +6,14 @@ type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<
 
 // Commands load on demand: `replay` and `digest` never pay for the HTTP stack.
 const COMMANDS: Record<string, Command> = {
-  replay: { usage: 'replay --db FILE [--batch-size N] [--from-start] EVENTS.ndjson[.gz]...', load: async () => (await import('./replay.js')).replayCommand },
+  replay: { usage: 'replay --db FILE [--batch-size N] [--from-start] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./replay.js')).replayCommand },
   digest: { usage: 'digest --db FILE', load: async () => (await import('./digest.js')).digestCommand },
   serve: {
     usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N] [--build-threads N] [--kafka-brokers B] [--kafka-topics T] [--kafka-group-id G]',
     load: async () => (await import('./serve.js')).serveCommand,
   },
-  produce: { usage: 'produce --brokers B --topic T [--batch-size N] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
-  snapshot: { usage: 'snapshot --db FILE [--force] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
+  produce: { usage: 'produce --brokers B --topic T [--batch-size N] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
+  snapshot: { usage: 'snapshot --db FILE [--force] [--quiet] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
   'cache-stats': { usage: 'cache-stats [--ops-url URL] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
 };
 

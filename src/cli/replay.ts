@@ -2,13 +2,8 @@ import fs from 'node:fs';
 import { fileSource, replayFiles, SourceReadError, type ReplayTotals } from '../ingest';
 import { openDb, Projector, SourcePositions, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError } from './args';
+import { Progress, totalSize } from './progress';
 import { onStopSignal, type StopSignal } from './signals';
-
-
-function progressLine(t: ReplayTotals, started: number): string {
-  const secs = (Date.now() - started) / 1000;
-  return `${t.lines} lines, ${t.applied} applied, ${t.duplicate + t.stale} unchanged, ${t.deadLettered} dead letters, ${Math.round(t.lines / Math.max(secs, 0.001))} lines/s`;
-}
 
 function counts(t: ReplayTotals): string {
   return `${t.applied} applied, ${t.duplicate} duplicate, ${t.stale} stale (superseded), ${t.deadLettered} dead-lettered, ${t.skipped} lines skipped (already applied)`;
@@ -39,7 +34,7 @@ function resumePoint(db: Db, files: string[]): string {
 
 export async function replayCommand(argv: string[]): Promise<number> {
   const p = parse(argv, {
-    db: { type: 'string' }, 'batch-size': { type: 'string' }, 'from-start': { type: 'boolean' },
+    db: { type: 'string' }, 'batch-size': { type: 'string' }, 'from-start': { type: 'boolean' }, quiet: { type: 'boolean' },
   }, { db: 'VISIBILITY_DB', 'batch-size': 'BATCH_SIZE' });
   const dbFile = requireString(p, 'db');
   const batchSize = intFlag(p, 'batch-size', 1000, 1, 100_000);
@@ -57,20 +52,15 @@ export async function replayCommand(argv: string[]): Promise<number> {
   try {
     const db = openDb(dbFile, { fast: true, maxPageCount: pages });
     const started = Date.now();
-    const tty = process.stderr.isTTY;
-    let lastPrint = 0;
+    const progress = new Progress({ label: 'replay', unit: 'events', totalBytes: totalSize(p.positionals), quiet: p.values.quiet === true });
     try {
       const totals = await replayFiles(db, new Projector(db), p.positionals, {
         batchSize,
         fromStart: p.values['from-start'] === true,
         shouldStop: () => stopSignal !== null,
-        onBatch: (t) => {
-          if (!tty || Date.now() - lastPrint < 250) return;
-          lastPrint = Date.now();
-          process.stderr.write(`\r${progressLine(t, started)}   `);
-        },
+        onBatch: (t) => progress.update(t.lines - t.skipped, t.bytes),
       });
-      if (tty) process.stderr.write('\r\x1b[K');
+      progress.clear();
       const secs = ((Date.now() - started) / 1000).toFixed(2);
       if (totals.stopped) {
         console.log(`replay interrupted by ${stopSignal ?? 'a signal'} after ${secs} s: ${counts(totals)}; ` +
@@ -80,14 +70,13 @@ export async function replayCommand(argv: string[]): Promise<number> {
       }
       return 0;
     } catch (e) {
+      progress.clear();
       if (e instanceof SourceReadError) {
-        if (tty) process.stderr.write('\r\x1b[K');
         console.error(`visibility-api replay: ${e.message}; ${resumePoint(db, p.positionals)}: re-run to continue once resolved`);
         return 1;
       }
       const code = (e as { code?: unknown } | null)?.code;
       if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw e;
-      if (tty) process.stderr.write('\r\x1b[K');
       // The failed batch was rolled back whole: the file holds every batch before it, consistent.
       const what = code.startsWith('SQLITE_FULL') ? `database or disk is full: ${dbFile}` : `database error on ${dbFile}: ${(e as Error).message} (${code})`;
       console.error(`visibility-api replay: ${what}; ${resumePoint(db, p.positionals)}: re-run to continue once resolved`);

@@ -24,12 +24,14 @@ export interface ReplayTotals {
   deadLettered: number;
   skipped: number;
   batches: number;
+  /** Input bytes read: the files done, whole, plus what was read of the current one (for progress). */
+  bytes: number;
   /** Set when `shouldStop` ended the replay early: the file and the line it resumes at. */
   stopped?: { file: string; nextLine: number };
 }
 
 export function emptyTotals(): ReplayTotals {
-  return { lines: 0, applied: 0, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0, batches: 0 };
+  return { lines: 0, applied: 0, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0, batches: 0, bytes: 0 };
 }
 
 export function addBatch(t: ReplayTotals, r: BatchResult): void {
@@ -88,6 +90,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       else resolve();
     };
     let appliedTo = job.resumeAt - 1; // the last line whose batch committed
+    const bytesBefore = totals.bytes;
     const stop = (): void => {
       // The lines after the last committed batch are left for the re-run.
       totals.stopped = { file: job.file, nextLine: appliedTo + 1 };
@@ -105,6 +108,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       appliedTo = Math.max(appliedTo, b.lastLine);
       totals.lines += b.lines;
       totals.skipped += b.skipped;
+      totals.bytes = bytesBefore + b.bytes;
       opts.onBatch?.(totals, job.file);
       if (b.done) return finish();
       // Through the event loop, so a signal's handler runs between two batches: a port delivers

@@ -19,6 +19,8 @@ export interface PreparedBatch {
   lastLine: number;
   lines: number;
   skipped: number;
+  /** Bytes of the file read so far (for progress). */
+  bytes: number;
   done: boolean;
 }
 
@@ -33,16 +35,18 @@ port.on('message', () => {
   wake = null;
 });
 
-async function send(batch: Omit<PreparedBatch, 'done'>, done: boolean): Promise<void> {
+const meter = { bytes: 0 };
+
+async function send(batch: Omit<PreparedBatch, 'done' | 'bytes'>, done: boolean): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
-  port.postMessage({ ...batch, done } satisfies PreparedBatch);
+  port.postMessage({ ...batch, bytes: meter.bytes, done } satisfies PreparedBatch);
 }
 
 async function main(): Promise<void> {
   let line = 0;
   let batch = { events: [] as PreparedEvent[], lastLine: 0, lines: 0, skipped: 0 };
-  for await (const raw of readLines(job.file)) {
+  for await (const raw of readLines(job.file, meter)) {
     line += 1;
     batch.lines += 1;
     batch.lastLine = line;

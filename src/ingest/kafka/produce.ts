@@ -1,7 +1,7 @@
 // NDJSON files -> a Kafka topic, keyed so each project's events stay in order within one partition
 // (spec section 3). Lines that cannot be parsed are sent too, unkeyed: the consumer dead-letters
 // them, which is the point of producing them.
-import { readLines } from '../ndjson';
+import { readLines, type ByteMeter } from '../lines';
 import { createKafkaClient, stderrKafkaLog, type KafkaLog, type OutboundMessage, type ProducerAdapter } from './client';
 import type { KafkaConnection } from './config';
 
@@ -92,18 +92,20 @@ export async function produceLines(producer: ProducerAdapter, topic: string, lin
   return totals;
 }
 
-async function* linesOf(files: string[]): AsyncGenerator<string> {
-  for (const file of files) yield* readLines(file);
+async function* linesOf(files: string[], meter?: ByteMeter): AsyncGenerator<string> {
+  for (const file of files) yield* readLines(file, meter);
 }
 
 /** Connects (failing fast when the cluster is unreachable), sends every file in order, disconnects. */
-export async function produceFiles(conn: KafkaConnection, topic: string, files: string[], opts: ProduceOptions & { log?: KafkaLog } = {}): Promise<ProduceTotals> {
+export async function produceFiles(
+  conn: KafkaConnection, topic: string, files: string[], opts: ProduceOptions & { log?: KafkaLog; meter?: ByteMeter } = {},
+): Promise<ProduceTotals> {
   const client = createKafkaClient(conn, opts.log ?? stderrKafkaLog(conn.logLevel));
   await client.checkReachable();
   const producer = client.producer();
   await producer.connect();
   try {
-    return await produceLines(producer, topic, linesOf(files), opts);
+    return await produceLines(producer, topic, linesOf(files, opts.meter), opts);
   } finally {
     await producer.disconnect();
   }
