@@ -146,3 +146,26 @@ t.test('limiter off (the default): no RateLimit fields on any answer', async (t)
     t.equal(r.headers['ratelimit-policy'], undefined);
   }
 });
+
+t.test('the OpenAPI document declares the fields: optional on answers to a key, required on 429, absent on 401', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  type Header = { required: boolean; schema: { pattern: string } };
+  const doc = (await request(`${api.base}/openapi.json`)).json as {
+    paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, Header> }> } }>;
+  };
+  const responses = doc.paths['/projects/{project_id}/visibility']!.get.responses;
+  for (const status of ['200', '304', '400', '404', '429', '500', '503']) {
+    const h = responses[status]!.headers ?? {};
+    const required = status === '429';
+    t.equal(h.RateLimit?.required, required, `${status}: RateLimit ${required ? 'required' : 'optional'}`);
+    t.equal(h['RateLimit-Policy']?.required, required, `${status}: RateLimit-Policy ${required ? 'required' : 'optional'}`);
+  }
+  t.equal(responses['401']!.headers?.RateLimit, undefined, '401: none');
+  const { RateLimit: field, 'RateLimit-Policy': policy } = responses['429']!.headers!;
+  const limiter = new RateLimiter(7, () => 0);
+  t.match(limiter.policy, new RegExp(policy!.schema.pattern), 'the policy the limiter sends matches the declared pattern');
+  t.match(limiter.take('k')!, new RegExp(field!.schema.pattern), 'so does the RateLimit value');
+  t.match(limiter.exceeded('k').headers.RateLimit!, new RegExp(field!.schema.pattern));
+});

@@ -8,7 +8,7 @@ const ERRORS: Record<string, string> = {
   '401': 'Missing, unknown or revoked API key (message "Invalid API key")',
   '404': 'Unknown route, or a project or run group that does not exist or that the key cannot see',
   '405': 'Method other than GET or HEAD (the Allow header lists them)',
-  '429': 'Per-key rate limit exceeded (see Retry-After)',
+  '429': 'Per-key rate limit exceeded (see Retry-After; RateLimit says r=0)',
   '431': 'The request line and headers together exceed 16 KiB',
   '500': 'Internal error; the message shows no internals',
   '503': 'The read model is still loading, or a body cannot be built right now (the service is stopping or its build threads keep failing); retry after Retry-After',
@@ -55,17 +55,40 @@ function parameters(e: Endpoint): Json[] {
 const ERROR_HEADERS: Record<string, Json> = {
   '401': { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', required: true, schema: { type: 'string', const: 'ApiKey' } } },
   '405': { Allow: { description: 'The methods the path serves', required: true, schema: { type: 'string', const: 'GET, HEAD' } } },
-  '429': { 'Retry-After': { description: 'Seconds until a request will be accepted again', required: true, schema: { type: 'integer', minimum: 1 } } },
+  '429': { 'Retry-After': { description: 'Seconds until a request will be accepted again: the t of RateLimit', required: true, schema: { type: 'integer', minimum: 1 } } },
   '503': { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1 } } },
 };
 
-function errorResponses(statuses: readonly string[] = Object.keys(ERRORS)): Json {
+/**
+ * The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers-11) on every answer to a known key
+ * when --rate-limit is on (README "Rate limits"): optional, since the limiter is off by default;
+ * required on 429, which only the limiter sends. No 401 has them (no key to count against).
+ */
+function rateLimitHeaders(required: boolean): Json {
+  return {
+    'RateLimit-Policy': {
+      description: 'The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average)',
+      required, schema: { type: 'string', pattern: '^"per-key";q=[0-9]+;w=2$' },
+    },
+    RateLimit: {
+      description: 'r: requests the key may still send now; t: seconds until it has the whole burst (q) again',
+      required, schema: { type: 'string', pattern: '^"per-key";r=[0-9]+;t=[0-9]+$' },
+    },
+  };
+}
+const RATE_LIMITED = new Set(['400', '404', '429', '500', '503']);
+
+function errorResponses(statuses: readonly string[] = Object.keys(ERRORS), rateLimited = false): Json {
   const out: Json = {};
   for (const status of statuses) {
     const description = ERRORS[status]!;
+    const headers: Json = {
+      ...ERROR_HEADERS[status],
+      ...(rateLimited && RATE_LIMITED.has(status) ? rateLimitHeaders(status === '429') : {}),
+    };
     out[status] = {
       description,
-      ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
   }
@@ -95,11 +118,11 @@ function operation(e: Endpoint, titles: Map<string, string>): Json {
     responses: {
       '200': {
         description: e.summary,
-        headers: CACHING_HEADERS,
+        headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false) },
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
       },
-      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: CACHING_HEADERS },
-      ...errorResponses(),
+      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false) } },
+      ...errorResponses(undefined, true),
     },
   };
 }
