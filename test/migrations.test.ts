@@ -63,6 +63,8 @@ t.test('an older database is migrated to what this build writes', async (t) => {
     INSERT INTO g SELECT run_group_id, sum(prompt_run_count), sum(succeeded_count), sum(failed_count) FROM agg_run_group GROUP BY run_group_id;
     DROP TABLE agg_run_group;
     ALTER TABLE g RENAME TO agg_run_group;
+    DROP TABLE project_changes;
+    ALTER TABLE data_versions DROP COLUMN data_as_of;
     PRAGMA user_version = 2;
   `);
   t.equal(old.prepare('SELECT prompt_run_count FROM agg_run_group WHERE run_group_id = ?').pluck().get(W.group), 8, 'schema 2 counted the foreign run in the group');
@@ -80,4 +82,30 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   t.same(migrated.prepare('SELECT project_id, prompt_run_count FROM agg_run_group WHERE run_group_id = ? ORDER BY project_id').all(W.group), [
     { project_id: W.project, prompt_run_count: 7 }, { project_id: W.otherProject, prompt_run_count: 1 },
   ], 'run group counts per project');
+});
+
+// 006: data_as_of and the change log. A schema 5 database gets each project's data-as-of from the
+// versions of its stored facts: the same times the projector records as it applies the events.
+t.test('006 fills in data-as-of from the stored facts and starts an empty change log', async (t) => {
+  const dir = tmpDir('migrate6-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'old.db');
+  const db = openDb(file);
+  // In several batches, one with older times last: data-as-of is a max over time, not the last batch's.
+  const all = events();
+  const late = all.splice(16, 3);
+  new Projector(db).applyBatch(asSource(all));
+  new Projector(db).applyBatch(asSource(late, 'late'));
+  const asOf = (d: typeof db): unknown[] => d.prepare("SELECT scope, data_as_of FROM data_versions WHERE scope LIKE 'project:%' ORDER BY scope").all();
+  const expected = asOf(db);
+  t.same(expected.map((r) => (r as { data_as_of: string }).data_as_of), ['2026-01-05T12:00:01.000Z', '2026-01-05T12:00:01.000Z'], 'newest event time per project');
+  t.ok((db.prepare('SELECT count(*) FROM project_changes').pluck().get() as number) > 0, 'the writer logs its commits');
+  db.exec('DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; PRAGMA user_version = 5;');
+  db.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
+  t.same(asOf(migrated), expected, 'data_as_of as the projector recorded it');
+  t.equal(migrated.prepare('SELECT count(*) FROM project_changes').pluck().get(), 0, 'an empty change log: feeds resume from the next change');
 });

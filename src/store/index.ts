@@ -9,3 +9,5 @@ export { openReader, commitProbe, checkpoint, SqliteError } from './connections'
 export { hasReadModel } from './read-model';
 export { ReadStore } from './read-store';
 export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
+export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, oldestLoggedVersion, type LoggedChange } from './changes';
+export type { ChangeKind } from './versions';

@@ -6,6 +6,7 @@ import { RunStore, type PreparedRun, type RunFacts } from './runs';
 import { noteCommit } from './commits';
 import { prepareEvent, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
 import { ChangeSet, type Outcome, type Version } from './versions';
+import { ChangeLogWriter, changeKindOf } from './changes';
 
 export type { SourceEvent } from './prepare';
 
@@ -46,6 +47,7 @@ export class Projector {
   private readonly forum: ForumStore;
   private readonly runs: RunStore;
   private readonly aggregator: Aggregator;
+  private readonly changeLog: ChangeLogWriter;
   private readonly handlers: Handlers;
   private readonly stmts;
   private readonly applyInTx;
@@ -66,6 +68,7 @@ export class Projector {
     this.forum = new ForumStore(db);
     this.runs = new RunStore(db);
     this.aggregator = new Aggregator(db);
+    this.changeLog = new ChangeLogWriter(db);
     this.handlers = this.makeHandlers();
     this.stmts = {
       position: db.prepare(`INSERT INTO source_positions (source, position) VALUES (?, ?)
@@ -131,13 +134,15 @@ export class Projector {
         continue;
       }
       result[outcome] += 1;
-      for (const s of fx.changes.scopes) changes.scopes.add(s);
+      changes.absorb(fx.changes, changeKindOf(e.type), e.version.at);
       for (const r of fx.removed) this.aggregator.remove(r);
       for (const r of fx.added) this.aggregator.add(r);
     }
     this.aggregator.flush();
     result.changed = [...changes.scopes].sort();
-    for (const scope of result.changed) this.stmts.bump.run(scope, now);
+    // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
+    for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);
+    this.changeLog.record(changes, now);
     for (const [source, next] of positions) this.stmts.position.run(source, next);
     return result;
   }

@@ -19,11 +19,44 @@ export function minIso(a: string | null | undefined, b: string): string {
 
 export type Outcome = 'applied' | 'duplicate' | 'stale';
 
+/**
+ * What changed in a project, for the change feed (see changes.ts): 'runs' (prompt runs, run groups),
+ * 'forum' (forum posts), 'project' (the project itself), 'setup' (engines tracked, terms, segments,
+ * prompts, competitors), 'engines' (an engine every project shows).
+ */
+export type ChangeKind = 'engines' | 'forum' | 'project' | 'runs' | 'setup';
+
+/** One project's changes in a batch: the kinds and the newest event time (occurred_at) among them. */
+export interface ProjectChange {
+  kinds: Set<ChangeKind>;
+  newest: string;
+}
+
+const PROJECT_PREFIX = 'project:';
+
 /** The scopes a batch changed; each gets its data_version bumped once, in the same transaction. */
 export class ChangeSet {
   readonly scopes = new Set<string>();
+  /** By project id: filled by absorb(), so only the batch's set has it. */
+  readonly projects = new Map<string, ProjectChange>();
+
+  /** Adds one applied event's changes: its scopes, and for each project it changed, its kind and time. */
+  absorb(event: ChangeSet, kind: ChangeKind, at: string): void {
+    for (const s of event.scopes) {
+      this.scopes.add(s);
+      if (!s.startsWith(PROJECT_PREFIX)) continue;
+      const id = s.slice(PROJECT_PREFIX.length);
+      const p = this.projects.get(id);
+      if (!p) this.projects.set(id, { kinds: new Set([kind]), newest: at });
+      else {
+        p.kinds.add(kind);
+        if (at > p.newest) p.newest = at;
+      }
+    }
+  }
+
   project(id: string | null | undefined): void {
-    if (id) this.scopes.add(`project:${id}`);
+    if (id) this.scopes.add(`${PROJECT_PREFIX}${id}`);
   }
   catalog(): void {
     this.scopes.add('catalog');
