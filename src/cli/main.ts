@@ -13,6 +13,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./serve.js')).serveCommand,
   },
   produce: { usage: 'produce --brokers B --topic T [--batch-size N] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
+  mcp: { usage: 'mcp --db FILE [--api-key KEY] [--window-days N] (key also from VISIBILITY_API_KEY; MCP over stdio)', load: async () => (await import('./mcp.js')).mcpCommand },
   snapshot: { usage: 'snapshot --db FILE [--force] [--quiet] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
   'cache-stats': { usage: 'cache-stats [--ops-url URL] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
 };

@@ -11,6 +11,8 @@ import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
 import { errorMiddleware, HttpError, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
+import { llmsTxtMiddleware } from './llms';
+import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
 import { RateLimiter } from './ratelimit';
 import { Responder } from './responder';
@@ -125,15 +127,20 @@ export function createService(opts: AppOptions): Service {
   const app = new Koa();
   if (opts.onResponse) app.use(timing(opts.onResponse));
   app.use(errorMiddleware(log));
+  app.use(llmsTxtMiddleware(BASE_PATH, endpoints)); // public, outside BASE_PATH (llms.ts)
   app.use(onlyReads);
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {
       if (isDraining()) res.setHeader('Connection', 'close');
-      if (!hot.serve(req, res)) void koa(req, res);
+      if (hot.serve(req, res)) return;
+      // /mcp (POST, mcp.ts) is tested after the hot path: GETs pay nothing for it.
+      if (isMcpRequest(req.url)) void mcp(req, res);
+      else void koa(req, res);
     },
     app, cache, schemas, builder,
     hotMemoBytes: hot.memoBytes,

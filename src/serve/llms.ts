@@ -1,0 +1,62 @@
+// GET /llms.txt (issue 15; https://llmstxt.org): where an agent finds the API's machine-readable
+// description, the meaning of its numbers, the MCP endpoint and the typed client. Public (it
+// holds nothing a key protects), plain text, the same bytes for every request.
+import type { Context } from 'koa';
+import type { Endpoint } from '../readmodels';
+import { HttpError } from './errors';
+import { MCP_PATH, toolName } from './mcp';
+
+export const LLMS_PATH = '/llms.txt';
+
+/** The document: markdown as llms.txt wants it (H1, a summary quote, sections of links). */
+export function llmsTxt(basePath: string, endpoints: readonly Endpoint[]): string {
+  const lines = [
+    '# visibility-api',
+    '',
+    '> A read-only HTTP API serving AI-search-visibility dashboards: how often AI engines (ChatGPT, Perplexity,',
+    '> Gemini, Claude, Google AI Overviews) mention a brand for its tracked prompts, at what position and',
+    '> sentiment, which sources they cite, how competitors compare, and which forum threads are worth joining.',
+    '',
+    `Every endpoint is GET under ${basePath} and needs an API key (header \`X-API-Key: KEY\` or`,
+    '`Authorization: ApiKey KEY`); a key sees only its own account\'s projects (others answer 404).',
+    'Bodies are JSON, validated against the JSON Schemas of the OpenAPI document; lists that page name the',
+    'next page in a `Link: <...>; rel="next"` header; rate-limited keys get `RateLimit` and `RateLimit-Policy`.',
+    '',
+    '## Docs',
+    '',
+    `- [OpenAPI document](${basePath}/openapi.json): every endpoint, parameter, body schema, header and error (OpenAPI 3.1, public).`,
+    `- [Methodology](${basePath}/methodology): what every metric means, its formula, window and orderings, as JSON.`,
+    '- README.md (repository): quick start, the API, errors, pagination, rate limits, the command line.',
+    '- docs/metrics.md (repository): the metric definitions in prose, with worked examples.',
+    '',
+    '## MCP',
+    '',
+    `- [MCP endpoint](${MCP_PATH}): Model Context Protocol over streamable HTTP (POST, stateless, JSON answers), the same API key`,
+    '  in `X-API-Key`. Locally: `visibility-api mcp --db FILE` over stdio with `VISIBILITY_API_KEY` set.',
+    `- Tools (read-only, one per endpoint, the same bodies as HTTP): ${endpoints.map(toolName).join(', ')}.`,
+    '',
+    '## Typed client',
+    '',
+    '- clients/typescript (repository, package `@visibility-api/client`): `createClient({ baseUrl, apiKey })`, typed calls',
+    '  generated from the OpenAPI document, `pages()` to iterate cursor pages, the RateLimit fields parsed.',
+    '',
+    '## Optional',
+    '',
+    `- [Projects](${basePath}/projects): the first call of every session (the projects the key sees).`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** Koa middleware answering /llms.txt (GET, HEAD; other methods 405); other paths pass on. */
+export function llmsTxtMiddleware(basePath: string, endpoints: readonly Endpoint[]) {
+  const body = Buffer.from(llmsTxt(basePath, endpoints));
+  return async function serveLlmsTxt(ctx: Context, next: () => Promise<void>): Promise<void> {
+    if (ctx.path !== LLMS_PATH) return next();
+    ctx.state.route = 'llms.txt';
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HttpError(405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = body;
+  };
+}

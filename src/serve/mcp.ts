@@ -1,0 +1,166 @@
+// MCP (Model Context Protocol, issue 15): one read-only tool per endpoint of the table, served over
+// stdio (`visibility-api mcp`) and over streamable HTTP at /mcp on the API port. A tool call goes
+// through the same Responder as an HTTP GET, so it answers the same validated bytes, with the same
+// key scoping: a foreign project is the same "Not found" as HTTP's 404.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Endpoint } from '../readmodels';
+import type { Access } from './access';
+import { keyHash, presentedKey } from './auth';
+import { HttpError } from './errors';
+import type { Responder } from './responder';
+
+export const MCP_PATH = '/mcp';
+export const MCP_SERVER_NAME = 'visibility-api';
+
+/** JSON Schema of a tool's arguments (an object schema, as MCP requires). */
+type InputSchema = Tool['inputSchema'];
+
+const UUID = { type: 'string', format: 'uuid' } as const;
+
+/** Tool names: the endpoint's stable name with underscores (competitor-rankings -> competitor_rankings). */
+export function toolName(endpoint: Endpoint): string {
+  return endpoint.name.replace(/-/g, '_');
+}
+
+/** Path parameters of an endpoint, from its @koa/router path (`:project_id`). */
+function pathParams(endpoint: Endpoint): string[] {
+  return [...endpoint.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
+}
+
+/**
+ * The tool's input: its path parameters (required) and query parameters, with the constraints the
+ * HTTP layer checks (src/serve/params.ts) - a wrong value gets the same 400 message either way,
+ * since the arguments are handed to the same parser.
+ */
+export function toolInputSchema(endpoint: Endpoint): InputSchema {
+  const properties: Record<string, object> = {};
+  const path = pathParams(endpoint);
+  for (const p of path) properties[p] = { ...UUID, description: `${p} (path parameter)` };
+  const q = endpoint.query;
+  if (q.engineIds) properties.engine_ids = { type: 'array', items: UUID, description: 'Only these engines (ids).' };
+  if (q.entityType) properties.entity_type = { type: 'string', enum: ['brand', 'competitor'], description: 'Only mentions of this kind.' };
+  if (q.limit) {
+    properties.limit = {
+      type: 'integer', minimum: 1, maximum: q.limit.max,
+      description: q.limit.default > 0 ? `At most this many items (default ${q.limit.default}).` : 'At most this many items (default: all).',
+    };
+  }
+  if (endpoint.page) properties.cursor = { type: 'string', description: 'The next_cursor of a previous call: the next page.' };
+  return { type: 'object', properties, required: path, additionalProperties: false };
+}
+
+export function toolList(endpoints: readonly Endpoint[]): Tool[] {
+  return endpoints.map((e) => ({
+    name: toolName(e),
+    title: e.summary,
+    description: `${e.summary} (GET /v1/public${e.path.replace(/:([a-z_]+)/g, '{$1}')}; the same body as the HTTP API).`,
+    inputSchema: toolInputSchema(e),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  }));
+}
+
+/** Tool arguments as the HTTP layer's path parameters and query string, so one parser checks both. */
+export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { params: Record<string, string | undefined>; query: ParsedUrlQuery } {
+  const params: Record<string, string | undefined> = {};
+  for (const p of pathParams(endpoint)) params[p] = typeof args[p] === 'string' ? args[p] : undefined;
+  const query: ParsedUrlQuery = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (name in params || value === undefined || value === null) continue;
+    query[name] = Array.isArray(value) ? value.map(String) : String(value);
+  }
+  return { params, query };
+}
+
+/** The cursor of the next page, from the body's Link header (`<...cursor=X...>; rel="next"`). */
+function nextCursor(link: string | undefined): string | null {
+  const m = link ? /<([^>]*)>\s*;\s*rel="?next"?/.exec(link) : null;
+  return m ? new URL(m[1]!, 'http://x').searchParams.get('cursor') : null;
+}
+
+function errorResult(err: HttpError): CallToolResult {
+  const body = { error: true, status: err.status, message: err.message };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+export interface McpDeps {
+  endpoints: readonly Endpoint[];
+  responder: Responder;
+  isReady?: () => boolean;
+}
+
+/**
+ * One MCP server acting for one API key (its SHA-256). The text content is the HTTP body's exact
+ * JSON; structuredContent is that body when it is an object, else `{ items }` (MCP wants an object),
+ * plus `next_cursor` on paged lists.
+ */
+export function createMcpServer(deps: McpDeps, hash: string): Server {
+  const server = new Server({ name: MCP_SERVER_NAME, version: '1.1.0' }, { capabilities: { tools: { listChanged: false } } });
+  const tools = toolList(deps.endpoints);
+  const byName = new Map(deps.endpoints.map((e) => [toolName(e), e]));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const endpoint = byName.get(req.params.name);
+    if (!endpoint) return errorResult(new HttpError(404, `Unknown tool ${JSON.stringify(req.params.name)}`));
+    try {
+      if (deps.isReady && !deps.isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly');
+      const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, req.params.arguments ?? {}), keyHash: hash });
+      const ready = await deps.responder.respond(resolved);
+      const text = ready.json.toString('utf8');
+      const body = JSON.parse(text) as unknown;
+      const structured: Record<string, unknown> = Array.isArray(body) ? { items: body } : (body as Record<string, unknown>);
+      if (endpoint.page) structured.next_cursor = nextCursor(ready.headers.link);
+      return { content: [{ type: 'text', text }], structuredContent: structured };
+    } catch (err) {
+      if (err instanceof HttpError) return errorResult(err);
+      throw err;
+    }
+  });
+  return server;
+}
+
+function sendJsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: true, message });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * POST /mcp: streamable HTTP in stateless mode - every request is a whole exchange with a server
+ * made for it (no session to keep, any instance can answer), JSON answers rather than SSE streams.
+ * The key goes on the request as for the API (X-API-Key or Authorization: ApiKey); without a
+ * valid one the answer is 401 before MCP sees it. GET (a server-to-client stream) and DELETE (end
+ * a session) have nothing to do without sessions: 405.
+ */
+export function createMcpHttpHandler(deps: McpDeps & { access: Access }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async function serveMcp(req, res) {
+    if (req.method !== 'POST') return sendJsonError(res, 405, 'Method not allowed', { Allow: 'POST' });
+    const key = presentedKey(req.headers);
+    const hash = key === null ? null : keyHash(key);
+    deps.access.refresh();
+    if (hash === null || deps.access.account(hash) === null) {
+      return sendJsonError(res, 401, 'Invalid API key', { 'WWW-Authenticate': 'ApiKey' });
+    }
+    const server = createMcpServer(deps, hash);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } catch (err) {
+      if (!res.headersSent) sendJsonError(res, 500, 'Internal error');
+      else res.destroy(err as Error);
+    }
+  };
+}
+
+/** The request is for /mcp (a cheap prefix test: no URL parsing on the way to other routes). */
+export function isMcpRequest(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(MCP_PATH) && (url.length === MCP_PATH.length || url[MCP_PATH.length] === '?');
+}
