@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { BodyCache } from '../serve';
+import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
 
 export interface Readiness {
   ready: boolean;
@@ -45,11 +46,17 @@ function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(bytes);
 }
 
+/** An error of the API's table (errors.ts), in the same body and with the same code header as the API's. */
+function fail(res: http.ServerResponse, err: HttpError): void {
+  res.writeHead(err.status, { ...err.headers, [CODE_HEADER]: err.code, 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(errorBody(err.message));
+}
+
 /** The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache. */
 export function createOpsServer(opts: OpsOptions): http.Server {
   return http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: true, message: 'Method not allowed' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, httpError('method_not_allowed'));
     // /livez is the Kubernetes name; /healthz stays for what already probes it.
     if (path === '/livez' || path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
@@ -63,10 +70,11 @@ export function createOpsServer(opts: OpsOptions): http.Server {
           res.writeHead(200, { 'content-type': m.contentType });
           res.end(m.body);
         },
-        (err: unknown) => json(res, 500, { error: true, message: String(err) }),
+        // The operators' port shows what failed (the API's 500 never does).
+        (err: unknown) => fail(res, httpError('internal', String(err))),
       );
       return;
     }
-    json(res, 404, { error: true, message: 'Not found' });
+    fail(res, httpError('not_found'));
   });
 }

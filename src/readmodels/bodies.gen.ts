@@ -230,6 +230,161 @@ export interface MentionItem {
 }
 
 /**
+ * The versioned, machine-readable definition of every metric, window and ordering the API uses (GET /v1/public/methodology). Its version is the Metric-Definitions-Version header of every response. The prose is docs/metrics.md.
+ */
+export interface Methodology {
+  /**
+   * The metric definitions version (YYYY-MM-DD: the day they last changed meaning); equal to the Metric-Definitions-Version header.
+   */
+  version: string;
+  /**
+   * The response header that carries the version.
+   */
+  header: "Metric-Definitions-Version";
+  /**
+   * Where the prose definitions live in the repository.
+   */
+  documentation: string;
+  /**
+   * How days are counted.
+   */
+  days: string;
+  /**
+   * What counts as a run.
+   */
+  run: {
+    definition: string;
+    /**
+     * All of these hold for a run that counts in the metrics.
+     */
+    counted_when: string[];
+  };
+  /**
+   * What counts as a mention.
+   */
+  mention: {
+    definition: string;
+    per_run: string;
+    competitors: string;
+  };
+  /**
+   * The day ranges the metrics cover.
+   */
+  windows: MethodologyWindow[];
+  /**
+   * What engine_ids does to the numbers.
+   */
+  engine_filter: string;
+  metrics: MetricDefinition[];
+  /**
+   * How the formulas apply to a competitor.
+   */
+  competitor_metrics: string;
+  /**
+   * Values are not rounded.
+   */
+  rounding: {
+    rounded: false;
+    definition: string;
+    reciprocal_rank_unit: string;
+    sentiment_unit: string;
+  };
+  /**
+   * The Wilson score interval beside every share-of-runs rate.
+   */
+  intervals: {
+    method: "wilson";
+    confidence: 0.95;
+    z: number;
+    formula: string;
+    fields: string[];
+    shape: string;
+    null_when: string;
+    counts: IntervalCounts[];
+    not_for: string[];
+  };
+  /**
+   * How text is compared in orderings.
+   */
+  string_order: string;
+  /**
+   * Every list of every endpoint in the order its items come back.
+   */
+  orderings: Ordering[];
+}
+export interface MethodologyWindow {
+  name: "current" | "trend" | "daily";
+  /**
+   * Length in days; null when the range is the days that have data.
+   */
+  days: number | null;
+  inclusive: true;
+  timezone: "UTC";
+  definition: string;
+  /**
+   * Endpoint names (OpenAPI operationId) whose numbers cover this window.
+   */
+  endpoints: string[];
+}
+export interface MetricDefinition {
+  /**
+   * The body field.
+   */
+  name: string;
+  /**
+   * Other names for the same quantity (body fields or common names).
+   */
+  aliases?: string[];
+  definition: string;
+  /**
+   * Over the counted runs of a slice; "mentioned" = runs whose answer mentions the entity.
+   */
+  formula: string;
+  /**
+   * [min, max]; null = unbounded.
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  range: [number | null, number | null];
+  /**
+   * The value when there is nothing to measure.
+   */
+  when_empty: number | null;
+  /**
+   * When there is nothing to measure.
+   */
+  empty_when?: string;
+  /**
+   * The field holding its 95 % interval.
+   */
+  interval?: string;
+  example?: string;
+}
+export interface IntervalCounts {
+  field: string;
+  k: string;
+  n: string;
+}
+export interface Ordering {
+  /**
+   * Endpoint name (OpenAPI operationId).
+   */
+  endpoint: string;
+  /**
+   * Which list: $ is the body itself, otherwise a field of it.
+   */
+  list: string;
+  order: OrderKey[];
+  note?: string;
+}
+export interface OrderKey {
+  field: string;
+  direction: "asc" | "desc";
+  nulls?: "last";
+}
+
+/**
  * A project the key's account owns or that is shared with it.
  */
 export interface Project {

@@ -9,19 +9,17 @@ import { keyHash, presentedKey } from './auth';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
-import { errorMiddleware, HttpError, type ErrorLogger } from './errors';
+import { errorMiddleware, httpError, HttpError, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
 import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
+import { methodology } from '../readmodels/methodology';
 import { RateLimiter } from './ratelimit';
 import { Responder } from './responder';
 import { sendReady } from './send';
 
 export const BASE_PATH = '/v1/public';
-
-/** The only methods served: everything is read-only. */
-const ALLOW = 'GET, HEAD';
 
 export interface AppOptions {
   /** The database to serve. The service reads it through a connection of its own. */
@@ -77,6 +75,10 @@ export function createService(opts: AppOptions): Service {
   const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
+  const definitions = methodology(opts.windowDays ?? 7);
+  const methodologyProblem = schemas.check('methodology', definitions);
+  if (methodologyProblem !== null) throw new Error(`the methodology document does not match schemas/api/methodology.json: ${methodologyProblem}`);
+  const methodologyBody = prepare(definitions, 0, new Date(0).toISOString());
 
   /**
    * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out
@@ -93,7 +95,7 @@ export function createService(opts: AppOptions): Service {
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
       ctx.state.route = endpoint.name;
-      if (!isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly', { 'Retry-After': '1' });
+      if (!isReady()) throw httpError('not_ready');
       const key = presentedKey(ctx.req.headers);
       const hash = key === null ? null : keyHash(key);
       let resolved;
@@ -115,12 +117,17 @@ export function createService(opts: AppOptions): Service {
   // on an unknown path 404, as for GET.
   const onlyReads = async (ctx: Context, next: () => Promise<void>): Promise<void> => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
-    if (router.match(ctx.path, 'GET').route) throw new HttpError(405, 'Method not allowed', { Allow: ALLOW });
-    throw new HttpError(404, 'Not found');
+    if (router.match(ctx.path, 'GET').route) throw httpError('method_not_allowed');
+    throw httpError('not_found');
   };
   router.get('/openapi.json', (ctx) => {
     ctx.state.route = 'openapi';
     sendReady(ctx, openapi);
+  });
+  // Public like the document: what the numbers mean is no secret, and does not wait for the read model.
+  router.get('/methodology', (ctx) => {
+    ctx.state.route = 'methodology';
+    sendReady(ctx, methodologyBody);
   });
   for (const e of endpoints) router.get(e.name, e.path, handler(e));
 
@@ -164,17 +171,19 @@ function timing(onResponse: NonNullable<AppOptions['onResponse']>) {
 }
 
 /** An error answer written straight to a socket, in the JSON error contract, closing the connection. */
-function rawError(status: number, message: string, extra = ''): string {
-  const body = JSON.stringify({ error: true, message });
-  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${extra}Content-Type: application/json; charset=utf-8\r\n` +
+function rawError(code: ErrorCode): string {
+  const e = httpError(code);
+  const body = JSON.stringify({ error: true, message: e.message });
+  const extra = Object.entries(e.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n${extra}${rawErrorHeaders(code)}Content-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** What node:http's parser rejects before any listener runs: the status it deserves. */
-function clientErrorStatus(code: string | undefined): number {
-  if (code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return 400;
+/** What node:http's parser rejects before any listener runs: the error it deserves. */
+function clientError(code: string | undefined): ErrorCode {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'bad_request';
 }
 
 /**
@@ -186,12 +195,11 @@ function clientErrorStatus(code: string | undefined): number {
 export function createHttpServer(service: Pick<Service, 'handler'>): http.Server {
   const server = http.createServer(service.handler);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(rawError(405, 'Method not allowed', `Allow: ${ALLOW}\r\n`));
+    socket.end(rawError('method_not_allowed'));
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const status = clientErrorStatus(err.code);
-    socket.end(rawError(status, http.STATUS_CODES[status] ?? 'Bad request'));
+    socket.end(rawError(clientError(err.code)));
   });
   return server;
 }

@@ -5,7 +5,7 @@ import { SqliteError } from '../store';
 import type { BodySchemas } from './bodies';
 import { buildReady } from './ready-body';
 import type { Ready } from './cache';
-import { HttpError } from './errors';
+import { httpError, type HttpError } from './errors';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */
 export interface BuildJob {
@@ -69,9 +69,9 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 /** A job is tried on at most this many threads: the one that died with it in hand, then a fresh one. */
 const MAX_ATTEMPTS = 2;
 
-/** What a request gets when build threads keep dying, or the service is stopping: a clean, retryable 503. */
-function unavailable(why: string): HttpError {
-  return new HttpError(503, `${why}; retry shortly`, { 'Retry-After': '1' });
+/** What a request gets when build threads keep dying, or the service is stopping: a clean, retryable 503 (errors.ts). */
+function unavailable(code: 'build_failed' | 'shutting_down'): HttpError {
+  return httpError(code);
 }
 
 interface Pending { job: WorkerJob; attempts: number; resolve: (r: Ready) => void; reject: (e: Error) => void }
@@ -137,7 +137,7 @@ class BuildThread {
     for (const p of [...this.pending.values()]) {
       if (p.attempts < MAX_ATTEMPTS) continue;
       this.pending.delete(p.job.id);
-      p.reject(unavailable('A build thread failed'));
+      p.reject(unavailable('build_failed'));
     }
     if (this.pending.size === 0) return;
     const fresh = (this.worker = this.spawn());
@@ -157,7 +157,7 @@ class BuildThread {
 
   run(job: WorkerJob): Promise<Ready> {
     return new Promise((resolve, reject) => {
-      if (this.closing) return reject(unavailable('The service is shutting down'));
+      if (this.closing) return reject(unavailable('shutting_down'));
       const p: Pending = { job, attempts: 0, resolve, reject };
       this.pending.set(job.id, p);
       this.post((this.worker ??= this.spawn()), p);
@@ -167,7 +167,7 @@ class BuildThread {
 
   close(): Promise<void> {
     if (this.closing) return this.closing;
-    for (const p of this.pending.values()) p.reject(unavailable('The service is shutting down'));
+    for (const p of this.pending.values()) p.reject(unavailable('shutting_down'));
     this.pending.clear();
     const worker = this.worker;
     this.worker = null;

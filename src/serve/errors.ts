@@ -1,55 +1,188 @@
 import type { Context, Next } from 'koa';
+import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 
-/** An error the client should see: status, one clear message, optional headers (Allow, Retry-After). */
+/**
+ * Every error a client of the API (or of the ops port) can see, in one table (issue 12; fastify's
+ * lib/errors.js is the model): a stable machine code, the status, the message, the headers it
+ * carries, and where it can happen. The responses are made from it (httpError) and the OpenAPI
+ * document's error responses are written from it (openapi.ts), so the two cannot drift apart.
+ *
+ * The code goes out in the X-Error-Code header. The JSON body stays exactly {"error": true,
+ * "message": "..."} as v1 promises (clients and the contract compare it whole).
+ */
+export interface HeaderDoc {
+  description: string;
+  /** JSON Schema of the value, for the OpenAPI document. */
+  schema: Record<string, unknown>;
+  /** The value every such error carries; absent when it varies (set where the error is made). */
+  value?: string;
+}
+
+/**
+ * Where an error can be answered: the 22 endpoints, the public documents (openapi.json, methodology),
+ * the change feed's streams only, the ops port.
+ */
+export type ErrorPlace = 'endpoints' | 'public' | 'changes' | 'ops';
+
+export interface ErrorDef {
+  status: number;
+  /** The message, or what it starts with when the caller supplies a more precise one (see `detailed`). */
+  message: string;
+  /** True when the message is made per request (which parameter, which rate): `message` is then a fallback. */
+  detailed?: boolean;
+  /** For the OpenAPI document and the README: when it happens. */
+  description: string;
+  headers?: Record<string, HeaderDoc>;
+  places: readonly ErrorPlace[];
+}
+
+const RETRY_AFTER_1: HeaderDoc = { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 }, value: '1' };
+
+export const ERRORS = {
+  invalid_parameter: {
+    status: 400, message: 'Bad request', detailed: true, places: ['endpoints'],
+    description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
+  },
+  bad_request: {
+    status: 400, message: 'Bad Request', places: ['endpoints', 'public'],
+    description: 'A request node:http cannot parse (a malformed request line or header); the connection is closed',
+  },
+  invalid_api_key: {
+    status: 401, message: 'Invalid API key', places: ['endpoints'],
+    description: 'Missing, unknown or revoked API key (message "Invalid API key")',
+    headers: { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', schema: { type: 'string', const: 'ApiKey' }, value: 'ApiKey' } },
+  },
+  not_found: {
+    status: 404, message: 'Not found', places: ['endpoints', 'ops'],
+    description: 'Unknown route, or a project or run group that does not exist or that the key cannot see',
+  },
+  method_not_allowed: {
+    status: 405, message: 'Method not allowed', places: ['endpoints', 'public', 'ops'],
+    description: 'Method other than GET or HEAD (the Allow header lists them)',
+    headers: { Allow: { description: 'The methods the path serves', schema: { type: 'string', const: 'GET, HEAD' }, value: 'GET, HEAD' } },
+  },
+  request_timeout: {
+    status: 408, message: 'Request Timeout', places: [],
+    description: 'The request was not received in time; the connection is closed',
+  },
+  rate_limited: {
+    status: 429, message: 'Too many requests', detailed: true, places: ['endpoints'],
+    description: 'Per-key rate limit exceeded (see Retry-After; RateLimit says r=0)',
+    headers: { 'Retry-After': { description: 'Seconds until a request will be accepted again: the t of RateLimit', schema: { type: 'integer', minimum: 1 } } },
+  },
+  too_many_streams: {
+    status: 429, message: 'Too many open change streams for this API key; close one first', detailed: true, places: ['changes'],
+    description: 'The key already has as many change streams (Server-Sent Events) open as it may; close one first',
+  },
+  headers_too_large: {
+    status: 431, message: 'Request Header Fields Too Large', places: ['endpoints', 'public'],
+    description: 'The request line and headers together exceed 16 KiB; the connection is closed',
+  },
+  internal: {
+    status: 500, message: 'Internal server error', places: ['endpoints', 'public', 'ops'],
+    description: 'Internal error; the message shows no internals',
+  },
+  not_ready: {
+    status: 503, message: 'The read model is still loading; retry shortly', places: ['endpoints'],
+    description: 'The read model is still loading; retry after Retry-After',
+    headers: { 'Retry-After': RETRY_AFTER_1 },
+  },
+  build_failed: {
+    status: 503, message: 'A build thread failed; retry shortly', places: ['endpoints'],
+    description: 'A body cannot be built right now (its build threads keep failing); retry after Retry-After',
+    headers: { 'Retry-After': RETRY_AFTER_1 },
+  },
+  shutting_down: {
+    status: 503, message: 'The service is shutting down; retry shortly', places: ['endpoints'],
+    description: 'The service is stopping; retry after Retry-After (another instance answers)',
+    headers: { 'Retry-After': RETRY_AFTER_1 },
+  },
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The code a status means when nothing more precise was said (a status set by the router, or a legacy HttpError). */
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_parameter', 401: 'invalid_api_key', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout',
+  429: 'rate_limited', 431: 'headers_too_large', 500: 'internal', 503: 'not_ready',
+};
+
+export function errorDef(code: ErrorCode): ErrorDef {
+  return ERRORS[code];
+}
+
+/** The header on every API response saying which metric definitions its numbers follow (GET /v1/public/methodology). */
+export const DEFINITIONS_HEADER = 'Metric-Definitions-Version';
+
+/** Says which error this is to a program (the message is for people). */
+export const CODE_HEADER = 'X-Error-Code';
+
+/** An error the client should see: status, one clear message, headers (Allow, Retry-After...), and its table code. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}) {
+  readonly code: ErrorCode;
+  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}, code?: ErrorCode) {
     super(message);
+    this.code = code ?? BY_STATUS[status] ?? 'internal';
   }
 }
 
-const DEFAULT_MESSAGES: Record<number, string> = {
-  400: 'Bad request',
-  401: 'Invalid API key',
-  404: 'Not found',
-  405: 'Method not allowed',
-  406: 'Not acceptable',
-  429: 'Too many requests',
-  501: 'Not implemented',
-  503: 'Service unavailable',
-};
+/** The fixed header values an error of the table carries (Allow, WWW-Authenticate, Retry-After: 1). */
+function fixedHeaders(def: ErrorDef): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, h] of Object.entries(def.headers ?? {})) if (h.value !== undefined) out[name] = h.value;
+  return out;
+}
 
-export type ErrorLogger = (err: unknown, ctx: Context) => void;
+/** The error of the table named `code`: its message unless a more precise one is given, its headers plus `extra`. */
+export function httpError(code: ErrorCode, message?: string, extra: Record<string, string> = {}): HttpError {
+  const def: ErrorDef = ERRORS[code];
+  return new HttpError(def.status, message ?? def.message, { ...fixedHeaders(def), ...extra }, code);
+}
 
-function errorBody(message: string): string {
+/** The JSON error body: the v1 contract, unchanged. */
+export function errorBody(message: string): string {
   return JSON.stringify({ error: true, message });
 }
 
-function send(ctx: Context, status: number, message: string, headers: Record<string, string> = {}): void {
-  ctx.status = status;
-  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+/** What an error answered straight to a socket carries: its code and the definitions version (CRLF-terminated lines). */
+export function rawErrorHeaders(code: ErrorCode): string {
+  return `${CODE_HEADER}: ${code}\r\n${DEFINITIONS_HEADER}: ${METRIC_DEFINITIONS_VERSION}\r\n`;
+}
+
+export type ErrorLogger = (err: unknown, ctx: Context) => void;
+
+function send(ctx: Context, err: HttpError): void {
+  ctx.status = err.status;
+  for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+  ctx.set(CODE_HEADER, err.code);
+  ctx.set(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
   ctx.type = 'application/json';
-  ctx.body = errorBody(message);
+  ctx.body = errorBody(err.message);
+}
+
+/** A status the router set without a body (404 for no route), as the table's error for it. */
+function fromStatus(status: number): HttpError {
+  const code = BY_STATUS[status];
+  return code ? httpError(code) : new HttpError(status, 'Error', {}, 'internal');
 }
 
 /**
  * Every error leaves as {"error": true, "message": "..."}: thrown HttpErrors, statuses set by the
- * router without a body (404, 405 with Allow), and anything unexpected, which becomes a 500 that
- * shows no internals (the details go to the log, which never sees an API key).
+ * router without a body (404), and anything unexpected, which becomes a 500 that shows no internals
+ * (the details go to the log, which never sees an API key).
  */
 export function errorMiddleware(log: ErrorLogger) {
   return async function errors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null || ctx.body === '')) {
-        send(ctx, ctx.status, DEFAULT_MESSAGES[ctx.status] ?? 'Error');
-      }
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null || ctx.body === '')) send(ctx, fromStatus(ctx.status));
     } catch (err) {
       if (err instanceof HttpError) {
-        send(ctx, err.status, err.message, err.headers);
+        send(ctx, err);
         return;
       }
       log(err, ctx);
-      send(ctx, 500, 'Internal server error');
+      send(ctx, httpError('internal'));
     }
   };
 }

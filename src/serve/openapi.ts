@@ -1,18 +1,10 @@
 import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
+import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
+import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, errorDef, type ErrorCode, type ErrorPlace } from './errors';
+import { pathParams, queryParams } from './params';
 
 type Json = Record<string, unknown>;
-
-const ERRORS: Record<string, string> = {
-  '400': 'A malformed uuid, limit, entity_type or engine_ids; the message names the parameter and what it accepts',
-  '401': 'Missing, unknown or revoked API key (message "Invalid API key")',
-  '404': 'Unknown route, or a project or run group that does not exist or that the key cannot see',
-  '405': 'Method other than GET or HEAD (the Allow header lists them)',
-  '429': 'Per-key rate limit exceeded (see Retry-After; RateLimit says r=0)',
-  '431': 'The request line and headers together exceed 16 KiB',
-  '500': 'Internal error; the message shows no internals',
-  '503': 'The read model is still loading, or a body cannot be built right now (the service is stopping or its build threads keep failing); retry after Retry-After',
-};
 
 /** schemas/api/x.json is referred to as "x.json": in the document it becomes a component. */
 function rewriteRefs(node: unknown, titles: Map<string, string>): unknown {
@@ -28,36 +20,17 @@ function rewriteRefs(node: unknown, titles: Map<string, string>): unknown {
   return out;
 }
 
+/**
+ * An endpoint's parameters: the same objects (schemas/params) its requests are validated with
+ * (params.ts), with the endpoint's own bounds (limit's maximum and default).
+ */
 function parameters(e: Endpoint): Json[] {
-  const params: Json[] = [...e.path.matchAll(/:(\w+)/g)].map((m) => ({
-    name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' },
+  return [...pathParams(e), ...queryParams(e)].map((p) => ({
+    name: p.name, in: p.in, required: p.required, description: p.description,
+    ...(p.style ? { style: p.style, explode: p.explode } : {}),
+    schema: p.schema,
   }));
-  if (e.query.engineIds) {
-    params.push({
-      name: 'engine_ids', in: 'query', required: false, style: 'form', explode: true,
-      description: 'Restrict the result to these engines; repeat once per value.',
-      schema: { type: 'array', items: { type: 'string', format: 'uuid' } },
-    });
-  }
-  if (e.query.limit) {
-    params.push({
-      name: 'limit', in: 'query', required: false, description: 'Caps the number of rows returned.',
-      schema: { type: 'integer', minimum: 1, maximum: e.query.limit.max, default: e.query.limit.default },
-    });
-  }
-  if (e.query.entityType) {
-    params.push({ name: 'entity_type', in: 'query', required: false, schema: { type: 'string', enum: ['brand', 'competitor'] } });
-  }
-  return params;
 }
-
-/** Headers an error response always carries, by status (README "Errors"). */
-const ERROR_HEADERS: Record<string, Json> = {
-  '401': { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', required: true, schema: { type: 'string', const: 'ApiKey' } } },
-  '405': { Allow: { description: 'The methods the path serves', required: true, schema: { type: 'string', const: 'GET, HEAD' } } },
-  '429': { 'Retry-After': { description: 'Seconds until a request will be accepted again: the t of RateLimit', required: true, schema: { type: 'integer', minimum: 1 } } },
-  '503': { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1 } } },
-};
 
 /**
  * The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers-11) on every answer to a known key
@@ -78,17 +51,48 @@ function rateLimitHeaders(required: boolean): Json {
 }
 const RATE_LIMITED = new Set(['400', '404', '429', '500', '503']);
 
-function errorResponses(statuses: readonly string[] = Object.keys(ERRORS), rateLimited = false): Json {
+/** Every API response says which metric definitions its numbers follow (GET /methodology). */
+const DEFINITIONS_VERSION: Json = {
+  [DEFINITIONS_HEADER]: {
+    description: 'The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number\'s meaning does',
+    required: true, schema: { type: 'string', const: METRIC_DEFINITIONS_VERSION },
+  },
+};
+
+/** The table's errors that can be answered at any of `places`, by status (errors.ts ERRORS). */
+function errorsByStatus(places: readonly ErrorPlace[]): Map<string, ErrorCode[]> {
+  const out = new Map<string, ErrorCode[]>();
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    const def = errorDef(code);
+    if (!def.places.some((p) => places.includes(p))) continue;
+    const status = String(def.status);
+    out.set(status, [...(out.get(status) ?? []), code]);
+  }
+  return new Map([...out].sort((a, b) => Number(a[0]) - Number(b[0])));
+}
+
+/** The headers of an error response: those every code of the status carries are required. */
+function errorHeaders(codes: readonly ErrorCode[]): Json {
+  const headers: Json = {};
+  const names = new Set(codes.flatMap((c) => Object.keys(errorDef(c).headers ?? {})));
+  for (const name of names) {
+    const doc = codes.map((c) => errorDef(c).headers?.[name]).find((h) => h !== undefined)!;
+    headers[name] = { description: doc.description, required: codes.every((c) => errorDef(c).headers?.[name] !== undefined), schema: doc.schema };
+  }
+  headers[CODE_HEADER] = { description: 'The error\'s stable code (README "Errors")', required: true, schema: { type: 'string', enum: [...codes] } };
+  return { ...headers, ...DEFINITIONS_VERSION };
+}
+
+/**
+ * The error responses of an operation, written from the error table: those of `place` (the change
+ * feed's route: ['endpoints', 'changes']). rateLimited adds the RateLimit fields where the limiter sends them.
+ */
+export function errorResponses(place: ErrorPlace | readonly ErrorPlace[], rateLimited = false): Json {
   const out: Json = {};
-  for (const status of statuses) {
-    const description = ERRORS[status]!;
-    const headers: Json = {
-      ...ERROR_HEADERS[status],
-      ...(rateLimited && RATE_LIMITED.has(status) ? rateLimitHeaders(status === '429') : {}),
-    };
+  for (const [status, codes] of errorsByStatus(typeof place === 'string' ? [place] : place)) {
     out[status] = {
-      description,
-      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      description: codes.map((c) => `${c}: ${errorDef(c).description}`).join('. '),
+      headers: { ...errorHeaders(codes), ...(rateLimited && RATE_LIMITED.has(status) ? rateLimitHeaders(status === '429') : {}) },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
   }
@@ -102,6 +106,7 @@ const CACHING_HEADERS: Json = {
   Vary: { required: true, schema: { type: 'string', const: 'Accept-Encoding, Authorization, X-API-Key' } },
   'X-Data-Version': { description: 'Increments whenever the underlying data changes', required: true, schema: { type: 'integer', minimum: 0 } },
   'Last-Modified': { description: 'When the underlying data last changed (HTTP date)', required: true, schema: { type: 'string' } },
+  ...DEFINITIONS_VERSION,
 };
 
 const IF_NONE_MATCH: Json = {
@@ -122,7 +127,7 @@ function operation(e: Endpoint, titles: Map<string, string>): Json {
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
       },
       '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false) } },
-      ...errorResponses(undefined, true),
+      ...errorResponses('endpoints', true),
     },
   };
 }
@@ -139,7 +144,17 @@ export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string
         responses: {
           '200': { description: 'OpenAPI 3.1 document', headers: CACHING_HEADERS, content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } },
           '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: CACHING_HEADERS },
-          ...errorResponses(['405', '431', '500']), // public, not rate-limited, served while the read model loads
+          ...errorResponses('public'), // public, not rate-limited, served while the read model loads
+        },
+      },
+    },
+    '/methodology': {
+      get: {
+        operationId: 'methodology', summary: 'What every metric, window and ordering means (its version is the Metric-Definitions-Version header)', security: [],
+        responses: {
+          '200': { description: 'The metric definitions', headers: CACHING_HEADERS, content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get('methodology.json')}` } } } },
+          '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: CACHING_HEADERS },
+          ...errorResponses('public'),
         },
       },
     },

@@ -1,72 +1,182 @@
+// Request parameters as schemas (issue 12; fastify's route schemas are the model). Each parameter is
+// one file in schemas/params/: an OpenAPI Parameter Object whose `schema` is the JSON Schema of the
+// value and whose `x-accepts` says, for the 400 message, what the parameter accepts. An endpoint's
+// query is the object of the parameters its QuerySpec names, compiled once per endpoint with the same
+// ajv the bodies use; the OpenAPI document copies the same objects (openapi.ts endpointParams).
+//
+// Adding a query parameter (e.g. `cursor`, which every endpoint with `page` accepts):
+//   1. schemas/params/<name>.json: name, in: "query", description, x-accepts, schema;
+//   2. in queryParams() below, say which endpoints take it (a QuerySpec flag, or as for cursor a
+//      property of the Endpoint);
+//   3. read the validated value where it is used (queryArgs, or cursor.ts for the cursor).
+// Validation, the 400 message ("<name> must be <x-accepts>, got <at most 64 chars>") and the OpenAPI
+// parameter follow from the file.
 import type { ParsedUrlQuery } from 'node:querystring';
-import { UUID_PATTERN } from '../lib/ids';
-import type { QuerySpec, ReadArgs } from '../readmodels';
-import { HttpError } from './errors';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv, readSchemaDir, type JsonSchema } from '../events';
+import type { Endpoint, ReadArgs } from '../readmodels';
+import { httpError, type HttpError } from './errors';
 
-const ENTITY_TYPES = ['brand', 'competitor'] as const;
+/** A parameter as schemas/params/<name>.json states it (with an endpoint's own bounds, e.g. limit's maximum). */
+export interface ParamDef {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  description: string;
+  'x-accepts': string;
+  style?: string;
+  explode?: boolean;
+  schema: JsonSchema;
+}
 
-function bad(message: string): HttpError {
-  return new HttpError(400, message);
+let files: Map<string, ParamDef> | undefined;
+function paramFile(name: string): ParamDef {
+  files ??= readSchemaDir('schemas/params') as unknown as Map<string, ParamDef>;
+  const def = files.get(name);
+  if (!def) throw new Error(`schemas/params/${name}.json is missing`);
+  return def;
+}
+
+/** The query parameters an endpoint accepts, in the order the document lists them. */
+export function queryParams(e: Pick<Endpoint, 'query' | 'page'>): ParamDef[] {
+  const out: ParamDef[] = [];
+  if (e.query.engineIds) out.push(paramFile('engine_ids'));
+  if (e.query.limit) {
+    const { default: dflt, max } = e.query.limit;
+    const limit = paramFile('limit');
+    // default 0 means "no cap": there is no default value to document then.
+    out.push({ ...limit, schema: { ...limit.schema, maximum: max, ...(dflt > 0 ? { default: dflt } : {}) } });
+  }
+  if (e.query.entityType) out.push(paramFile('entity_type'));
+  if (e.page) out.push(paramFile('cursor'));
+  return out;
+}
+
+/** The path parameters of an endpoint: one file per `:name` of its path. */
+export function pathParams(e: Pick<Endpoint, 'path'>): ParamDef[] {
+  return [...e.path.matchAll(/:(\w+)/g)].map((m) => paramFile(m[1]!));
+}
+
+/** The JSON Schema of an endpoint's query, as it is validated (unknown parameters are ignored: cache busters). */
+export function querySchema(params: readonly ParamDef[]): JsonSchema {
+  return { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])) };
+}
+
+/** How the wire's strings become the schema's values, decided once per parameter. */
+interface Wire {
+  name: string;
+  array: boolean;
+  integer: boolean;
+  /** uuids are accepted in any letter case; stored ids are lowercase. */
+  lower: boolean;
+}
+
+interface Compiled {
+  wire: Wire[];
+  params: Map<string, ParamDef>;
+  validate: ValidateFunction;
+}
+
+let ajv: ReturnType<typeof createAjv> | undefined;
+const compiled = new WeakMap<Pick<Endpoint, 'query' | 'page'>, Compiled>();
+const pathValidators = new Map<string, { def: ParamDef; validate: ValidateFunction }>();
+
+function isUuid(s: JsonSchema | undefined): boolean {
+  return s?.format === 'uuid';
+}
+
+function wireOf(p: ParamDef): Wire {
+  const array = p.schema.type === 'array';
+  return { name: p.name, array, integer: p.schema.type === 'integer', lower: isUuid(array ? (p.schema.items as JsonSchema) : p.schema) };
+}
+
+function compile(e: Pick<Endpoint, 'query' | 'page'>): Compiled {
+  let c = compiled.get(e);
+  if (c === undefined) {
+    ajv ??= createAjv();
+    const params = queryParams(e);
+    c = { wire: params.map(wireOf), params: new Map(params.map((p) => [p.name, p])), validate: ajv.compile(querySchema(params)) };
+    compiled.set(e, c);
+  }
+  return c;
+}
+
+/**
+ * A wire value as its schema's type: repeated values of a scalar stay an array (the schema refuses it);
+ * an integer only from plain digits ("1e3", " 5" and "1.5" stay strings, which the schema refuses).
+ */
+function decode(w: Wire, raw: string | string[]): unknown {
+  if (w.array) {
+    const list = Array.isArray(raw) ? raw : [raw];
+    return w.lower ? list.map((v) => v.toLowerCase()) : list;
+  }
+  if (Array.isArray(raw)) return raw;
+  if (w.integer) return /^\d+$/.test(raw) ? Number(raw) : raw;
+  return w.lower ? raw.toLowerCase() : raw;
 }
 
 /** The caller's input as a message shows it: enough to recognise, never a long echo of what was sent. */
 const SHOWN_MAX = 64;
-function shown(value: string): string {
+export function shown(value: string): string {
   return JSON.stringify(value.length > SHOWN_MAX ? `${value.slice(0, SHOWN_MAX)}...` : value);
 }
 
-/** Path ids: any letter case is accepted and stored ids are lowercase. */
-export function pathUuid(value: string | undefined, name: string): string {
-  const v = (value ?? '').toLowerCase();
-  if (!UUID_PATTERN.test(v)) throw bad(`${name} must be a uuid (e.g. 3f1c2a7e-5b1d-4c8a-9e0f-1a2b3c4d5e6f), got ${shown(value ?? '')}`);
-  return v;
+/** "an integer from {minimum} to {maximum}" with the parameter's own schema filled in. */
+function accepts(p: ParamDef): string {
+  return p['x-accepts'].replace(/\{(\w+)\}/g, (_, k: string) => {
+    const v = p.schema[k];
+    return Array.isArray(v) ? v.join(', ') : String(v);
+  });
 }
 
-function values(query: ParsedUrlQuery, name: string): string[] {
-  const v = query[name];
-  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+function invalid(p: ParamDef, value: string): HttpError {
+  return httpError('invalid_parameter', `${p.name} must be ${accepts(p)}, got ${shown(value)}`);
 }
 
-/** engine_ids=<uuid>&engine_ids=<uuid> (form, exploded). Sorted and de-duplicated so equal filters share a cache entry. */
-function engineIds(query: ParsedUrlQuery): string[] | null {
-  const raw = values(query, 'engine_ids');
-  if (raw.length === 0) return null;
-  const ids = new Set<string>();
-  for (const v of raw) {
-    const id = v.toLowerCase();
-    if (!UUID_PATTERN.test(id)) throw bad(`engine_ids must be repeated uuids (engine_ids=<uuid>&engine_ids=<uuid>), got ${shown(v)}`);
-    ids.add(id);
+/** The 400 for the first ajv error: names the parameter, says what it accepts, shows the offending value. */
+function queryError(c: Compiled, query: ParsedUrlQuery, errors: ErrorObject[] | null | undefined): HttpError {
+  const [, name = '', index] = (errors?.[0]?.instancePath ?? '').split('/');
+  const p = c.params.get(name);
+  if (!p) return httpError('invalid_parameter');
+  const raw = query[name] ?? '';
+  const one = Array.isArray(raw) ? (p.schema.type === 'array' && index !== undefined ? raw[Number(index)] ?? '' : raw.join(',')) : raw;
+  return invalid(p, one);
+}
+
+/** The query's values as the endpoint's schema validated them (absent parameters absent). Throws the 400. */
+function validQuery(e: Pick<Endpoint, 'query' | 'page'>, query: ParsedUrlQuery): Record<string, unknown> {
+  const c = compile(e);
+  const values: Record<string, unknown> = {};
+  for (const w of c.wire) {
+    const raw = query[w.name];
+    if (raw !== undefined) values[w.name] = decode(w, raw);
   }
-  return [...ids].sort();
+  if (!c.validate(values)) throw queryError(c, query, c.validate.errors);
+  return values;
 }
 
-function limit(query: ParsedUrlQuery, spec: { default: number; max: number }): number {
-  const raw = values(query, 'limit');
-  if (raw.length === 0) return spec.default;
-  const v = raw[0]!;
-  if (raw.length > 1 || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > spec.max) {
-    throw bad(`limit must be an integer from 1 to ${spec.max}, got ${shown(raw.join(','))}`);
-  }
-  return Number(v);
-}
-
-function entityType(query: ParsedUrlQuery): ReadArgs['entityType'] {
-  const raw = values(query, 'entity_type');
-  if (raw.length === 0) return null;
-  const v = raw[0]!;
-  if (raw.length > 1 || !(ENTITY_TYPES as readonly string[]).includes(v)) {
-    throw bad(`entity_type must be one of ${ENTITY_TYPES.join(', ')}, got ${shown(raw.join(','))}`);
-  }
-  return v as ReadArgs['entityType'];
-}
-
-/** The validated query of an endpoint. Parameters an endpoint does not accept are ignored (cache busters). */
-export function queryArgs(query: ParsedUrlQuery, spec: QuerySpec): Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'> {
+/** The validated query of an endpoint, as read-model arguments. engine_ids sorted and de-duplicated so equal filters share a cache entry. */
+export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'query' | 'page'>): Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'> {
+  const v = validQuery(e, query);
+  const ids = v.engine_ids as string[] | undefined;
   return {
-    engineIds: spec.engineIds ? engineIds(query) : null,
-    limit: spec.limit ? limit(query, spec.limit) : 0,
-    entityType: spec.entityType ? entityType(query) : null,
+    engineIds: ids === undefined ? null : [...new Set(ids)].sort(),
+    limit: (v.limit as number | undefined) ?? e.query.limit?.default ?? 0,
+    entityType: (v.entity_type as ReadArgs['entityType'] | undefined) ?? null,
   };
+}
+
+/** A path id (schemas/params/<name>.json): any letter case is accepted, and stored ids are lowercase. */
+export function pathUuid(value: string | undefined, name: string): string {
+  let v = pathValidators.get(name);
+  if (v === undefined) {
+    ajv ??= createAjv();
+    const def = paramFile(name);
+    pathValidators.set(name, (v = { def, validate: ajv.compile(def.schema) }));
+  }
+  const id = (value ?? '').toLowerCase();
+  if (!v.validate(id)) throw invalid(v.def, value ?? '');
+  return id;
 }
 
 /** The normalized query as a cache-key fragment: equal requests, equal key. */

@@ -1,4 +1,4 @@
-import { HttpError } from './errors';
+import { httpError, type HttpError } from './errors';
 
 /** The one quota policy's name in both fields (an sf-string, as draft -11 requires). */
 export const POLICY_NAME = 'per-key';
@@ -54,7 +54,7 @@ export class RateLimiter {
   exceeded(keyHash: string): HttpError {
     const b = this.refill(keyHash);
     const field = this.field(b.tokens);
-    return new HttpError(429, `Rate limit of ${this.rate} requests per second per API key exceeded`, {
+    return httpError('rate_limited', `Rate limit of ${this.rate} requests per second per API key exceeded`, {
       'Retry-After': String(Math.max(1, this.secondsToFull(b.tokens))),
       'RateLimit-Policy': this.policy,
       RateLimit: field,

@@ -5,7 +5,7 @@ import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import type { BodyCache, Ready } from './cache';
 import { cursorArg, cursorKey } from './cursor';
-import { HttpError } from './errors';
+import { httpError, type HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
 
 /** A request as the responder needs it, whichever HTTP layer received it. */
@@ -26,7 +26,7 @@ export interface Resolved {
   scopes: readonly string[];
 }
 
-const notFound = (): HttpError => new HttpError(404, 'Not found');
+const notFound = (): HttpError => httpError('not_found');
 
 /**
  * The framework-free core of serving: authenticate, check scope, key the cache, and build a
@@ -52,8 +52,8 @@ export class Responder {
   resolve(endpoint: Endpoint, input: RequestInput): Resolved {
     this.access.refresh();
     const accountId = input.keyHash === null ? null : this.access.account(input.keyHash);
-    if (accountId === null) throw new HttpError(401, 'Invalid API key', { 'WWW-Authenticate': 'ApiKey' }); // RFC 9110: a 401 names its scheme
-    const q = queryArgs(input.query, endpoint.query);
+    if (accountId === null) throw httpError('invalid_api_key'); // with WWW-Authenticate: ApiKey (RFC 9110: a 401 names its scheme)
+    const q = queryArgs(input.query, endpoint);
     const args: ReadArgs = {
       engineIds: q.engineIds, limit: q.limit, entityType: q.entityType, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
     };

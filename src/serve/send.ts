@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Ready } from './cache';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
@@ -68,6 +69,8 @@ function variant(r: Ready, encoding: Encoding): { ok: Representation; notModifie
     vary: 'Accept-Encoding, Authorization, X-API-Key',
     'x-data-version': String(r.version),
     'last-modified': r.lastModified,
+    // Which metric definitions the numbers follow (GET /v1/public/methodology): on every answer, 304s included.
+    'metric-definitions-version': METRIC_DEFINITIONS_VERSION,
     ...r.headers,
   };
   const ok: Record<string, string> = { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body!.length) };

@@ -1,0 +1,155 @@
+// GET /v1/public/methodology (issue 12): what every number means, as data a program can read.
+// The prose is docs/metrics.md; the code is formulas.ts. This file restates them, it defines nothing:
+// change a definition there, then here, and bump METRIC_DEFINITIONS_VERSION.
+import { RR_SCALE, SENTIMENT_SCALE } from '../store/aggregates';
+import type { Methodology, Ordering, OrderKey } from './bodies.gen';
+import { Z95 } from './formulas';
+
+/**
+ * The version of the metric definitions: the UTC day they last changed meaning (YYYY-MM-DD). Sent as
+ * the Metric-Definitions-Version header on every API response, so a client that stored numbers can
+ * tell when their meaning changed. A date, not semver: definitions do not have compatible and
+ * incompatible changes, only "the same meaning" and "a different one". Bump it when anything in the
+ * document below changes except wording.
+ */
+export const METRIC_DEFINITIONS_VERSION = '2026-11-23';
+
+/** The window the service is configured with by default (serve --window-days). */
+export const DEFAULT_WINDOW_DAYS = 7;
+
+const asc = (field: string): OrderKey => ({ field, direction: 'asc' });
+const desc = (field: string): OrderKey => ({ field, direction: 'desc' });
+
+/** Every list of every endpoint, in the order its items come back (a total order: the same data gives the same bytes). */
+const ORDERINGS: Ordering[] = [
+  { endpoint: 'projects', list: '$', order: [asc('name'), asc('id')] },
+  { endpoint: 'prompts', list: '$', order: [asc('text'), asc('id')] },
+  { endpoint: 'segments', list: '$', order: [asc('name'), asc('id')] },
+  { endpoint: 'competitors', list: '$', order: [asc('name'), asc('id')] },
+  { endpoint: 'terms', list: '$', order: [asc('value'), asc('id')] },
+  { endpoint: 'engines', list: '$', order: [asc('name'), asc('id')] },
+  { endpoint: 'visibility', list: 'prompt_breakdown', order: [asc('text'), asc('prompt_id')] },
+  { endpoint: 'visibility', list: 'engine_breakdown', order: [asc('name'), asc('engine_id')] },
+  {
+    endpoint: 'visibility', list: 'top_competitors', order: [desc('mention_rate'), asc('name'), asc('competitor_id')],
+    note: 'every tracked competitor, never-mentioned ones included, at most 10',
+  },
+  { endpoint: 'timeseries', list: '$', order: [asc('date')], note: 'one point per day with counted runs; days without are left out' },
+  { endpoint: 'timeseries', list: '$[].engines', order: [asc('engine name'), asc('engine_id')], note: 'the engine\'s name as /engines lists it (not a field of the item)' },
+  { endpoint: 'daily-scores', list: '$', order: [desc('date')], note: 'one row per day with counted runs, at most limit rows' },
+  { endpoint: 'segment-analytics', list: '$', order: [asc('name'), asc('segment_id')] },
+  {
+    endpoint: 'competitor-rankings', list: '$', order: [{ field: 'score', direction: 'desc', nulls: 'last' }, asc('name'), asc('competitor_id')],
+    note: 'rank is the 1-based place in this order; the brand (competitor_id null) sorts before a competitor of the same name',
+  },
+  { endpoint: 'citations', list: '$', order: [desc('citation_count'), asc('url')] },
+  { endpoint: 'referrers', list: '$', order: [desc('citation_count'), asc('domain')] },
+  { endpoint: 'warm-leads', list: '$', order: [desc('citation_count'), asc('url')] },
+  {
+    endpoint: 'mentions', list: '$', order: [desc('observed_at'), asc('prompt_run_id')],
+    note: 'then in the order the answer names them; a feed, not limited to the window',
+  },
+  { endpoint: 'forum-opportunities', list: '$', order: [desc('discovered_at'), asc('id')] },
+  { endpoint: 'forum-leads', list: '$', order: [desc('relevance'), desc('discovered_at'), asc('id')] },
+  { endpoint: 'forum-metrics', list: 'by_platform', order: [asc('platform')] },
+  { endpoint: 'runs', list: '$', order: [desc('started_at'), asc('id')] },
+  { endpoint: 'run-group', list: 'prompt_runs', order: [asc('completed_at'), asc('id')] },
+  { endpoint: 'run-results', list: '$', order: [asc('completed_at'), asc('id')] },
+];
+
+/** The endpoints whose numbers cover the current window. */
+const WINDOWED = ['visibility', 'segment-analytics', 'competitor-rankings', 'citations', 'referrers', 'warm-leads'];
+
+/** The Wilson bounds as docs/metrics.md writes them, for k successes of n trials. */
+const WILSON = 'p = k/n; centre = (p + z^2/(2n)) / (1 + z^2/n); half = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2)); low = centre - half; high = centre + half';
+
+/** The document; windowDays is the service's configured current window (7 unless serve --window-days says otherwise). */
+export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS): Methodology {
+  return {
+    version: METRIC_DEFINITIONS_VERSION,
+    header: 'Metric-Definitions-Version',
+    documentation: 'docs/metrics.md',
+    days: 'UTC calendar days, written YYYY-MM-DD; day ranges include both ends',
+    run: {
+      definition: 'One prompt asked of one AI engine once, with its answer analysed.',
+      counted_when: [
+        'it succeeded (failed runs never count, not even in run_count)',
+        'its prompt exists in the run\'s project and is not deleted (deleting a prompt removes its past runs from every metric; a run that arrives before its prompt counts once the prompt arrives)',
+        'its engine is known to the service',
+      ],
+    },
+    mention: {
+      definition: 'The analyser names the brand or a competitor in a run\'s answer, at a position (1 = named first) and, when it could tell, with a sentiment from -1 to 1.',
+      per_run: 'An entity counts at most once per run, at its best (lowest) position, with the sentiment of that mention.',
+      competitors: 'Only competitors the project tracks now count; mentions of deleted or untracked competitors are ignored in every figure (the /mentions feed still lists them).',
+    },
+    windows: [
+      {
+        name: 'current', days: windowDays, inclusive: true, timezone: 'UTC',
+        definition: `The ${windowDays} UTC days ending with the day of the project's latest succeeded run (days D-${windowDays - 1} to D). It follows the data, not the clock; an engine filter never moves it. window_start and window_end are null when the project has no succeeded runs.`,
+        endpoints: WINDOWED,
+      },
+      {
+        name: 'trend', days: 365, inclusive: true, timezone: 'UTC',
+        definition: 'The 365 UTC days ending with the day of the project\'s latest succeeded run.',
+        endpoints: ['timeseries'],
+      },
+      {
+        name: 'daily', days: null, inclusive: true, timezone: 'UTC',
+        definition: 'One row per UTC day with counted runs, newest first; limit caps the rows (default 30, 1 to 365).',
+        endpoints: ['daily-scores'],
+      },
+    ],
+    engine_filter: 'Where engine_ids is accepted, only runs of the listed engines count, exactly as if only those engines had run; it does not move the window; an engine without runs matches nothing (run_count 0), not an error.',
+    metrics: [
+      { name: 'run_count', definition: 'Counted runs of the slice.', formula: 'runs', range: [0, null], when_empty: 0 },
+      { name: 'prompt_count', definition: 'Different prompts among the counted runs of the slice.', formula: 'count(distinct prompt)', range: [0, null], when_empty: 0 },
+      { name: 'mention_count', definition: 'Counted runs whose answer mentions the entity (competitor rankings).', formula: 'mentioned', range: [0, null], when_empty: 0 },
+      {
+        name: 'mention_rate', aliases: ['visibility'], definition: 'Share of counted runs whose answer mentions the entity.',
+        formula: 'mentioned / runs', range: [0, 1], when_empty: 0, empty_when: 'runs = 0', interval: 'mention_rate_ci',
+      },
+      {
+        name: 'average_rank', definition: 'Average best position of the entity over the runs that mention it (1 = always first).',
+        formula: 'sum(best position) / mentioned', range: [1, null], when_empty: null, empty_when: 'mentioned = 0',
+      },
+      {
+        name: 'sentiment', definition: 'Average sentiment of the entity over its counted mentions that carry one.',
+        formula: 'sum(sentiment) / mentions with a sentiment', range: [-1, 1], when_empty: null, empty_when: 'no mention carries a sentiment',
+      },
+      {
+        name: 'score', aliases: ['current_score'], definition: 'Visibility score: 100 x the average over counted runs of 1 / best position, counting 0 when the entity is not mentioned.',
+        formula: '100 * sum(1 / best position) / runs', range: [0, 100], when_empty: null, empty_when: 'runs = 0',
+        example: '4 runs naming the brand 1st, 2nd, 4th and not at all: 100 * (1 + 1/2 + 1/4 + 0) / 4 = 43.75',
+      },
+      {
+        name: 'share_of_voice', definition: 'The entity\'s mentioning runs over the mentioning runs of the brand and of every tracked competitor, summed (one run naming the brand and two competitors adds 3). Shares of the brand and its competitors add up to 1.',
+        formula: 'mentioned(entity) / (mentioned(brand) + sum over tracked competitors of mentioned(competitor))', range: [0, 1],
+        when_empty: null, empty_when: 'nobody is mentioned', interval: 'share_of_voice_ci',
+      },
+    ],
+    competitor_metrics: 'A competitor\'s mention_rate, average_rank, sentiment and score use its mentions in place of the brand\'s, over the same counted runs; its share_of_voice has the same denominator as the brand\'s.',
+    rounding: {
+      rounded: false,
+      definition: 'Values are not rounded (2/3 is 0.6666666666666666): format them for display in the client. They are computed from exact integer sums, so the same data gives the same value however its events arrived.',
+      reciprocal_rank_unit: `1/${RR_SCALE}`,
+      sentiment_unit: `1/${SENTIMENT_SCALE}`,
+    },
+    intervals: {
+      method: 'wilson',
+      confidence: 0.95,
+      z: Z95,
+      formula: WILSON,
+      fields: ['mention_rate_ci', 'share_of_voice_ci'],
+      shape: '{"low": number, "high": number} with 0 <= low <= rate <= high <= 1; low is exactly 0 when k = 0, high exactly 1 when k = n; not rounded',
+      null_when: 'n = 0',
+      counts: [
+        { field: 'mention_rate_ci', k: 'counted runs of the slice that mention the entity', n: 'counted runs of the slice' },
+        { field: 'share_of_voice_ci', k: 'runs mentioning the entity', n: 'runs mentioning the brand + for each tracked competitor the runs mentioning it (the share-of-voice denominator)' },
+      ],
+      not_for: ['score', 'average_rank', 'sentiment'],
+    },
+    string_order: 'Text compares by code point (binary), not by locale.',
+    orderings: ORDERINGS,
+  };
+}
