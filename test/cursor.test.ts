@@ -185,3 +185,18 @@ t.test('HEAD and 304 carry the Link; a page is cached under its cursor', async (
   t.equal(p2head.status, 304);
   t.equal(p2head.headers.link, a.headers.link, 'the hot path sends page 2 its own Link');
 });
+
+t.test('the OpenAPI document: cursor and the Link header on the five lists, and only there', async (t) => {
+  const { api } = await world(t, 0);
+  type Op = { parameters?: Array<{ name: string; schema: Record<string, unknown> }>; responses: Record<string, { headers?: Record<string, unknown> }> };
+  const doc = (await request(`${api.base}/openapi.json`)).json as { paths: Record<string, { get: Op }> };
+  const paged = new Set(['mentions', 'citations', 'runs', 'forum-leads', 'forum-opportunities']);
+  for (const [path, { get: op }] of Object.entries(doc.paths)) {
+    const name = (op as unknown as { operationId: string }).operationId;
+    const pages = paged.has(name);
+    t.equal((op.parameters ?? []).some((p) => p.name === 'cursor'), pages, `${path}: cursor ${pages ? '' : 'not '}documented`);
+    for (const status of ['200', '304']) t.equal(op.responses[status]?.headers?.Link !== undefined, pages, `${path} ${status}: Link ${pages ? '' : 'not '}documented`);
+    const limit = (op.parameters ?? []).find((p) => p.name === 'limit');
+    if (['runs', 'forum-leads', 'forum-opportunities'].includes(name)) t.equal(limit?.schema.default, undefined, `${path}: limit without a default (none: the whole list)`);
+  }
+});

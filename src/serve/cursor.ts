@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { PagePosition, SortKey } from '../readmodels/args';
-import { HttpError } from './errors';
+import { httpError, type HttpError } from './errors';
 
 /**
  * The base path the Link header names (app.ts BASE_PATH; not imported from there: this module runs
@@ -44,8 +44,9 @@ export function encodeCursor(binding: string, pos: PagePosition): string {
 
 const INVALID = 'cursor is not a cursor of this list: send the one in the previous page\'s Link header (rel="next") unchanged, with the same path and filters, or omit it for the first page';
 
+/** The table's invalid_parameter (errors.ts), with what `cursor` accepts. The wire shape (charset, length) is checked before, by schemas/params/cursor.json. */
 function invalid(): HttpError {
-  return new HttpError(400, INVALID);
+  return httpError('invalid_parameter', INVALID);
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;

@@ -115,7 +115,16 @@ const IF_NONE_MATCH: Json = {
   schema: { type: 'string' },
 };
 
+/** Lists that page (Endpoint.page): the next page, on the 200 and the 304 of every page but the last (README "Pagination"). */
+const NEXT_PAGE: Json = {
+  Link: {
+    description: 'RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page',
+    required: false, schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+  },
+};
+
 function operation(e: Endpoint, titles: Map<string, string>): Json {
+  const paging = e.page ? NEXT_PAGE : {};
   return {
     operationId: e.name,
     summary: e.summary,
@@ -123,10 +132,10 @@ function operation(e: Endpoint, titles: Map<string, string>): Json {
     responses: {
       '200': {
         description: e.summary,
-        headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false) },
+        headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...paging },
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
       },
-      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false) } },
+      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...paging } },
       ...errorResponses('endpoints', true),
     },
   };
