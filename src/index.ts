@@ -3,7 +3,7 @@
 import type http from 'node:http';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from './ops';
-import { BASE_PATH, createHttpServer, createService, type Service } from './serve';
+import { BASE_PATH, createHttpServer, createService, type AppOptions, type Service } from './serve';
 import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
@@ -24,6 +24,8 @@ export interface StartOptions {
   kafka?: KafkaIngestConfig;
   /** How long close() lets in-flight requests finish before their connections are cut (default 5 s). */
   drainMs?: number;
+  /** Serve the reference dashboard at / with these keys to pick from (serve --demo). */
+  dashboard?: AppOptions['dashboard'];
   /** Where the few operational lines go (default: console.log). */
   log?: (line: string) => void;
 }
@@ -158,6 +160,7 @@ export async function start(o: StartOptions): Promise<Running> {
     let observe: (route: string, status: number, seconds: number) => void = () => {};
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
+      dashboard: o.dashboard,
       isReady: isLoaded, isDraining: () => draining, onResponse: (r, s, t) => observe(r, s, t),
       log: (err, ctx) => {
         // A corrupt file fails every read from now on: say so on /readyz so the balancer stops sending traffic here.

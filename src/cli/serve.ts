@@ -69,12 +69,20 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
   };
 }
 
-function showDemoKey(url: string): void {
-  const keys = JSON.parse(fs.readFileSync(path.join(packageRoot(), DEMO_KEYS), 'utf8')) as Array<{ account: string; key: string; revoked: boolean }>;
+type DemoKeys = Array<{ account: string; key: string; revoked: boolean }>;
+
+function demoKeys(): DemoKeys {
+  return JSON.parse(fs.readFileSync(path.join(packageRoot(), DEMO_KEYS), 'utf8')) as DemoKeys;
+}
+
+function showDemoKey(url: string, keys: DemoKeys): void {
   const key = keys.find((k) => !k.revoked);
   if (!key) return;
   console.log(`demo key (${key.account}): ${key.key}`);
   console.log(`try: curl -s -H 'X-API-Key: ${key.key}' ${url}/projects`);
+  // The dashboard is at the origin's root, the reference under the API's base path (src/serve/pages.ts).
+  console.log(`dashboard: ${new URL('/', url).toString()}`);
+  console.log(`API reference: ${url}/docs`);
 }
 
 /** Parses flags, starts the service, and stops it gracefully on SIGTERM or SIGINT (exit 0). */
@@ -83,9 +91,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const opts = options(p);
   const kafka = await kafkaConfig(p);
   const dbFile = p.values.demo === true ? await demoDb(p) : requireString(p, 'db');
-  const running = await start({ ...opts, dbFile, kafka });
+  const keys = p.values.demo === true ? demoKeys() : null;
+  const running = await start({ ...opts, dbFile, kafka, ...(keys ? { dashboard: { keys } } : {}) });
   console.log(`visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
-  if (p.values.demo === true) showDemoKey(running.url);
+  if (keys) showDemoKey(running.url, keys);
   const signal = await new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
   console.log(`visibility-api: ${signal}: stopping (draining requests, then closing)`);
   await running.close();

@@ -15,6 +15,7 @@ import { llmsTxtMiddleware } from './llms';
 import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
 import { methodology } from '../readmodels/methodology';
+import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
 import { Responder } from './responder';
 import { sendReady } from './send';
@@ -44,6 +45,8 @@ export interface AppOptions {
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
+  /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
+  dashboard?: { keys: readonly DemoKey[] };
 }
 
 export interface Service {
@@ -133,6 +136,7 @@ export function createService(opts: AppOptions): Service {
   if (opts.onResponse) app.use(timing(opts.onResponse));
   app.use(errorMiddleware(log));
   app.use(llmsTxtMiddleware(BASE_PATH, endpoints)); // public, outside BASE_PATH (llms.ts)
+  app.use(pagesMiddleware({ basePath: BASE_PATH, dashboard: opts.dashboard })); // the docs page and the dashboard (pages.ts)
   app.use(onlyReads);
   app.use(router.routes());
   const koa = app.callback();

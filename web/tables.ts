@@ -1,0 +1,93 @@
+// The dashboard's tables: built with textContent only (the API's strings never become markup).
+import type { Citations, Leads, Rankings } from './api';
+import { count, day, fixed, interval, pct } from './format';
+
+interface Column<R> {
+  head: string;
+  cell: (row: R, index: number) => string | Node;
+  /** Numbers align right. */
+  numeric?: boolean;
+  /** Dates stay on one line. */
+  date?: boolean;
+}
+
+function link(href: string, text: string): Node {
+  const a = document.createElement('a');
+  a.href = href;
+  a.textContent = text;
+  a.rel = 'noreferrer noopener';
+  a.target = '_blank';
+  return a;
+}
+
+function fill<R>(table: HTMLTableElement, columns: Array<Column<R>>, rows: readonly R[], empty: string): void {
+  table.replaceChildren();
+  const head = table.createTHead().insertRow();
+  for (const c of columns) {
+    const th = document.createElement('th');
+    th.textContent = c.head;
+    if (c.numeric) th.className = 'num';
+    head.append(th);
+  }
+  const body = table.createTBody();
+  rows.forEach((r, i) => {
+    const tr = body.insertRow();
+    for (const c of columns) {
+      const td = tr.insertCell();
+      const v = c.cell(r, i);
+      if (typeof v === 'string') td.textContent = v;
+      else td.append(v);
+      if (c.numeric) td.className = 'num';
+      else if (c.date) td.className = 'date';
+    }
+  });
+  if (rows.length === 0) {
+    const td = body.insertRow().insertCell();
+    td.colSpan = columns.length;
+    td.className = 'empty';
+    td.textContent = empty;
+  }
+}
+
+type Ranking = Rankings[number];
+type Citation = Citations[number];
+type Lead = Leads[number];
+
+export function rankingsTable(table: HTMLTableElement, rows: Rankings): void {
+  fill<Ranking>(table, [
+    { head: 'Rank', cell: (r) => count(r.rank), numeric: true },
+    { head: 'Name', cell: (r) => r.name },
+    { head: 'Type', cell: (r) => r.entity_type },
+    { head: 'Mentions', cell: (r) => count(r.mention_count), numeric: true },
+    { head: 'Mention rate', cell: (r) => pct(r.mention_rate), numeric: true },
+    { head: '95 % interval', cell: (r) => interval(r.mention_rate_ci), numeric: true },
+    { head: 'Share of voice', cell: (r) => pct(r.share_of_voice), numeric: true },
+    { head: 'Avg. position', cell: (r) => fixed(r.average_rank, 2), numeric: true },
+    { head: 'Sentiment', cell: (r) => fixed(r.sentiment, 2), numeric: true },
+    { head: 'Score', cell: (r) => fixed(r.score, 1), numeric: true },
+  ], rows, 'No mentions in the window.');
+}
+
+export function citationsTable(table: HTMLTableElement, rows: Citations): void {
+  fill<Citation>(table, [
+    { head: '#', cell: (_r, i) => String(i + 1), numeric: true },
+    { head: 'Page', cell: (r) => link(r.url, r.title ?? r.url) },
+    { head: 'Domain', cell: (r) => r.domain },
+    { head: 'Citations', cell: (r) => count(r.citation_count), numeric: true },
+    { head: 'Prompts', cell: (r) => count(r.prompt_count), numeric: true },
+    { head: 'Own domain', cell: (r) => (r.is_own_domain ? 'yes' : 'no') },
+    { head: 'Last cited', cell: (r) => day(r.last_cited_at), date: true },
+  ], rows, 'No citations in the window.');
+}
+
+export function leadsTable(table: HTMLTableElement, rows: Leads): void {
+  fill<Lead>(table, [
+    { head: 'Thread', cell: (r) => link(r.url, r.title) },
+    { head: 'Platform', cell: (r) => r.platform },
+    { head: 'Community', cell: (r) => r.community ?? '–' },
+    { head: 'Intent', cell: (r) => r.intent ?? '–' },
+    { head: 'Relevance', cell: (r) => fixed(r.relevance, 2), numeric: true },
+    { head: 'Score', cell: (r) => count(r.score), numeric: true },
+    { head: 'Posted', cell: (r) => day(r.posted_at), date: true },
+  ], rows, 'No open forum leads.');
+}
