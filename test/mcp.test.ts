@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ENDPOINTS } from '../src/readmodels';
 import { toolName } from '../src/serve/mcp';
+import { queryParams } from '../src/serve/params';
 import { activeKeys, demoDb, revokedKey } from './demo';
 import { request, startApi, withKey, type Api } from './http';
 import { runCli } from './serve-process';
@@ -48,7 +49,11 @@ t.test('MCP', async (t) => {
     t.same(tools.map((x) => x.name).sort(), ENDPOINTS.map(toolName).sort(), 'one tool per endpoint');
     const vis = tools.find((x) => x.name === 'visibility')!;
     t.same(vis.inputSchema.required, ['project_id'], 'path parameters are required');
-    t.ok(vis.inputSchema.properties?.engine_ids, 'query parameters are in the input schema');
+    const engineIds = queryParams(ENDPOINTS.find((e) => e.name === 'visibility')!).find((p) => p.name === 'engine_ids')!;
+    t.same(vis.inputSchema.properties?.engine_ids, { ...engineIds.schema, description: engineIds.description }, 'query parameters: the HTTP route\'s schemas (schemas/params)');
+    const mentions = tools.find((x) => x.name === 'mentions')!;
+    t.same(Object.keys(mentions.inputSchema.properties ?? {}).sort(), ['cursor', 'engine_ids', 'entity_type', 'limit', 'project_id']);
+    t.match(mentions.inputSchema.properties?.limit, { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'with the endpoint\'s own bounds');
     t.equal(vis.annotations?.readOnlyHint, true);
 
     const r = (await client.callTool({ name: 'visibility', arguments: { project_id: project } })) as CallToolResult;

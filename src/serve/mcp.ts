@@ -11,6 +11,7 @@ import type { Endpoint } from '../readmodels';
 import type { Access } from './access';
 import { keyHash, presentedKey } from './auth';
 import { HttpError } from './errors';
+import { pathParams, queryParams } from './params';
 import type { Responder } from './responder';
 
 export const MCP_PATH = '/mcp';
@@ -19,38 +20,22 @@ export const MCP_SERVER_NAME = 'visibility-api';
 /** JSON Schema of a tool's arguments (an object schema, as MCP requires). */
 type InputSchema = Tool['inputSchema'];
 
-const UUID = { type: 'string', format: 'uuid' } as const;
-
 /** Tool names: the endpoint's stable name with underscores (competitor-rankings -> competitor_rankings). */
 export function toolName(endpoint: Endpoint): string {
   return endpoint.name.replace(/-/g, '_');
 }
 
-/** Path parameters of an endpoint, from its @koa/router path (`:project_id`). */
-function pathParams(endpoint: Endpoint): string[] {
-  return [...endpoint.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
-}
-
 /**
- * The tool's input: its path parameters (required) and query parameters, with the constraints the
- * HTTP layer checks (src/serve/params.ts) - a wrong value gets the same 400 message either way,
- * since the arguments are handed to the same parser.
+ * The tool's input: the endpoint's path parameters (required) and query parameters, each the JSON
+ * Schema of schemas/params/<name>.json with the endpoint's own bounds - the very objects the HTTP
+ * layer validates a request with and the OpenAPI document lists (params.ts). The arguments are then
+ * handed to that same validation, so a wrong value gets the HTTP 400's message.
  */
 export function toolInputSchema(endpoint: Endpoint): InputSchema {
-  const properties: Record<string, object> = {};
   const path = pathParams(endpoint);
-  for (const p of path) properties[p] = { ...UUID, description: `${p} (path parameter)` };
-  const q = endpoint.query;
-  if (q.engineIds) properties.engine_ids = { type: 'array', items: UUID, description: 'Only these engines (ids).' };
-  if (q.entityType) properties.entity_type = { type: 'string', enum: ['brand', 'competitor'], description: 'Only mentions of this kind.' };
-  if (q.limit) {
-    properties.limit = {
-      type: 'integer', minimum: 1, maximum: q.limit.max,
-      description: q.limit.default > 0 ? `At most this many items (default ${q.limit.default}).` : 'At most this many items (default: all).',
-    };
-  }
-  if (endpoint.page) properties.cursor = { type: 'string', description: 'The next_cursor of a previous call: the next page.' };
-  return { type: 'object', properties, required: path, additionalProperties: false };
+  const properties: Record<string, object> = {};
+  for (const p of [...path, ...queryParams(endpoint)]) properties[p.name] = { ...p.schema, description: p.description };
+  return { type: 'object', properties, required: path.map((p) => p.name), additionalProperties: false };
 }
 
 export function toolList(endpoints: readonly Endpoint[]): Tool[] {
@@ -66,7 +51,7 @@ export function toolList(endpoints: readonly Endpoint[]): Tool[] {
 /** Tool arguments as the HTTP layer's path parameters and query string, so one parser checks both. */
 export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { params: Record<string, string | undefined>; query: ParsedUrlQuery } {
   const params: Record<string, string | undefined> = {};
-  for (const p of pathParams(endpoint)) params[p] = typeof args[p] === 'string' ? args[p] : undefined;
+  for (const { name } of pathParams(endpoint)) params[name] = typeof args[name] === 'string' ? args[name] : undefined;
   const query: ParsedUrlQuery = {};
   for (const [name, value] of Object.entries(args)) {
     if (name in params || value === undefined || value === null) continue;
