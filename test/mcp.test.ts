@@ -101,6 +101,27 @@ t.test('MCP', async (t) => {
     t.equal(other.status, 405, 'the API stays read-only elsewhere');
   });
 
+  await t.test('streamable HTTP: a rate-limited key is charged one request per POST', async (t) => {
+    const limited = await startApi({ db, buildThreads: 0, rateLimit: 1, rateLimitClock: () => 0 }); // stopped clock: no refill
+    t.teardown(() => limited.close());
+    const post = (): Promise<Response> => fetch(limited.base.replace(/\/v1\/public$/, '/mcp'), {
+      method: 'POST',
+      headers: { 'X-API-Key': key.key, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const first = await post();
+    t.equal(first.status, 200);
+    t.equal(first.headers.get('ratelimit-policy'), '"per-key";q=2;w=2');
+    t.equal(first.headers.get('ratelimit'), '"per-key";r=1;t=1');
+    t.match(await first.json(), { result: { tools: Array } });
+    t.equal((await post()).status, 200);
+    const over = await post();
+    t.equal(over.status, 429, 'over the quota: the API\'s 429');
+    t.equal(over.headers.get('x-error-code'), 'rate_limited');
+    t.ok(over.headers.get('retry-after'));
+    t.match(await over.json(), { error: true, message: /Rate limit/ });
+  });
+
   await t.test('stdio (the built CLI)', async (t) => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--db', file], env: { ...process.env as Record<string, string>, VISIBILITY_API_KEY: key.key }, stderr: 'pipe' });
     const client = new Client({ name: 'test', version: '1' });

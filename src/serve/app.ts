@@ -141,7 +141,7 @@ export function createService(opts: AppOptions): Service {
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, onResponse: opts.onResponse });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {

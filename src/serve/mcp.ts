@@ -8,10 +8,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Endpoint } from '../readmodels';
+import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Access } from './access';
 import { keyHash, presentedKey } from './auth';
-import { HttpError } from './errors';
+import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError } from './errors';
 import { pathParams, queryParams } from './params';
+import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 
 export const MCP_PATH = '/mcp';
@@ -67,7 +69,7 @@ function nextCursor(link: string | undefined): string | null {
 }
 
 function errorResult(err: HttpError): CallToolResult {
-  const body = { error: true, status: err.status, message: err.message };
+  const body = { error: true, status: err.status, code: err.code, message: err.message };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
@@ -107,28 +109,47 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
   return server;
 }
 
-function sendJsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ error: true, message });
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+/** An error in the API's contract: its status and headers, X-Error-Code, the definitions version, { error, message }. */
+function sendError(res: ServerResponse, err: HttpError): void {
+  const body = errorBody(err.message);
+  res.writeHead(err.status, {
+    ...err.headers, [CODE_HEADER]: err.code, [DEFINITIONS_HEADER]: METRIC_DEFINITIONS_VERSION,
+    'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
+}
+
+export interface McpHttpDeps extends McpDeps {
+  access: Access;
+  /** The API's limiter: one POST /mcp is one request of the key (a JSON-RPC batch too). */
+  limiter?: RateLimiter;
+  /** As AppOptions.onResponse, with the route 'mcp'. */
+  onResponse?: (route: string, status: number, seconds: number) => void;
 }
 
 /**
  * POST /mcp: streamable HTTP in stateless mode - every request is a whole exchange with a server
  * made for it (no session to keep, any instance can answer), JSON answers rather than SSE streams.
  * The key goes on the request as for the API (X-API-Key or Authorization: ApiKey); without a
- * valid one the answer is 401 before MCP sees it. GET (a server-to-client stream) and DELETE (end
- * a session) have nothing to do without sessions: 405.
+ * valid one the answer is 401 before MCP sees it, and a key over its rate gets the API's 429. GET
+ * (a server-to-client stream) and DELETE (end a session) have nothing to do without sessions: 405.
  */
-export function createMcpHttpHandler(deps: McpDeps & { access: Access }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function serveMcp(req, res) {
-    if (req.method !== 'POST') return sendJsonError(res, 405, 'Method not allowed', { Allow: 'POST' });
+    const started = performance.now();
+    if (deps.onResponse) res.once('finish', () => deps.onResponse!('mcp', res.statusCode, (performance.now() - started) / 1000));
+    if (req.method !== 'POST') return sendError(res, httpError('method_not_allowed', undefined, { Allow: 'POST' }));
     const key = presentedKey(req.headers);
     const hash = key === null ? null : keyHash(key);
     deps.access.refresh();
-    if (hash === null || deps.access.account(hash) === null) {
-      return sendJsonError(res, 401, 'Invalid API key', { 'WWW-Authenticate': 'ApiKey' });
+    if (hash === null || deps.access.account(hash) === null) return sendError(res, httpError('invalid_api_key'));
+    if (deps.limiter?.on) {
+      const field = deps.limiter.take(hash);
+      if (field === null) return sendError(res, deps.limiter.exceeded(hash));
+      res.setHeader('RateLimit-Policy', deps.limiter.policy);
+      res.setHeader('RateLimit', field);
     }
+    res.setHeader(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
     const server = createMcpServer(deps, hash);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -139,8 +160,9 @@ export function createMcpHttpHandler(deps: McpDeps & { access: Access }): (req: 
       await server.connect(transport);
       await transport.handleRequest(req, res);
     } catch (err) {
-      if (!res.headersSent) sendJsonError(res, 500, 'Internal error');
-      else res.destroy(err as Error);
+      console.error('POST /mcp failed:', err);
+      if (!res.headersSent) sendError(res, httpError('internal'));
+      else res.destroy();
     }
   };
 }
