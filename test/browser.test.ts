@@ -58,7 +58,9 @@ t.test('docs page and dashboard in Chromium', { skip }, async (t) => {
     const res = await page.goto(`${srv.base}/docs`, { waitUntil: 'networkidle0', ...WAIT });
     t.equal(res?.status(), 200);
     const names = ENDPOINTS.map((e) => e.summary);
-    await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(names[0])})`, WAIT);
+    // Rendered asynchronously after the document loads: wait until every name is there (or time out,
+    // and then the assertion below names the missing ones).
+    await page.waitForFunction(`${JSON.stringify(names)}.every((n) => document.body.innerText.includes(n))`, WAIT).catch(() => undefined);
     const text = await inPage<string>(page, 'document.body.innerText');
     const shown = names.filter((n) => text.includes(n));
     t.same(shown, names, 'every endpoint\'s operation summary is on the page');
