@@ -9,6 +9,7 @@ import { keyHash, presentedKey } from './auth';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
+import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './changes';
 import { errorMiddleware, httpError, HttpError, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
@@ -45,6 +46,8 @@ export interface AppOptions {
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
+  /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
+  changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
   dashboard?: { keys: readonly DemoKey[] };
 }
@@ -56,6 +59,8 @@ export interface Service {
   cache: BodyCache;
   schemas: BodySchemas;
   builder: Builder;
+  /** The change feed's open streams. */
+  changes: ChangeFeed;
   /** What the hot path's memo of resolved requests holds, in estimated bytes (bounded: see hot.ts). */
   hotMemoBytes(): number;
   /** Ends the build threads and closes the service's connection. */
@@ -75,6 +80,7 @@ export function createService(opts: AppOptions): Service {
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
+  const feed = new ChangeFeed(responder, store, endpoints, { isDraining: opts.isDraining, ...opts.changeFeed });
   const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
@@ -131,6 +137,14 @@ export function createService(opts: AppOptions): Service {
     sendReady(ctx, methodologyBody);
   });
   for (const e of endpoints) router.get(e.name, e.path, handler(e));
+  // A stream, not a body: never cached, never on the hot path (changes.ts).
+  router.get('changes', CHANGES_PATH, (ctx) => {
+    ctx.state.route = 'changes';
+    if (!isReady()) throw httpError('not_ready');
+    const key = presentedKey(ctx.req.headers);
+    const projectId = (ctx as unknown as { params: Record<string, string> }).params.project_id;
+    feed.serve(ctx, projectId, key === null ? null : keyHash(key), (hash) => charge(ctx, hash));
+  });
 
   const app = new Koa();
   if (opts.onResponse) app.use(timing(opts.onResponse));
@@ -151,9 +165,10 @@ export function createService(opts: AppOptions): Service {
       if (isMcpRequest(req.url)) void mcp(req, res);
       else void koa(req, res);
     },
-    app, cache, schemas, builder,
+    app, cache, schemas, builder, changes: feed,
     hotMemoBytes: hot.memoBytes,
     close: async () => {
+      feed.close();
       await builder.close(); // the threads have ended: nothing of the service keeps the process alive
       reader.close();
     },

@@ -2,6 +2,7 @@ import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, type Ready } from './cache';
 import { nextLink } from './cursor';
+import { dataAsOf } from '../store';
 
 export interface DataVersion {
   version: number;
@@ -35,13 +36,18 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
 export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[]): Ready {
   const read = store.db.transaction(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
+    // Project and run group bodies say how fresh they are: X-Data-As-Of, from the same snapshot.
+    const asOf = args.projectId ? dataAsOf(store, args.projectId) : null;
     // A list that pages: its body is the page's items, and where the next starts becomes a Link (cursor.ts).
-    if (!endpoint.page) return { version, body: endpoint.build(store, args), next: null };
+    if (!endpoint.page) return { version, asOf, body: endpoint.build(store, args), next: null };
     const page = endpoint.page(store, args, { version: version.version });
-    return { version, body: page.items, next: page.next };
+    return { version, asOf, body: page.items, next: page.next };
   });
-  const { version, body, next } = read();
+  const { version, asOf, body, next } = read();
   const problem = schemas.check(endpoint.schema, body);
   if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
-  return prepare(body, version.version, version.updated_at, next ? { link: nextLink(endpoint, args, next) } : {});
+  const headers: Record<string, string> = {};
+  if (next) headers.link = nextLink(endpoint, args, next);
+  if (asOf) headers['x-data-as-of'] = asOf;
+  return prepare(body, version.version, version.updated_at, headers);
 }
