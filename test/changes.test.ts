@@ -328,3 +328,23 @@ t.test('a graceful stop (start().close(), as on SIGTERM) ends open streams inste
   await ended;
   t.pass('closed, the stream ended');
 });
+
+t.test('the OpenAPI document: the change feed as text/event-stream, X-Data-As-Of on project operations', async (t) => {
+  const { api } = await setup(t);
+  type Op = { operationId: string; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> };
+  const doc = (await request(`${api.base}/openapi.json`)).json as { paths: Record<string, { get: Op }> };
+  const { Validator } = await import('@seriousme/openapi-schema-validator');
+  const result = await new Validator().validate(doc as unknown as Parameters<InstanceType<typeof Validator>['validate']>[0]);
+  t.same(result.errors ?? [], [], 'a valid OpenAPI 3.1 document');
+  const feed = doc.paths['/projects/{project_id}/changes']!.get;
+  t.equal(feed.operationId, 'changes');
+  t.ok(feed.responses['200']!.content!['text/event-stream'], '200: text/event-stream');
+  t.same(['401', '404', '429'].filter((s) => feed.responses[s]), ['401', '404', '429'], '401, 404 and 429 documented');
+  t.ok(feed.parameters!.some((p) => p.name === 'project_id' && p.in === 'path') && feed.parameters!.some((p) => p.name === 'Last-Event-ID' && p.in === 'header'), 'project_id and Last-Event-ID');
+  for (const [path, { get: op }] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/projects/') && !path.startsWith('/runs/')) continue;
+    if (op.operationId === 'changes') continue;
+    for (const status of ['200', '304']) t.ok(op.responses[status]?.headers?.['X-Data-As-Of'], `${path} ${status}: X-Data-As-Of`);
+  }
+  t.notOk(doc.paths['/projects']!.get.responses['200']!.headers!['X-Data-As-Of'], 'not on the account\'s project list');
+});

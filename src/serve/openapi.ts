@@ -3,6 +3,7 @@ import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, errorDef, type ErrorCode, type ErrorPlace } from './errors';
 import { pathParams, queryParams } from './params';
+import { CHANGES_ENDPOINT } from './changes';
 
 type Json = Record<string, unknown>;
 
@@ -123,8 +124,43 @@ const NEXT_PAGE: Json = {
   },
 };
 
+/** Project and run group bodies (README "Data freshness"): absent while no event of the project was applied. */
+const DATA_AS_OF: Json = {
+  'X-Data-As-Of': {
+    description: 'RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body',
+    required: false, schema: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** GET /projects/{project_id}/changes: a stream of Server-Sent Events, not a body (src/serve/changes.ts, README "Change feed"). */
+function changeFeedOperation(): Json {
+  const e = CHANGES_ENDPOINT;
+  return {
+    operationId: e.name,
+    summary: e.summary,
+    description: 'text/event-stream. `event: change` per committed change to the project, `id` = its X-Data-Version, ' +
+      '`data` = {"project_id", "data_version", "endpoints": [operationIds that may have changed], "data_as_of"}; `event: ready` (same data ' +
+      'without endpoints) first on a fresh stream; `event: reset` (endpoints: all) when Last-Event-ID cannot be resumed from; ' +
+      'comment lines as heartbeats. The stream ends when the key or the project\'s share is revoked, or the service stops.',
+    parameters: [
+      ...parameters(e),
+      { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id (EventSource sends it on reconnection)', schema: { type: 'string' } },
+      { name: 'last_event_id', in: 'query', required: false, description: 'Last-Event-ID for clients that cannot set headers', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': {
+        description: 'The stream',
+        headers: { 'Cache-Control': { required: true, schema: { type: 'string', const: 'no-store' } }, ...rateLimitHeaders(false) },
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...errorResponses(['endpoints', 'changes'], true),
+    },
+  };
+}
+
 function operation(e: Endpoint, titles: Map<string, string>): Json {
-  const paging = e.page ? NEXT_PAGE : {};
+  // Headers of this body: the next page's Link on lists that page, X-Data-As-Of on project data.
+  const perBody = { ...(e.page ? NEXT_PAGE : {}), ...(e.scope === 'account' ? {} : DATA_AS_OF) };
   return {
     operationId: e.name,
     summary: e.summary,
@@ -132,10 +168,10 @@ function operation(e: Endpoint, titles: Map<string, string>): Json {
     responses: {
       '200': {
         description: e.summary,
-        headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...paging },
+        headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...perBody },
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${titles.get(`${e.schema}.json`)}` } } },
       },
-      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...paging } },
+      '304': { description: 'Not modified (If-None-Match matched the ETag)', headers: { ...CACHING_HEADERS, ...rateLimitHeaders(false), ...perBody } },
       ...errorResponses('endpoints', true),
     },
   };
@@ -169,6 +205,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string
     },
   };
   for (const e of endpoints) paths[e.path.replace(/:(\w+)/g, '{$1}')] = { get: operation(e, titles) };
+  paths[CHANGES_ENDPOINT.path.replace(/:(\w+)/g, '{$1}')] = { get: changeFeedOperation() };
   return {
     openapi: '3.1.0',
     info: {
