@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live change feed of the project (Server-Sent Events)
+         * @description text/event-stream. `event: change` per committed change to the project, `id` = its X-Data-Version, `data` = {"project_id", "data_version", "endpoints": [operationIds that may have changed], "data_as_of"}; `event: ready` (same data without endpoints) first on a fresh stream; `event: reset` (endpoints: all) when Last-Event-ID cannot be resumed from; comment lines as heartbeats. The stream ends when the key or the project's share is revoked, or the service stops.
+         */
+        get: operations["changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{project_id}/citations": {
         parameters: {
             query?: never;
@@ -1461,6 +1481,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1484,6 +1506,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1624,6 +1648,172 @@ export interface operations {
             };
         };
     };
+    changes: {
+        parameters: {
+            query?: {
+                /** @description Last-Event-ID for clients that cannot set headers */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (EventSource sends it on reconnection) */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The project's id (any letter case). */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream */
+            200: {
+                headers: {
+                    "Cache-Control": "no-store";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            400: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
+            401: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
+                    "WWW-Authenticate": "ApiKey";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_api_key";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
+            404: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description method_not_allowed: Method other than GET or HEAD (the Allow header lists them) */
+            405: {
+                headers: {
+                    /** @description The methods the path serves */
+                    Allow: "GET, HEAD";
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "method_not_allowed";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0). too_many_streams: The key already has as many change streams (Server-Sent Events) open as it may; close one first */
+            429: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds until a request will be accepted again: the t of RateLimit */
+                    "Retry-After"?: number;
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "rate_limited" | "too_many_streams";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "headers_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description internal: Internal error; the message shows no internals */
+            500: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
+            503: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-23";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     citations: {
         parameters: {
             query?: {
@@ -1663,6 +1853,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1688,6 +1880,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1861,6 +2055,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1884,6 +2080,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2054,6 +2252,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2077,6 +2277,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2247,6 +2449,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2270,6 +2474,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2447,6 +2653,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2472,6 +2680,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2642,6 +2852,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2665,6 +2877,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2842,6 +3056,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -2867,6 +3083,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3048,6 +3266,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3073,6 +3293,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3243,6 +3465,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3266,6 +3490,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3436,6 +3662,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3459,6 +3687,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3636,6 +3866,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3661,6 +3893,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3834,6 +4068,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -3857,6 +4093,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4027,6 +4265,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4050,6 +4290,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4223,6 +4465,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4246,6 +4490,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4416,6 +4662,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4439,6 +4687,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4612,6 +4862,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4635,6 +4887,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4805,6 +5059,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4828,6 +5084,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -4998,6 +5256,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -5021,6 +5281,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -5191,6 +5453,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -5214,6 +5478,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -5384,6 +5650,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -5407,6 +5675,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
