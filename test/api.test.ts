@@ -33,7 +33,7 @@ t.test('public API over HTTP', async (t) => {
     t.equal(r.status, 200);
     const doc = r.json as { openapi: string; info: { version: string }; paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
     t.equal(doc.openapi, '3.1.0');
-    t.equal(doc.info.version, '1.0.0');
+    t.equal(doc.info.version, '1.1.0');
     // The validator is an ES module; this test file is CommonJS.
     const { Validator } = await import('@seriousme/openapi-schema-validator');
     const result = await new Validator().validate(doc as unknown as Parameters<InstanceType<typeof Validator>['validate']>[0]);

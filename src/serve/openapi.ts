@@ -210,7 +210,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string
     openapi: '3.1.0',
     info: {
       title: 'Visibility Dashboard API',
-      version: '1.0.0',
+      version: '1.1.0',
       description: 'Read-only API serving AI-search-visibility dashboards. Every endpoint is GET and scoped to the account of the API key.',
     },
     servers: [{ url: basePath }],
