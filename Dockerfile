@@ -11,6 +11,9 @@ COPY schemas schemas
 COPY fixtures fixtures
 COPY bench bench
 COPY bin bin
+COPY web web
+COPY scripts scripts
+COPY clients clients
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -2,7 +2,7 @@
 // non-root user on a maintained Node LTS, node itself is the entrypoint (so docker stop's SIGTERM
 // reaches the graceful stop), and the HEALTHCHECK command, run here exactly as written, passes
 // against a running service and fails against a stopped one.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -64,4 +64,43 @@ t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 on
   t.equal(await probe(), 0, 'healthy while serving');
   await running.close();
   t.equal(await probe(), 1, 'unhealthy once stopped');
+});
+
+/** The instructions of the first stage (the build), with line continuations joined and comments dropped. */
+function buildStage(text: string): Instruction[] {
+  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const all = lines.map((l) => {
+    const m = /^(\S+)\s+(.*)$/.exec(l)!;
+    return { op: m[1]!.toUpperCase(), args: m[2]!.trim() };
+  });
+  return all.slice(0, all.map((i) => i.op).lastIndexOf('FROM'));
+}
+
+// What the image's build sees is only what its COPY lines bring in: a directory the build reads and
+// the Dockerfile forgets fails `docker build` (web/ and clients/ once did). Without a Docker engine,
+// the same context is made here from the tracked files those lines name, and the build runs in it.
+t.test('the build stage copies everything `npm run build` reads', async (t) => {
+  const root = path.join(__dirname, '..');
+  const dir = tmpDir('docker-context-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const copies = buildStage(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')).filter((i) => i.op === 'COPY' && !i.args.startsWith('--'));
+  t.ok(copies.length > 0, 'the build stage copies the sources');
+  for (const c of copies) {
+    const parts = c.args.split(/\s+/);
+    const dest = parts.pop()!;
+    for (const src of parts) {
+      const tracked = execFileSync('git', ['ls-files', '-z', '--', src], { cwd: root, encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+      for (const file of tracked) {
+        // "COPY a b ./" keeps the names; "COPY src src" puts src's files under src.
+        const target = dest.endsWith('/') ? path.join(dir, dest, file) : path.join(dir, dest, path.relative(src, file));
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.copyFileSync(path.join(root, file), target);
+      }
+    }
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const build = spawnSync('npm', ['run', 'build'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+  t.equal(build.status, 0, `npm run build in the image's build context: ${(build.stdout + build.stderr).slice(-3000)}`);
+  t.ok(fs.existsSync(path.join(dir, 'dist', 'src', 'cli', 'main.js')), 'the CLI is built');
+  t.ok(fs.existsSync(path.join(dir, 'dist', 'web')), 'the pages are built');
 });
