@@ -63,9 +63,16 @@ const snapshots = new LRUCache<string, { list: readonly unknown[]; bytes: number
   sizeCalculation: (s) => Math.max(1, s.bytes),
 });
 
-/** Snapshots are per list: endpoint, project and filters (not the page size, which may change mid-walk). */
+/**
+ * Which list a walk pages: the endpoint, the project and the filters, not the page size (it may
+ * change mid-walk). Snapshots are kept per list, and a cursor is bound to one (serve/cursor.ts).
+ */
+export function listIdentity(name: string, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType'>): string {
+  return [name, args.projectId, args.engineIds ? args.engineIds.join(',') : '*', args.entityType ?? '*'].join('\n');
+}
+
 function snapshotKey(name: string, args: ReadArgs, version: number): string {
-  return `${name}|${args.projectId}|${args.engineIds ? args.engineIds.join(',') : '*'}|${args.entityType ?? '*'}|${version}`;
+  return `${listIdentity(name, args)}\n${version}`;
 }
 
 /** Test seam and /cache-style introspection: how many ordered lists are kept. */

@@ -5,7 +5,8 @@ import Router from '@koa/router';
 import { ENDPOINTS, ReadStore, type Endpoint } from '../readmodels';
 import { openReader, type Db } from '../store';
 import { Access } from './access';
-import { keyHash, presentedKey } from './auth';
+import { presentedKeyHash } from './auth';
+import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
@@ -21,7 +22,7 @@ import { RateLimiter } from './ratelimit';
 import { Responder } from './responder';
 import { sendReady } from './send';
 
-export const BASE_PATH = '/v1/public';
+export { BASE_PATH };
 
 export interface AppOptions {
   /** The database to serve. The service reads it through a connection of its own. */
@@ -92,19 +93,15 @@ export function createService(opts: AppOptions): Service {
    * to be (200, 304, 404, 503...), or the 429. The hot path already charged the requests it marked limited.
    */
   function charge(ctx: Context, hash: string): void {
-    if (!limiter.on) return;
-    const field = limited.has(ctx.req) ? null : limiter.take(hash);
-    if (field === null) throw limiter.exceeded(hash);
-    ctx.set('RateLimit-Policy', limiter.policy);
-    ctx.set('RateLimit', field);
+    if (limited.has(ctx.req)) throw limiter.exceeded(hash);
+    ctx.set(limiter.charge(hash));
   }
 
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
       ctx.state.route = endpoint.name;
       if (!isReady()) throw httpError('not_ready');
-      const key = presentedKey(ctx.req.headers);
-      const hash = key === null ? null : keyHash(key);
+      const hash = presentedKeyHash(ctx.req.headers);
       let resolved;
       try {
         resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash });
@@ -141,9 +138,8 @@ export function createService(opts: AppOptions): Service {
   router.get('changes', CHANGES_PATH, (ctx) => {
     ctx.state.route = 'changes';
     if (!isReady()) throw httpError('not_ready');
-    const key = presentedKey(ctx.req.headers);
     const projectId = (ctx as unknown as { params: Record<string, string> }).params.project_id;
-    feed.serve(ctx, projectId, key === null ? null : keyHash(key), (hash) => charge(ctx, hash));
+    feed.serve(ctx, projectId, presentedKeyHash(ctx.req.headers), (hash) => charge(ctx, hash));
   });
 
   const app = new Koa();

@@ -15,6 +15,12 @@ export function keyFrom(xApiKey: string | undefined, authorization: string | und
   return m ? m[1]! : null;
 }
 
+/** The SHA-256 of the key a request presents; null when it presents none. */
+export function presentedKeyHash(headers: IncomingHttpHeaders): string | null {
+  const key = presentedKey(headers);
+  return key === null ? null : keyHash(key);
+}
+
 /** Keys are only ever handled as their SHA-256: never stored, compared or logged in plain. */
 export function keyHash(key: string): string {
   return hash('sha256', key, 'hex');

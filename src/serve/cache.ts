@@ -35,14 +35,27 @@ function own(bytes: Buffer): Buffer {
   return copy;
 }
 
+/** Bytes as gzip and brotli, at the one setting everything this service sends is compressed with. */
+export function compressed(bytes: Buffer): { gzip: Buffer; br: Buffer } {
+  return {
+    gzip: own(zlib.gzipSync(bytes, { level: 6 })),
+    br: own(zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } })),
+  };
+}
+
+/** The strong ETag of bytes (the compressed variants append -gz / -br: send.ts encodedEtag). */
+export function strongEtag(bytes: Buffer): string {
+  return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
+}
+
 export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
   const json = own(Buffer.from(JSON.stringify(body)));
-  const big = json.length >= COMPRESS_MIN_BYTES;
+  const variants = json.length >= COMPRESS_MIN_BYTES ? compressed(json) : null;
   return {
     json,
-    gzip: big ? own(zlib.gzipSync(json, { level: 6 })) : null,
-    br: big ? own(zlib.brotliCompressSync(json, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: json.length } })) : null,
-    etag: `"${createHash('sha1').update(json).digest('base64url')}"`,
+    gzip: variants?.gzip ?? null,
+    br: variants?.br ?? null,
+    etag: strongEtag(json),
     version,
     updatedAt,
     lastModified: new Date(updatedAt).toUTCString(),

@@ -3,18 +3,15 @@ import { createHash } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { PagePosition, SortKey } from '../readmodels/args';
+import { listIdentity } from '../readmodels/paging';
+import { BASE_PATH } from './base-path';
 import { httpError, type HttpError } from './errors';
 
-/**
- * The base path the Link header names (app.ts BASE_PATH; not imported from there: this module runs
- * in the build threads, which must not load Koa).
- */
-const BASE_PATH = '/v1/public';
 
 /** The wire format's version tag: a later format gets a new tag, and old cursors stay readable or fail cleanly. */
 const FORMAT = 1;
-/** Longer than any cursor this API issues (a sort key holds at most a URL of a few KB); a bound on what is parsed. */
-const MAX_CURSOR_CHARS = 8192;
+/** Longer than any sort key part this API issues (at most a URL of a few KB), as cursor.json bounds the cursor. */
+const MAX_KEY_PART_CHARS = 8192;
 const MAX_KEY_PARTS = 4;
 
 /**
@@ -31,10 +28,9 @@ interface Wire {
   o?: number;
 }
 
-/** Which list a cursor pages: the endpoint, the project and the filters, not the page size (it may change mid-walk). */
+/** The list a cursor pages (paging.ts listIdentity), as a short hash. */
 export function cursorBinding(endpoint: Pick<Endpoint, 'name'>, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType'>): string {
-  const list = [endpoint.name, args.projectId, args.engineIds ? args.engineIds.join(',') : '*', args.entityType ?? '*'].join('\n');
-  return createHash('sha256').update(list).digest('base64url').slice(0, 16);
+  return createHash('sha256').update(listIdentity(endpoint.name, args)).digest('base64url').slice(0, 16);
 }
 
 export function encodeCursor(binding: string, pos: PagePosition): string {
@@ -50,11 +46,13 @@ function invalid(): HttpError {
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-const isKeyPart = (p: unknown): boolean => (typeof p === 'string' && p.length <= MAX_CURSOR_CHARS) || (typeof p === 'number' && Number.isFinite(p));
+const isKeyPart = (p: unknown): boolean => (typeof p === 'string' && p.length <= MAX_KEY_PART_CHARS) || (typeof p === 'number' && Number.isFinite(p));
 
-/** The wire object, or null when the text is not one this API could have issued. */
+/**
+ * The wire object, or null when the text is not one this API could have issued. The text's shape
+ * (base64url characters, at most 8192) was checked before, by schemas/params/cursor.json.
+ */
 function parseWire(raw: string): Wire | null {
-  if (raw.length === 0 || raw.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
   let w: unknown;
   try {
     w = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));

@@ -92,6 +92,10 @@ export const ERRORS = {
     description: 'A body cannot be built right now (its build threads keep failing); retry after Retry-After',
     headers: { 'Retry-After': RETRY_AFTER_1 },
   },
+  pages_not_built: {
+    status: 503, message: 'The web pages are not built: run npm run build', detailed: true, places: [], // the pages are not in the OpenAPI document
+    description: 'The docs page or the dashboard was asked of a checkout whose web files were never built (npm run build)',
+  },
   shutting_down: {
     status: 503, message: 'The service is shutting down; retry shortly', places: ['endpoints'],
     description: 'The service is stopping; retry after Retry-After (another instance answers)',

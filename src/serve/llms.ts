@@ -3,7 +3,7 @@
 // holds nothing a key protects), plain text, the same bytes for every request.
 import type { Context } from 'koa';
 import type { Endpoint } from '../readmodels';
-import { HttpError } from './errors';
+import { httpError } from './errors';
 import { MCP_PATH, toolName } from './mcp';
 
 export const LLMS_PATH = '/llms.txt';
@@ -54,7 +54,7 @@ export function llmsTxtMiddleware(basePath: string, endpoints: readonly Endpoint
   return async function serveLlmsTxt(ctx: Context, next: () => Promise<void>): Promise<void> {
     if (ctx.path !== LLMS_PATH) return next();
     ctx.state.route = 'llms.txt';
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HttpError(405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw httpError('method_not_allowed');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = body;

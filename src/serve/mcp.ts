@@ -10,7 +10,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Access } from './access';
-import { keyHash, presentedKey } from './auth';
+import { presentedKeyHash } from './auth';
+import { BASE_PATH } from './base-path';
 import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError } from './errors';
 import { pathParams, queryParams } from './params';
 import type { RateLimiter } from './ratelimit';
@@ -44,7 +45,7 @@ export function toolList(endpoints: readonly Endpoint[]): Tool[] {
   return endpoints.map((e) => ({
     name: toolName(e),
     title: e.summary,
-    description: `${e.summary} (GET /v1/public${e.path.replace(/:([a-z_]+)/g, '{$1}')}; the same body as the HTTP API).`,
+    description: `${e.summary} (GET ${BASE_PATH}${e.path.replace(/:([a-z_]+)/g, '{$1}')}; the same body as the HTTP API).`,
     inputSchema: toolInputSchema(e),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   }));
@@ -91,9 +92,9 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const endpoint = byName.get(req.params.name);
-    if (!endpoint) return errorResult(new HttpError(404, `Unknown tool ${JSON.stringify(req.params.name)}`));
+    if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${JSON.stringify(req.params.name)}`));
     try {
-      if (deps.isReady && !deps.isReady()) throw new HttpError(503, 'The read model is still loading; retry shortly');
+      if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
       const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, req.params.arguments ?? {}), keyHash: hash });
       const ready = await deps.responder.respond(resolved);
       const text = ready.json.toString('utf8');
@@ -139,16 +140,17 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     const started = performance.now();
     if (deps.onResponse) res.once('finish', () => deps.onResponse!('mcp', res.statusCode, (performance.now() - started) / 1000));
     if (req.method !== 'POST') return sendError(res, httpError('method_not_allowed', undefined, { Allow: 'POST' }));
-    const key = presentedKey(req.headers);
-    const hash = key === null ? null : keyHash(key);
+    const hash = presentedKeyHash(req.headers);
     deps.access.refresh();
     if (hash === null || deps.access.account(hash) === null) return sendError(res, httpError('invalid_api_key'));
-    if (deps.limiter?.on) {
-      const field = deps.limiter.take(hash);
-      if (field === null) return sendError(res, deps.limiter.exceeded(hash));
-      res.setHeader('RateLimit-Policy', deps.limiter.policy);
-      res.setHeader('RateLimit', field);
+    let rateLimit: Record<string, string> = {};
+    try {
+      rateLimit = deps.limiter?.charge(hash) ?? {};
+    } catch (err) {
+      if (err instanceof HttpError) return sendError(res, err);
+      throw err;
     }
+    for (const [name, value] of Object.entries(rateLimit)) res.setHeader(name, value);
     res.setHeader(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
     const server = createMcpServer(deps, hash);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

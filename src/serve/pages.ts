@@ -4,13 +4,13 @@
 // standalone bundle copied from its npm package, the dashboard bundled by esbuild. Every asset a page
 // loads is one of these files, served from here: no CDN, and the Content-Security-Policy keeps the
 // browser from fetching anything from elsewhere.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import type { Context } from 'koa';
 import { packageRoot } from '../lib/root';
-import { HttpError } from './errors';
+import { compressed, strongEtag } from './cache';
+import { httpError } from './errors';
+import { encodedEtag, etagMatches, type Encoding } from './send';
 
 /** A demo fixture key, listed on the dashboard (they are public in the README too). */
 export interface DemoKey {
@@ -43,13 +43,7 @@ interface Asset {
 }
 
 function asset(type: string, bytes: Buffer): Asset {
-  return {
-    type,
-    identity: bytes,
-    gzip: zlib.gzipSync(bytes, { level: 6 }),
-    br: zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
-    etag: `"${createHash('sha1').update(bytes).digest('base64url')}"`,
-  };
+  return { type, identity: bytes, ...compressed(bytes), etag: strongEtag(bytes) };
 }
 
 /** One route: the built file it serves, and what the bytes become (the dashboard's page gets its keys). */
@@ -103,7 +97,7 @@ export function pagesMiddleware(o: PagesOptions) {
       text = fs.readFileSync(path.join(dir, page.file));
     } catch {
       // Served from a checkout that was never built (tsx from src/): say what to run.
-      throw new HttpError(503, `The web pages are not built (${page.file} is missing): run npm run build`);
+      throw httpError('pages_not_built', `The web pages are not built (${page.file} is missing): run npm run build`);
     }
     a = asset(page.type, page.fill ? Buffer.from(page.fill(text.toString('utf8'))) : text);
     loaded.set(page.file, a);
@@ -114,16 +108,16 @@ export function pagesMiddleware(o: PagesOptions) {
     const page = pages.get(ctx.path);
     if (!page) return next();
     ctx.state.route = page.route;
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HttpError(405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw httpError('method_not_allowed');
     send(ctx, load(page));
   };
 }
 
 function send(ctx: Context, a: Asset): void {
-  const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  const tag = encoding === 'br' || encoding === 'gzip' ? `"${a.etag.slice(1, -1)}-${encoding === 'br' ? 'br' : 'gz'}"` : a.etag;
+  const accepted = ctx.acceptsEncodings('br', 'gzip', 'identity');
+  const encoding: Encoding = accepted === 'br' || accepted === 'gzip' ? accepted : 'identity';
   ctx.set({
-    ETag: tag,
+    ETag: encodedEtag(a.etag, encoding),
     // Revalidated on every load (a 304 when unchanged): a rebuilt bundle is picked up at once.
     'Cache-Control': 'public, no-cache',
     Vary: 'Accept-Encoding',
@@ -131,11 +125,11 @@ function send(ctx: Context, a: Asset): void {
     'X-Content-Type-Options': 'nosniff',
   });
   const inm = ctx.get('if-none-match');
-  if (inm && inm.split(',').some((t) => [a.etag, `"${a.etag.slice(1, -1)}-gz"`, `"${a.etag.slice(1, -1)}-br"`].includes(t.trim().replace(/^W\//, '')))) {
+  if (inm && etagMatches(inm, a.etag)) {
     ctx.status = 304;
     return;
   }
   ctx.type = a.type;
-  if (encoding === 'br' || encoding === 'gzip') ctx.set('Content-Encoding', encoding);
+  if (encoding !== 'identity') ctx.set('Content-Encoding', encoding);
   ctx.body = encoding === 'br' ? a.br : encoding === 'gzip' ? a.gzip : a.identity;
 }

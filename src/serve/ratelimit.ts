@@ -50,6 +50,17 @@ export class RateLimiter {
     return this.field(b.tokens);
   }
 
+  /**
+   * One request of the key: the two fields to answer with ({} when the limiter is off), or throws
+   * the 429 when the key is over its rate.
+   */
+  charge(keyHash: string): Record<string, string> {
+    if (!this.on) return {};
+    const field = this.take(keyHash);
+    if (field === null) throw this.exceeded(keyHash);
+    return { 'RateLimit-Policy': this.policy, RateLimit: field };
+  }
+
   /** The 429 for a key over its rate: Retry-After, and the fields saying r=0. */
   exceeded(keyHash: string): HttpError {
     const b = this.refill(keyHash);

@@ -40,13 +40,16 @@ export function pickEncoding(acceptEncoding: string | undefined, r: Ready): Enco
   return 'identity';
 }
 
-function etagMatches(ifNoneMatch: string, etag: string): boolean {
+/** The ETag of one encoding of a representation: one per representation (RFC 9110), -gz / -br appended. */
+export function encodedEtag(etag: string, encoding: Encoding): string {
+  return encoding === 'identity' ? etag : `"${etag.slice(1, -1)}-${encoding === 'br' ? 'br' : 'gz'}"`;
+}
+
+/** If-None-Match names this representation in any of its encodings (weak or strong), or is `*`. */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
-  const bare = etag.slice(1, -1);
-  return ifNoneMatch.split(',').some((t) => {
-    const tag = t.trim().replace(/^W\//, '');
-    return tag === etag || tag === `"${bare}-gz"` || tag === `"${bare}-br"`;
-  });
+  const variants = [etag, encodedEtag(etag, 'gzip'), encodedEtag(etag, 'br')];
+  return ifNoneMatch.split(',').some((t) => variants.includes(t.trim().replace(/^W\//, '')));
 }
 
 export interface Representation {
@@ -64,7 +67,7 @@ const variantsOf = new WeakMap<Ready, Variants>();
 function variant(r: Ready, encoding: Encoding): { ok: Representation; notModified: Representation } {
   const body = encoding === 'br' ? r.br : encoding === 'gzip' ? r.gzip : r.json;
   const common = {
-    etag: encoding === 'identity' ? r.etag : `"${r.etag.slice(1, -1)}-${encoding === 'br' ? 'br' : 'gz'}"`,
+    etag: encodedEtag(r.etag, encoding),
     'cache-control': 'private, no-cache',
     vary: 'Accept-Encoding, Authorization, X-API-Key',
     'x-data-version': String(r.version),
