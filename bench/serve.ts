@@ -6,6 +6,8 @@
 //   (d) a naive server computing /visibility from the raw prompt runs on every request;
 // plus p99 latency at 80% of the top rate, resident memory, and event-loop delay while events are
 // applied under read load. Prints a table and writes bench/out/serve.md.
+// The service writes its access log (LOG_LEVEL info, a JSON line per request) to bench/out/service-access.log,
+// as `serve` writes to stdout; --log-level warn measures it without the access lines.
 // --rate-limit N runs the service with the per-key limiter on (N requests/s per key: set it far above
 // what the load reaches, so no request is turned away) and the bare server sends RateLimit headers
 // of the same length, so (a) and (b) still send the same bytes. --hot-only stops after the hot
@@ -30,6 +32,7 @@ const { values } = parseArgs({
   options: {
     accounts: { type: 'string' }, days: { type: 'string' }, prompts: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' },
     rounds: { type: 'string' }, 'no-pin': { type: 'boolean' }, 'rate-limit': { type: 'string' }, 'hot-only': { type: 'boolean' },
+    'log-level': { type: 'string' },
   },
 });
 const OUT = path.join(packageRoot(), 'bench', 'out');
@@ -195,13 +198,21 @@ async function main(): Promise<void> {
     console.log(`${name}: ${fmt(l.rps)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx+errors ${l.non2xx + l.errors}`);
   };
 
-  let service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES), ...RATE_ARGS]);
+  // The service writes its access log as `serve` does (a JSON line per request at info) into a file.
+  const LOG_ARGS = ['--log', path.join(OUT, 'service-access.log'), ...(values['log-level'] ? ['--log-level', values['log-level']] : [])];
+  let service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES), ...RATE_ARGS, ...LOG_ARGS]);
   await warm(service.port, mix);
   const bodyFile = path.join(OUT, 'visibility.json');
   fs.writeFileSync(bodyFile, (await get(service.port, hotPlain[0]!.path, identity)).body);
 
   // (a) and (b) in alternating rounds: the machine's speed drifts, a round compares like with like.
   const bare = await startServer('bare', ['--db', dbFile, '--body', bodyFile, ...RATE_ARGS]);
+  // The same service without access lines (LOG_LEVEL=warn), in the same rounds: what the access log costs.
+  const unlogged = await startServer('service', ['--db', dbFile, '--cache-max-bytes', String(CACHE_MAX_BYTES), ...RATE_ARGS,
+    '--log', path.join(OUT, 'service-unlogged.log'), '--log-level', 'warn']);
+  await warm(unlogged.port, hotPlain);
+  const logRatios: number[] = [];
+  const logCpu: Array<{ on: number; off: number }> = [];
   const rounds: Array<{ a: Load; b: Load }> = [];
   const cpuRatios: number[] = [];
   let cpuA = 0;
@@ -209,13 +220,21 @@ async function main(): Promise<void> {
   for (let i = 0; i < ROUNDS; i++) {
     const [a, aMicros] = await measuredLoad(bare, hotPlain);
     const [b, bMicros] = await measuredLoad(service, hotPlain);
+    const [u, uMicros] = await measuredLoad(unlogged, hotPlain);
+    logRatios.push(b.rps / u.rps);
+    logCpu.push({ on: bMicros / b.requests, off: uMicros / u.requests });
     rounds.push({ a, b });
     cpuA += aMicros / a.requests;
     cpuB += bMicros / b.requests;
     cpuRatios.push(aMicros / a.requests / (bMicros / b.requests));
     console.log(`  round ${i + 1}: bare ${fmt(a.rps)} req/s, service ${fmt(b.rps)} req/s, ratio ${fmt(b.rps / a.rps, 2)}; ` +
-      `server CPU per request: bare ${fmt(aMicros / a.requests, 1)} us, service ${fmt(bMicros / b.requests, 1)} us`);
+      `server CPU per request: bare ${fmt(aMicros / a.requests, 1)} us, service ${fmt(bMicros / b.requests, 1)} us; ` +
+      `without access lines ${fmt(u.rps)} req/s, ${fmt(uMicros / u.requests, 1)} us`);
   }
+  await stop(unlogged);
+  const accessLine = `access log on vs off: ${fmt(median(logRatios), 2)} in req/s (median round; rounds ${logRatios.map((r) => fmt(r, 2)).join(', ')}); ` +
+    `CPU per request ${fmt(median(logCpu.map((c) => c.on)), 1)} us on, ${fmt(median(logCpu.map((c) => c.off)), 1)} us off (medians)`;
+  console.log(accessLine);
   const cpuRatio = median(cpuRatios);
   // The same comparison with (a) and (b) loaded at the same time, sharing the server CPU: whatever
   // the host does during a round, it does to both.
@@ -263,7 +282,7 @@ async function main(): Promise<void> {
   row('(b) mix at 50% while events are applied', underIngest);
   await stop(service);
 
-  service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', '0']);
+  service = await startServer('service', ['--db', dbFile, '--cache-max-bytes', '0', ...LOG_ARGS]);
   const c = await load(service.port, mix);
   await stop(service);
   row('(c) same mix, cold cache (every request builds)', c);
@@ -280,6 +299,7 @@ async function main(): Promise<void> {
     `- hot path vs bare node:http: **${fmt(b1.rps / a.rps, 2)}** in requests per second (median round; rounds ${ratios}); ` +
       `**${fmt(cpuRatio, 2)}** in server CPU per request (median round; mean ${fmt(cpuA / ROUNDS, 1)} us bare, ${fmt(cpuB / ROUNDS, 1)} us service); ` +
       `loaded at the same time: **${fmt(pairedRps, 2)}** in requests per second, **${fmt(pairedCpu, 2)}** in CPU per request (medians of ${ROUNDS} rounds) (target >= 0.90)`,
+    `- ${accessLine} (the service above writes its access lines)`,
     `- hot path vs naive: **${fmt(b1.rps / d.rps, 0)} x** (target >= 50)`,
     `- p99 at 80% of top rate: hot ${fmt(b80.p99, 1)} ms, mix ${fmt(m80.p99, 1)} ms (target <= 5 ms); the bare server at the same rates: ${fmt(a80.p99, 1)} ms and ${fmt(am80.p99, 1)} ms`,
     `- resident memory (max): ${fmt(stats.rss_max / 1024 ** 2)} MiB with CACHE_MAX_BYTES = ${fmt(CACHE_MAX_BYTES / 1024 ** 2)} MiB (target <= CACHE_MAX_BYTES + 200 MiB)`,

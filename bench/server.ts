@@ -1,5 +1,6 @@
 // A server process for bench/serve.ts: the service, a bare node:http server, or a naive server.
 //   node dist/bench/server.js service|bare|naive --db FILE [--cache-max-bytes N] [--body FILE] [--rate-limit N]
+//     [--log FILE [--log-level L]]   (service: the access log, as `serve` writes it, into FILE)
 // Talks to its parent over IPC: {type:'ready', port}; answers {type:'stats'} and {type:'ingest', file}.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -7,14 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startWorker } from '../src/lib/worker';
-import { createMetrics } from '../src/ops';
+import { createLogger, type LogLevel } from '../src/lib/log';
+import { accessLog, createMetrics } from '../src/ops';
 import { createService } from '../src/serve';
 import { commitCounter, openDb } from '../src/store';
 import { naiveVisibility } from './naive';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { db: { type: 'string' }, 'cache-max-bytes': { type: 'string' }, body: { type: 'string' }, 'rate-limit': { type: 'string' } },
+  options: {
+    db: { type: 'string' }, 'cache-max-bytes': { type: 'string' }, body: { type: 'string' }, 'rate-limit': { type: 'string' },
+    log: { type: 'string' }, 'log-level': { type: 'string' },
+  },
 });
 const kind = positionals[0];
 const rateLimit = Number(values['rate-limit'] ?? 0);
@@ -24,10 +29,16 @@ setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 100).u
 
 function listener(): http.RequestListener {
   if (kind === 'service') {
-    // Wired as `serve` wires it: request latency histograms included.
+    // Wired as `serve` wires it (src/index.ts): request latency histograms and, with --log, the access log.
     let observe: (route: string, status: number, seconds: number) => void = () => {};
+    const logger = values.log ? createLogger({ level: (values['log-level'] ?? 'info') as LogLevel, fd: fs.openSync(values.log, 'w') }) : null;
+    const logRequest = logger ? accessLog(logger).observe : null;
     const service = createService({
-      db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), rateLimit, onResponse: (r, s, t) => observe(r, s, t),
+      db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), rateLimit, ...(logger ? { logger } : {}),
+      onResponse: (s) => {
+        observe(s.route, s.status, s.seconds);
+        logRequest?.(s);
+      },
     });
     observe = createMetrics(service.cache).observeRequest;
     return service.handler;
@@ -39,6 +50,8 @@ function listener(): http.RequestListener {
       'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length), etag: '"bare"',
       'cache-control': 'private, no-cache', vary: 'Accept-Encoding, Authorization, X-API-Key', 'x-data-version': '1',
       'last-modified': new Date(0).toUTCString(),
+      // What the service echoes or makes per request (a UUID), of the same length; the bare server makes none.
+      'x-request-id': '00000000-0000-4000-8000-000000000000',
       // What a rate-limited key's hit carries (src/serve/ratelimit.ts), with values of the same length.
       ...(rateLimit > 0 ? { 'ratelimit-policy': `"per-key";q=${2 * rateLimit};w=2`, ratelimit: `"per-key";r=${2 * rateLimit - 1};t=1` } : {}),
     };

@@ -2,7 +2,8 @@
 // threads, the Kafka thread, the hot path, Koa and the ops port; the CLI only parses flags.
 import type http from 'node:http';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
-import { createMetrics, createOpsServer, type IngestFigures, type Readiness } from './ops';
+import { accessLog, createMetrics, createOpsServer, type IngestFigures, type Metrics, type Readiness } from './ops';
+import { createLogger, type Logger } from './lib/log';
 import { BASE_PATH, createHttpServer, createService, type AppOptions, type Service } from './serve';
 import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
@@ -26,8 +27,10 @@ export interface StartOptions {
   drainMs?: number;
   /** Serve the reference dashboard at / with these keys to pick from (serve --demo). */
   dashboard?: AppOptions['dashboard'];
-  /** Where the few operational lines go (default: console.log). */
-  log?: (line: string) => void;
+  /** Where every log line goes, the access lines included (default: JSON at info on stdout). */
+  logger?: Logger;
+  /** At info, one access line per this many cache hits of the hot path (default 100; 1 = all). See src/ops/access-log.ts. */
+  logHitSample?: number;
 }
 
 export interface Running {
@@ -45,12 +48,12 @@ export interface Running {
 /** Everything start() opened, released in reverse on close or on a failed start. */
 type Cleanup = Array<() => void | Promise<void>>;
 
-async function unwind(cleanup: Cleanup): Promise<void> {
+async function unwind(cleanup: Cleanup, logger: Logger): Promise<void> {
   for (const step of cleanup.reverse()) {
     try {
       await step();
-    } catch (e) {
-      console.error('visibility-api: while closing:', e);
+    } catch (err) {
+      logger.error({ err }, 'while closing');
     }
   }
   cleanup.length = 0;
@@ -104,11 +107,11 @@ interface KafkaWiring {
 }
 
 /** Starts consuming into `db` in a thread (kafkajs is loaded only when Kafka is on). */
-async function startKafka(db: Db, config: KafkaIngestConfig): Promise<KafkaWiring> {
+async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger): Promise<KafkaWiring> {
   const kafka = await import('./ingest/kafka/index.js');
   let ingest: KafkaIngest;
   try {
-    ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, commits: commitCounter(), config, opts: {} });
+    ingest = await kafka.startKafkaIngestThread({ dbFile: db.name, commits: commitCounter(), config, opts: {} }, logger);
   } catch (e) {
     if (kafka.isKafkaSetupError(e)) throw new StartError(e.message);
     throw e;
@@ -137,7 +140,7 @@ async function startKafka(db: Db, config: KafkaIngestConfig): Promise<KafkaWirin
  * SIGTERM/SIGINT trigger in the CLI.
  */
 export async function start(o: StartOptions): Promise<Running> {
-  const log = o.log ?? ((line: string) => console.log(line));
+  const logger = o.logger ?? createLogger();
   const cleanup: Cleanup = [];
   try {
     const db = openServedDb(o);
@@ -146,10 +149,10 @@ export async function start(o: StartOptions): Promise<Running> {
       checkpoint(db);
       db.close();
     });
-    const kafka = o.kafka ? await startKafka(db, o.kafka) : null;
+    const kafka = o.kafka ? await startKafka(db, o.kafka, logger) : null;
     if (kafka) {
       cleanup.push(() => kafka.ingest.stop());
-      log(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
+      logger.info(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
         `${o.kafka!.dlqTopic ? `, dead letters to ${o.kafka!.dlqTopic}` : ''}`);
     }
 
@@ -157,20 +160,25 @@ export async function start(o: StartOptions): Promise<Running> {
     let corrupt: string | null = null;
     // Without Kafka the file was checked at open; with it, ready once the first data has arrived.
     const isLoaded = kafka ? kafka.loaded : (): boolean => true;
-    let observe: (route: string, status: number, seconds: number) => void = () => {};
+    let observeLatency: Metrics['observeRequest'] = () => {};
+    const access = accessLog(logger, { hitSample: o.logHitSample });
+    cleanup.push(() => access.flush()); // last out: the lines of the requests drained before it
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
-      dashboard: o.dashboard,
-      isReady: isLoaded, isDraining: () => draining, onResponse: (r, s, t) => observe(r, s, t),
-      log: (err, ctx) => {
+      dashboard: o.dashboard, logger,
+      isReady: isLoaded, isDraining: () => draining,
+      onResponse: (s) => {
+        observeLatency(s.route, s.status, s.seconds);
+        access.observe(s);
+      },
+      onFailure: (err) => {
         // A corrupt file fails every read from now on: say so on /readyz so the balancer stops sending traffic here.
         if (isCorruption(err)) corrupt ??= `database file is corrupt: ${o.dbFile} (${(err as Error).message})`;
-        console.error(`${ctx.method} ${ctx.path} failed:`, err);
       },
     });
     cleanup.push(() => service.close());
     const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined);
-    observe = metrics.observeRequest;
+    observeLatency = metrics.observeRequest;
 
     const readiness = (): Readiness => {
       const base: Readiness = kafka ? kafka.readiness() : { ready: true, reasons: [] };
@@ -197,11 +205,11 @@ export async function start(o: StartOptions): Promise<Running> {
       close: () => (closing ??= (async () => {
         draining = true; // /readyz says not ready; every answer from now on says Connection: close
         void kafka?.ingest.stop(); // commits and stops while the API drains (its cleanup step awaits the same stop)
-        await unwind(cleanup);
+        await unwind(cleanup, logger);
       })()),
     };
   } catch (e) {
-    await unwind(cleanup);
+    await unwind(cleanup, logger);
     throw e;
   }
 }

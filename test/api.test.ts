@@ -4,6 +4,7 @@ import { ENDPOINTS, type Endpoint } from '../src/readmodels';
 import { apiAjv } from './bodies';
 import { activeKeys, demoDb, revokedKey } from './demo';
 import { request, startApi, withKey, type Api } from './http';
+import { capturedLogger } from './helpers';
 
 const NOT_FOUND = { error: true, message: 'Not found' };
 const INVALID_KEY = { error: true, message: 'Invalid API key' };
@@ -153,12 +154,12 @@ t.test('public API over HTTP', async (t) => {
 
 t.test('500 never shows internals and a body that fails its schema is never served', async (t) => {
   const { db } = await demoDb();
-  const logged: string[] = [];
+  const { logger, lines } = capturedLogger();
   const broken: Endpoint[] = [
     { ...ENDPOINTS[0]!, name: 'bad-body', path: '/bad-body', build: () => [{ id: 'not a project' }] },
     { ...ENDPOINTS[0]!, name: 'throws', path: '/throws', build: () => { throw new Error('secret table layout'); } },
   ];
-  const api = await startApi({ db, endpoints: broken, log: (err) => logged.push(String(err)) });
+  const api = await startApi({ db, endpoints: broken, logger });
   t.teardown(() => api.close().then(() => db.close()));
   for (const path of ['/bad-body', '/throws']) {
     const r = await request(api.base + path, withKey(activeKeys[0]!.key));
@@ -166,8 +167,10 @@ t.test('500 never shows internals and a body that fails its schema is never serv
     t.same(r.json, { error: true, message: 'Internal server error' });
     t.notMatch(r.text, /secret|schema|not a project/);
   }
+  const logged = lines.map((l) => JSON.stringify(l.err));
   t.match(logged[0], /bad-body body fails schemas\/api\/projects.json/, 'the schema failure is logged');
   t.match(logged[1], /secret table layout/);
+  t.same(lines.map((l) => l.level), [50, 50], 'as errors');
 });
 
 t.test('503 while no read model is loaded; 429 past the per-key rate', async (t) => {

@@ -12,6 +12,7 @@ import { EventSource } from 'eventsource';
 import { start } from '../src/index';
 import { openDb, Projector as ProjectorClass, type Db, type Projector } from '../src/store';
 import { asSource, ev, freshDb, id, run, tmpDir, W, world } from './helpers';
+import { silentLogger } from '../src/lib/log';
 import { request, startApi, withKey, type Api } from './http';
 
 interface Got {
@@ -315,7 +316,7 @@ t.test('a graceful stop (start().close(), as on SIGTERM) ends open streams inste
   new ProjectorClass(db).applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
   db.close();
   // A drain deadline far beyond the test's timeout: close() returns only because the stream ended.
-  const running = await start({ dbFile: file, port: 0, host: '127.0.0.1', opsPort: 0, drainMs: 3_600_000, log: () => {} });
+  const running = await start({ dbFile: file, port: 0, host: '127.0.0.1', opsPort: 0, drainMs: 3_600_000, logger: silentLogger });
   // (An object around the promise: resolving with a promise itself would wait for it.)
   const { ended } = await new Promise<{ ended: Promise<void> }>((resolve, reject) => {
     http.get(`${running.url}/projects/${W.project}/changes`, { headers: { 'x-api-key': W.key } }, (res) => {

@@ -9,6 +9,7 @@ import t from 'tap';
 import { start } from '../src/index';
 import { openDb, Projector } from '../src/store';
 import { asSource, tmpDir, world } from './helpers';
+import { silentLogger } from '../src/lib/log';
 
 interface Instruction { op: string; args: string }
 
@@ -55,7 +56,7 @@ t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 on
   const db = openDb(file);
   new Projector(db).applyBatch(asSource(world()));
   db.close();
-  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: () => undefined });
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', logger: silentLogger });
   // Asynchronous: the service answers from this very process.
   const probe = (): Promise<number | null> => new Promise((resolve) => {
     const child = spawn(argv[0] === 'node' ? process.execPath : argv[0]!, argv.slice(1), { env: { ...process.env, OPS_PORT: String(running.opsPort) }, timeout: 10_000 });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { openDb, Projector, type Db, type SourceEvent } from '../src/store';
+import { createLogger, type Logger, type LogLevel } from '../src/lib/log';
 
 let counter = 0;
 
@@ -123,4 +124,12 @@ export function freshDb(tt: { teardown(fn: () => void): void }): { db: Db; proje
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
   return { db, projector };
+}
+
+/** A logger whose JSON lines are kept in memory, parsed: what a test reads of what the service logged. */
+export function capturedLogger(level: LogLevel = 'info'): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  // A write may carry several lines (the access log writes in batches).
+  const stream = { write: (s: string): void => void lines.push(...s.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)) };
+  return { logger: createLogger({ level, stream }), lines };
 }

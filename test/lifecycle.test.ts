@@ -13,6 +13,7 @@ import { start, StartError } from '../src/index';
 import { MEMO_MAX_BYTES } from '../src/serve/hot';
 import { openDb, Projector } from '../src/store';
 import { asSource, run, tmpDir, W, world } from './helpers';
+import { silentLogger } from '../src/lib/log';
 import { request, startApi, withKey } from './http';
 import { runCli, startServe, type ServeProcess } from './serve-process';
 
@@ -167,8 +168,7 @@ for (const which of ['--port', '--ops-port'] as const) {
 
 t.test('start() as a library: serves, and close() releases everything (idempotent)', async (t) => {
   const file = makeDb(t);
-  const lines: string[] = [];
-  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: (l) => lines.push(l) });
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', logger: silentLogger });
   t.match(running.url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/public$/);
   t.equal((await request(projects(running.url), withKey(W.key))).status, 200);
   t.match((await request(`${running.opsUrl}/livez`)).json, { status: 'ok' }, '/livez');
@@ -177,14 +177,14 @@ t.test('start() as a library: serves, and close() releases everything (idempoten
   t.ok(await refused(running.url), 'the API port is closed');
   t.ok(await refused(running.opsUrl), 'the ops port is closed');
   // The file is free again: a second start on the same ports' kind works.
-  const again = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: () => undefined });
+  const again = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', logger: silentLogger });
   t.equal((await request(projects(again.url), withKey(W.key))).status, 200, 'a new start on the same file serves');
   await again.close();
 });
 
 t.test('a database damaged while serving: 500 without internals, and /readyz turns 503 saying why', async (t) => {
   const file = makeDb(t);
-  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', log: () => undefined });
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', logger: silentLogger });
   t.teardown(() => running.close());
   t.equal((await request(`${running.opsUrl}/readyz`)).status, 200, 'ready while the file is sound');
   // Overwrite every page after the first (the schema) with garbage, as a failing disk would.
@@ -208,7 +208,7 @@ t.test('start() with a taken port rejects and leaves nothing running', async (t)
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => blocker.close());
   const port = (blocker.address() as net.AddressInfo).port;
-  const failed: unknown = await start({ dbFile: makeDb(t), port, opsPort: 0, host: '127.0.0.1', log: () => undefined }).catch((e: unknown) => e);
+  const failed: unknown = await start({ dbFile: makeDb(t), port, opsPort: 0, host: '127.0.0.1', logger: silentLogger }).catch((e: unknown) => e);
   t.ok(failed instanceof StartError, 'a StartError');
   t.match((failed as Error).message, /^cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE$/);
 });

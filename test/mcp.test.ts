@@ -152,7 +152,9 @@ t.test('MCP', async (t) => {
       else child.kill(how);
       const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
       t.equal(code, 0, `${how}: exit 0`);
-      t.match(stderr, /stopped\n$/, `${how}: says it stopped`);
+      // Log lines (JSON) on stderr: stdout is the MCP channel.
+      const last = JSON.parse(stderr.trim().split('\n').pop()!) as { msg: string };
+      t.match(last.msg, /stopped$/, `${how}: says it stopped`);
       t.equal(stdout, '', `${how}: nothing but the protocol on stdout`);
     }
   });

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 t.test('/healthz, /readyz, /cache, /metrics and cache-stats', async (t) => {
   const { db } = await demoDb();
   let observe: (r: string, s: number, sec: number) => void = () => {};
-  const api = await startApi({ db, onResponse: (r, s, sec) => observe(r, s, sec), cacheMaxBytes: 64 * 1024 * 1024 });
+  const api = await startApi({ db, onResponse: (s) => observe(s.route, s.status, s.seconds), cacheMaxBytes: 64 * 1024 * 1024 });
   const metrics = createMetrics(api.service.cache);
   observe = metrics.observeRequest;
   let ready = true;

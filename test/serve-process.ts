@@ -28,7 +28,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, ms = 60_000)
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   // The flags' environment twins must not leak in from the test's environment.
-  for (const k of ['VISIBILITY_DB', 'PORT', 'OPS_PORT', 'HOST', 'OPS_HOST', 'KAFKA_BROKERS', 'BUILD_THREADS', 'RATE_LIMIT']) delete env[k];
+  for (const k of ['VISIBILITY_DB', 'PORT', 'OPS_PORT', 'HOST', 'OPS_HOST', 'KAFKA_BROKERS', 'BUILD_THREADS', 'RATE_LIMIT', 'LOG_LEVEL', 'LOG_FORMAT', 'LOG_HIT_SAMPLE']) delete env[k];
   return env;
 }
 
@@ -58,15 +58,21 @@ function collect(child: ChildProcess, ms: number): Promise<Exit> & { out: () => 
   return Object.assign(done, { out: () => stdout, err: () => stderr });
 }
 
+/** `serve --port 0 --ops-port 0 --host 127.0.0.1 ARGS...` (later flags win), not waiting for anything. */
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}, ms = 120_000): { child: ChildProcess; exited: ReturnType<typeof collect> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', CLI, 'serve', '--port', '0', '--ops-port', '0', '--host', '127.0.0.1', ...args],
+    { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = collect(child, ms);
+  exited.catch(() => undefined);
+  return { child, exited };
+}
+
 /**
  * `serve --db FILE --port 0 --ops-port 0 ARGS...`; resolves once it prints where it listens.
  * The child is SIGKILLed when `ms` pass (a test that forgot it cannot hang the suite).
  */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}, ms = 120_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', CLI, 'serve', '--port', '0', '--ops-port', '0', '--host', '127.0.0.1', ...args],
-    { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = collect(child, ms);
-  exited.catch(() => undefined);
+  const { child, exited } = spawnServe(args, env, ms);
   const listening = await new Promise<RegExpExecArray>((resolve, reject) => {
     const poll = setInterval(() => {
       const m = /listening on (http:\/\/[^ ]+) \(ops on (http:\/\/[^ )]+)\)/.exec(exited.out());

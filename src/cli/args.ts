@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createLogger, LogConfigError, logOptionsFromEnv, type Logger } from '../lib/log';
 
 /** A problem with the command line or configuration: reported as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -40,4 +41,14 @@ export function intFlag(p: Parsed, flag: string, fallback: number, min: number, 
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${flag} must be an integer from ${min} to ${max}, got "${String(v)}"`);
   return n;
+}
+
+/** LOG_LEVEL and LOG_FORMAT (src/lib/log.ts); a bad value is a usage error. */
+export function loggerFromEnv(env: NodeJS.ProcessEnv, fd = 1): Logger {
+  try {
+    return createLogger({ ...logOptionsFromEnv(env), fd });
+  } catch (e) {
+    if (e instanceof LogConfigError) throw new UsageError(e.message);
+    throw e;
+  }
 }

@@ -13,7 +13,8 @@ import { BodyCache } from '../serve/cache';
 import { createMcpServer } from '../serve/mcp';
 import { Responder } from '../serve/responder';
 import { openReader } from '../store';
-import { intFlag, parse, requireString, UsageError } from './args';
+import { flushLogger } from '../lib/log';
+import { intFlag, loggerFromEnv, parse, requireString, UsageError } from './args';
 import { onStopSignal } from './signals';
 
 const FLAGS = {
@@ -36,7 +37,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
 
   const reader = openReader(dbFile);
   const store = new ReadStore(reader);
-  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads) : new InlineBuilder(store, new BodySchemas());
+  // stdout is the MCP channel: log lines go to stderr.
+  const logger = loggerFromEnv(process.env, 2);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger) : new InlineBuilder(store, new BodySchemas());
   const closeAll = async (): Promise<void> => {
     await builder.close();
     reader.close();
@@ -56,11 +59,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     server.onclose = () => resolve('transport closed');
   });
   await server.connect(transport);
-  process.stderr.write(`visibility-api mcp: serving ${dbFile} over stdio\n`);
+  logger.info({ db: dbFile }, `visibility-api mcp: serving ${dbFile} over stdio`);
   const why = await stopped;
   off();
   await server.close();
   await closeAll();
-  process.stderr.write(`visibility-api mcp: ${why}: stopped\n`);
+  logger.info(`visibility-api mcp: ${why}: stopped`);
+  await flushLogger(logger);
   return 0;
 }

@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { start, type StartOptions } from '../index';
+import { DEFAULT_HIT_SAMPLE } from '../ops';
 import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
+import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
 import { openDb, Projector } from '../store';
-import { intFlag, parse, UsageError, type Parsed, requireString } from './args';
+import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
 import { onStopSignal, type StopSignal } from './signals';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
@@ -17,25 +19,26 @@ const FLAGS = {
   host: { type: 'string' }, 'ops-host': { type: 'string' }, 'window-days': { type: 'string' },
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
+  'log-hit-sample': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
-  'build-threads': 'BUILD_THREADS',
+  'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
 
 /** --demo: a fresh database in a temporary folder (or --db), filled from the committed demo fixtures. */
-async function demoDb(p: Parsed): Promise<string> {
+async function demoDb(p: Parsed, logger: Logger): Promise<string> {
   const file = flag(p, 'db') ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-demo-')), 'demo.db');
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   const db = openDb(file, { fast: true });
   try {
     const started = Date.now();
     const totals = await replayFiles(db, new Projector(db), [path.join(packageRoot(), DEMO_EVENTS)], { batchSize: 2000 });
-    console.log(`demo: replayed ${totals.lines} events in ${((Date.now() - started) / 1000).toFixed(1)} s into ${file}`);
+    logger.info({ events: totals.lines, db: file }, `demo: replayed ${totals.lines} events in ${((Date.now() - started) / 1000).toFixed(1)} s into ${file}`);
   } finally {
     db.close();
   }
@@ -64,6 +67,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     cacheMaxBytes: intFlag(p, 'cache-max-bytes', 256 * 1024 * 1024, 0, 64 * 1024 ** 3),
     rateLimit: intFlag(p, 'rate-limit', 0, 0, 1_000_000),
     buildThreads: intFlag(p, 'build-threads', 1, 0, 64),
+    logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
     host: flag(p, 'host') ?? '0.0.0.0',
     opsHost: flag(p, 'ops-host') ?? '127.0.0.1',
   };
@@ -75,29 +79,37 @@ function demoKeys(): DemoKeys {
   return JSON.parse(fs.readFileSync(path.join(packageRoot(), DEMO_KEYS), 'utf8')) as DemoKeys;
 }
 
-function showDemoKey(url: string, keys: DemoKeys): void {
+/**
+ * Where to go next. A key is never written to a log line, demo keys included: the first usable one
+ * goes to a file beside the demo database (readable by its owner only), and the hint reads it from there.
+ */
+function showDemo(logger: Logger, url: string, dbFile: string, keys: DemoKeys): void {
+  // The dashboard is at the origin's root, the reference under the API's base path (src/serve/pages.ts).
+  logger.info({ url: new URL('/', url).toString() }, `dashboard: ${new URL('/', url).toString()}`);
+  logger.info({ url: `${url}/docs` }, `API reference: ${url}/docs`);
   const key = keys.find((k) => !k.revoked);
   if (!key) return;
-  console.log(`demo key (${key.account}): ${key.key}`);
-  console.log(`try: curl -s -H 'X-API-Key: ${key.key}' ${url}/projects`);
-  // The dashboard is at the origin's root, the reference under the API's base path (src/serve/pages.ts).
-  console.log(`dashboard: ${new URL('/', url).toString()}`);
-  console.log(`API reference: ${url}/docs`);
+  const keyFile = `${dbFile}.api-key`;
+  fs.writeFileSync(keyFile, `${key.key}\n`, { mode: 0o600 });
+  logger.info({ account: key.account, key_file: keyFile }, `demo key of ${key.account} in ${keyFile}; try: curl -s -H "X-API-Key: $(cat ${keyFile})" ${url}/projects`);
 }
+
 
 /** Parses flags, starts the service, and stops it gracefully on SIGTERM or SIGINT (exit 0). */
 export async function serveCommand(argv: string[]): Promise<number> {
   const p = parse(argv, FLAGS, ENV);
+  const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
-  const dbFile = p.values.demo === true ? await demoDb(p) : requireString(p, 'db');
+  const dbFile = p.values.demo === true ? await demoDb(p, logger) : requireString(p, 'db');
   const keys = p.values.demo === true ? demoKeys() : null;
-  const running = await start({ ...opts, dbFile, kafka, ...(keys ? { dashboard: { keys } } : {}) });
-  console.log(`visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
-  if (keys) showDemoKey(running.url, keys);
+  const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
+  logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
+  if (keys) showDemo(logger, running.url, dbFile, keys);
   const signal = await new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
-  console.log(`visibility-api: ${signal}: stopping (draining requests, then closing)`);
+  logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
   await running.close();
-  console.log('visibility-api: stopped');
+  logger.info('visibility-api: stopped');
+  await flushLogger(logger);
   return 0;
 }

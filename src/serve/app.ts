@@ -21,6 +21,8 @@ import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
 import { Responder } from './responder';
 import { sendReady } from './send';
+import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
+import { silentLogger, type Logger } from '../lib/log';
 
 export { BASE_PATH };
 
@@ -37,9 +39,12 @@ export interface AppOptions {
   isReady?: () => boolean;
   /** True once a graceful stop began: answers say Connection: close, so clients move to another instance. */
   isDraining?: () => boolean;
-  log?: ErrorLogger;
-  /** Called once per response with the route name ('unmatched' for none), status and seconds taken. */
-  onResponse?: (route: string, status: number, seconds: number) => void;
+  /** Where failures are logged (default: nowhere). Access lines are the onResponse observer's business. */
+  logger?: Logger;
+  /** Called on a failure that became a 500, besides the log line (start() marks a corrupt file with it). */
+  onFailure?: (err: unknown) => void;
+  /** Called once per response (hot path, Koa, MCP): route, status, bytes, time, request id, account. */
+  onResponse?: ResponseObserver;
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
   /**
@@ -70,20 +75,26 @@ export interface Service {
 
 export function createService(opts: AppOptions): Service {
   // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
+  const logger = opts.logger ?? silentLogger;
   const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
-  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads) : new InlineBuilder(store, schemas);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger) : new InlineBuilder(store, schemas);
   const access = new Access(store);
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
-  const feed = new ChangeFeed(responder, store, endpoints, { isDraining: opts.isDraining, ...opts.changeFeed });
+  const feed = new ChangeFeed(responder, store, endpoints, {
+    isDraining: opts.isDraining, log: (err) => logger.error({ err }, 'change feed failed'), ...opts.changeFeed,
+  });
   const isReady = opts.isReady ?? (() => true);
-  const log: ErrorLogger = opts.log ?? ((err, ctx) => console.error(`${ctx.method} ${ctx.path} failed:`, err));
+  const log: ErrorLogger = (err, ctx) => {
+    opts.onFailure?.(err);
+    logger.error({ err, request_id: noteOf(ctx.req)?.requestId, route: ctx.state.route as string | undefined }, `${ctx.method} ${ctx.path} failed`);
+  };
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
   // Typed by the schema's generated type (Methodology); test/methodology.test.ts validates it against the schema.
   const methodologyBody = prepare(methodology(opts.windowDays ?? 7), 0, new Date(0).toISOString());
@@ -108,9 +119,14 @@ export function createService(opts: AppOptions): Service {
       } catch (err) {
         // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
         // (and a bucket per made-up key would be memory for anyone to fill).
-        if (hash !== null && err instanceof HttpError && access.account(hash) !== null) charge(ctx, hash);
+        const account = hash === null ? null : access.account(hash);
+        if (account !== null && err instanceof HttpError) {
+          ctx.state.account = account;
+          charge(ctx, hash!);
+        }
         throw err;
       }
+      ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
       sendReady(ctx, await responder.respond(resolved));
     };
@@ -139,11 +155,14 @@ export function createService(opts: AppOptions): Service {
     ctx.state.route = 'changes';
     if (!isReady()) throw httpError('not_ready');
     const projectId = (ctx as unknown as { params: Record<string, string> }).params.project_id;
-    feed.serve(ctx, projectId, presentedKeyHash(ctx.req.headers), (hash) => charge(ctx, hash));
+    feed.serve(ctx, projectId, presentedKeyHash(ctx.req.headers), (hash) => {
+      ctx.state.account = access.account(hash);
+      charge(ctx, hash);
+    });
   });
 
   const app = new Koa();
-  if (opts.onResponse) app.use(timing(opts.onResponse));
+  app.use(noteRoute);
   app.use(errorMiddleware(log));
   app.use(llmsTxtMiddleware(BASE_PATH, endpoints)); // public, outside BASE_PATH (llms.ts)
   app.use(pagesMiddleware({ basePath: BASE_PATH, dashboard: opts.dashboard })); // the docs page and the dashboard (pages.ts)
@@ -151,12 +170,15 @@ export function createService(opts: AppOptions): Service {
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, onResponse: opts.onResponse });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, logger });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {
       if (isDraining()) res.setHeader('Connection', 'close');
       if (hot.serve(req, res)) return;
+      // The hot path reports its own hits; every other request gets its id and note here.
+      const note = noteRequest(req, res);
+      if (opts.onResponse) observeWhenDone(req, res, note, opts.onResponse);
       // /mcp (POST, mcp.ts) is tested after the hot path: GETs pay nothing for it.
       if (isMcpRequest(req.url)) void mcp(req, res);
       else void koa(req, res);
@@ -171,16 +193,23 @@ export function createService(opts: AppOptions): Service {
   };
 }
 
-/** Outermost, so errors are timed too. */
-function timing(onResponse: NonNullable<AppOptions['onResponse']>) {
-  return async function timeRequest(ctx: Context, next: () => Promise<void>): Promise<void> {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      onResponse((ctx.state.route as string | undefined) ?? 'unmatched', ctx.status, (performance.now() - started) / 1000);
+/**
+ * Outermost: once the answer is decided (errors included), what the handlers learned goes on the
+ * request's note for the access line. The template is the router's matched path (with its prefix);
+ * the pages and llms.txt, served outside the router, have fixed paths, so theirs is the path itself.
+ */
+async function noteRoute(ctx: Context, next: () => Promise<void>): Promise<void> {
+  try {
+    await next();
+  } finally {
+    const note = noteOf(ctx.req);
+    const route = ctx.state.route as string | undefined;
+    if (note && route !== undefined) {
+      note.route = route;
+      note.template = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? ctx.path;
+      note.accountId = (ctx.state.account as string | null | undefined) ?? null;
     }
-  };
+  }
 }
 
 /** An error answer written straight to a socket, in the JSON error contract, closing the connection. */
@@ -188,7 +217,7 @@ function rawError(code: ErrorCode): string {
   const e = httpError(code);
   const body = JSON.stringify({ error: true, message: e.message });
   const extra = Object.entries(e.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n${extra}${rawErrorHeaders(code)}Content-Type: application/json; charset=utf-8\r\n` +
+  return `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n${extra}${rawErrorHeaders(code)}X-Request-Id: ${newRequestId()}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 

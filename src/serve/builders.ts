@@ -6,6 +6,7 @@ import type { BodySchemas } from './bodies';
 import { buildReady } from './ready-body';
 import type { Ready } from './cache';
 import { httpError, type HttpError } from './errors';
+import { silentLogger, type Logger } from '../lib/log';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */
 export interface BuildJob {
@@ -88,7 +89,7 @@ class BuildThread {
   /** Threads that died (not ended by close). */
   deaths = 0;
 
-  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan) {
+  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger) {
     this.worker = this.spawn();
   }
 
@@ -133,7 +134,7 @@ class BuildThread {
     this.worker = null;
     this.deaths += 1;
     const why = failure ? `: ${failure.message}` : '';
-    console.error(`build thread died (exit code ${code}${why}); ${this.pending.size} job(s) in hand are retried on a new thread`);
+    this.logger.error({ exit_code: code }, `build thread died (exit code ${code}${why}); ${this.pending.size} job(s) in hand are retried on a new thread`);
     for (const p of [...this.pending.values()]) {
       if (p.attempts < MAX_ATTEMPTS) continue;
       this.pending.delete(p.job.id);
@@ -195,8 +196,8 @@ export class ThreadBuilder implements Builder {
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
-  constructor(dbFile: string, count: number) {
-    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes));
+  constructor(dbFile: string, count: number, logger: Logger = silentLogger) {
+    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger));
   }
 
   /** Build threads that died so far (replaced on demand). */

@@ -30,7 +30,7 @@ export interface ChangeFeedOptions {
   retryMs?: number;
   /** True once a graceful stop began: every stream ends, so the server can close. */
   isDraining?: () => boolean;
-  /** Where a failure of the timer's work goes (its streams are ended); default console.error. */
+  /** Where a failure of the timer's work goes (its streams are ended); default: nowhere (createService passes its logger). */
   log?: (err: unknown) => void;
 }
 
@@ -114,7 +114,7 @@ export class ChangeFeed {
     this.maxPerKey = o.maxStreamsPerKey ?? 5;
     this.retryMs = o.retryMs ?? 2000;
     this.isDraining = o.isDraining ?? (() => false);
-    this.log = o.log ?? ((err) => console.error('change feed failed:', err));
+    this.log = o.log ?? (() => undefined);
   }
 
   /** Streams open now (for tests and the log). */

@@ -5,9 +5,12 @@ import { keyFrom, keyHash as hashOf } from './auth';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 import { represent, type Representation } from './send';
+import { requestIdFrom, type ResponseObserver } from './served';
 
 interface Route {
   endpoint: Endpoint;
+  /** basePath + the endpoint's path: what the access log names. */
+  template: string;
   pattern: RegExp;
   names: string[];
 }
@@ -15,7 +18,9 @@ interface Route {
 /** A request line and key resolved to a cache entry: valid for one Access generation. */
 interface Resolution {
   route: string;
+  template: string;
   cacheKey: string;
+  accountId: string;
 }
 
 /** The request headers the hot path reads. */
@@ -24,12 +29,14 @@ interface HotHeaders {
   authorization: string | undefined;
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
+  xRequestId: string | undefined;
 }
 
-/** Which of the four a header name is; undefined for any other. Compared by length first. */
+/** Which of the five a header name is; undefined for any other. Compared by length first. */
 function fieldOf(name: string): keyof HotHeaders | undefined {
   switch (name.length) {
     case 9: return name.toLowerCase() === 'x-api-key' ? 'xApiKey' : undefined;
+    case 12: return name.toLowerCase() === 'x-request-id' ? 'xRequestId' : undefined;
     case 13: {
       const lower = name.toLowerCase();
       return lower === 'authorization' ? 'authorization' : lower === 'if-none-match' ? 'ifNoneMatch' : undefined;
@@ -40,12 +47,12 @@ function fieldOf(name: string): keyof HotHeaders | undefined {
 }
 
 /**
- * The four headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
+ * The five headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
  * every header, which costs more than the rest of a hit. null when one of them is repeated: node
  * would join the values, and the Koa path (which reads req.headers) answers instead.
  */
 function hotHeaders(raw: string[]): HotHeaders | null {
-  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined };
+  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined, xRequestId: undefined };
   for (let i = 0; i < raw.length; i += 2) {
     const field = fieldOf(raw[i]!);
     if (field === undefined) continue;
@@ -71,12 +78,13 @@ const ENTRY_OVERHEAD_BYTES = 200;
 /** '/projects/:project_id/visibility' -> /^\/v1\/public\/projects\/([^/]+)\/visibility$/ */
 function compile(basePath: string, endpoint: Endpoint): Route {
   const names: string[] = [];
-  const source = (basePath + endpoint.path).split('/').map((seg) => {
+  const template = basePath + endpoint.path;
+  const source = template.split('/').map((seg) => {
     if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     names.push(seg.slice(1));
     return '([^/]+)';
   }).join('\\/');
-  return { endpoint, pattern: new RegExp(`^${source}$`), names };
+  return { endpoint, template, pattern: new RegExp(`^${source}$`), names };
 }
 
 export interface HotPathOptions {
@@ -90,7 +98,7 @@ export interface HotPathOptions {
    */
   limited: WeakSet<IncomingMessage>;
   isReady: () => boolean;
-  onResponse?: (route: string, status: number, seconds: number) => void;
+  onResponse?: ResponseObserver;
 }
 
 /**
@@ -139,7 +147,8 @@ export function createHotPath(o: HotPathOptions): HotPath {
       try {
         r.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
         const query = q < 0 ? NO_QUERY : querystring.parse(url.slice(q + 1));
-        return { route: r.endpoint.name, cacheKey: o.responder.resolve(r.endpoint, { params, query, keyHash }).cacheKey };
+        const resolved = o.responder.resolve(r.endpoint, { params, query, keyHash });
+        return { route: r.endpoint.name, template: r.template, cacheKey: resolved.cacheKey, accountId: resolved.args.accountId };
       } catch {
         return null; // 400 / 401 / 404: the Koa path answers with the error contract
       }
@@ -148,24 +157,27 @@ export function createHotPath(o: HotPathOptions): HotPath {
   }
 
   // Each representation's headers as a flat [name, value, ...] list, made once: node:http turns a
-  // list into the header block with a plain loop, cheaper than its for-in over an object. With the
-  // limiter on, the list ends in the two RateLimit fields and the per-request value is written into
-  // its last slot just before writeHead, which reads the list at once: one list serves every
-  // request, and a rate-limited hit allocates nothing but that value's string.
-  const lists = new WeakMap<Representation, string[]>();
-  function headerList(rep: Representation): string[] {
-    let list = lists.get(rep);
-    if (list === undefined) {
-      list = Object.entries(rep.headers).flat();
+  // list into the header block with a plain loop, cheaper than its for-in over an object. The list
+  // ends in X-Request-Id and, with the limiter on, the two RateLimit fields; the per-request values
+  // are written into their slots just before writeHead, which reads the list at once: one list
+  // serves every request, and a hit allocates nothing but those values' strings.
+  const lists = new WeakMap<Representation, { list: string[]; idSlot: number }>();
+  function headerList(rep: Representation): { list: string[]; idSlot: number } {
+    let entry = lists.get(rep);
+    if (entry === undefined) {
+      const list = Object.entries(rep.headers).flat();
+      list.push('x-request-id', '');
+      const idSlot = list.length - 1;
       if (o.limiter.on) list.push('ratelimit-policy', o.limiter.policy, 'ratelimit', '');
-      lists.set(rep, list);
+      lists.set(rep, (entry = { list, idSlot }));
     }
-    return list;
+    return entry;
   }
 
   function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !o.isReady()) return false;
-    const started = o.onResponse ? performance.now() : 0;
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || !o.isReady()) return false;
+    const started = performance.now();
     const headers = hotHeaders(req.rawHeaders);
     if (headers === null) return false;
     const key = keyFrom(headers.xApiKey, headers.authorization);
@@ -195,11 +207,17 @@ export function createHotPath(o: HotPathOptions): HotPath {
       return false;
     }
     const rep = represent(ready, headers.acceptEncoding, headers.ifNoneMatch);
-    const list = headerList(rep);
+    const { list, idSlot } = headerList(rep);
+    const requestId = requestIdFrom(headers.xRequestId);
+    list[idSlot] = requestId;
     if (rateLimit !== '') list[list.length - 1] = rateLimit;
     res.writeHead(rep.status, list);
-    res.end(req.method === 'HEAD' ? undefined : (rep.body ?? undefined));
-    o.onResponse?.(r.route, rep.status, (performance.now() - started) / 1000);
+    const body = method === 'HEAD' ? undefined : (rep.body ?? undefined);
+    res.end(body);
+    o.onResponse?.({
+      method, route: r.route, template: r.template, status: rep.status, bytes: body === undefined ? 0 : body.length,
+      seconds: (performance.now() - started) / 1000, requestId, accountId: r.accountId, hit: true,
+    });
     return true;
   }
 

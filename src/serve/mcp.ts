@@ -16,6 +16,8 @@ import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError } from
 import { pathParams, queryParams } from './params';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
+import { noteOf } from './served';
+import type { Logger } from '../lib/log';
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_NAME = 'visibility-api';
@@ -124,8 +126,8 @@ export interface McpHttpDeps extends McpDeps {
   access: Access;
   /** The API's limiter: one POST /mcp is one request of the key (a JSON-RPC batch too). */
   limiter?: RateLimiter;
-  /** As AppOptions.onResponse, with the route 'mcp'. */
-  onResponse?: (route: string, status: number, seconds: number) => void;
+  /** Where a failure is logged. */
+  logger: Logger;
 }
 
 /**
@@ -137,12 +139,17 @@ export interface McpHttpDeps extends McpDeps {
  */
 export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function serveMcp(req, res) {
-    const started = performance.now();
-    if (deps.onResponse) res.once('finish', () => deps.onResponse!('mcp', res.statusCode, (performance.now() - started) / 1000));
+    const note = noteOf(req);
+    if (note) {
+      note.route = 'mcp';
+      note.template = MCP_PATH;
+    }
     if (req.method !== 'POST') return sendError(res, httpError('method_not_allowed', undefined, { Allow: 'POST' }));
     const hash = presentedKeyHash(req.headers);
     deps.access.refresh();
-    if (hash === null || deps.access.account(hash) === null) return sendError(res, httpError('invalid_api_key'));
+    const accountId = hash === null ? null : deps.access.account(hash);
+    if (hash === null || accountId === null) return sendError(res, httpError('invalid_api_key'));
+    if (note) note.accountId = accountId;
     let rateLimit: Record<string, string> = {};
     try {
       rateLimit = deps.limiter?.charge(hash) ?? {};
@@ -162,7 +169,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
       await server.connect(transport);
       await transport.handleRequest(req, res);
     } catch (err) {
-      console.error('POST /mcp failed:', err);
+      deps.logger.error({ err, request_id: note?.requestId, route: 'mcp' }, 'POST /mcp failed');
       if (!res.headersSent) sendError(res, httpError('internal'));
       else res.destroy();
     }

@@ -154,10 +154,10 @@ function levelName(level: KafkaJsLogLevel): LogLevelName {
 const SEVERITY: Record<KafkaLogLevel, number> = { nothing: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
 /**
- * stderr, one line per entry at `minLevel` or more severe. During an outage kafkajs repeats the same
- * error on every retry, so an identical line is printed at most once per `quietMs`.
+ * Entries at `minLevel` or more severe, handed to `write`. During an outage kafkajs repeats the same
+ * error on every retry, so an identical entry is passed on at most once per `quietMs`.
  */
-export function stderrKafkaLog(minLevel: KafkaLogLevel = 'warn', quietMs = 30_000): KafkaLog {
+export function dedupedKafkaLog(write: KafkaLog, minLevel: KafkaLogLevel = 'warn', quietMs = 30_000): KafkaLog {
   const lastPrinted = new Map<string, number>();
   return (level, message) => {
     if (SEVERITY[level] > SEVERITY[minLevel]) return;
@@ -166,8 +166,13 @@ export function stderrKafkaLog(minLevel: KafkaLogLevel = 'warn', quietMs = 30_00
     if (now - (lastPrinted.get(key) ?? -Infinity) < quietMs) return;
     if (lastPrinted.size > 1000) lastPrinted.clear();
     lastPrinted.set(key, now);
-    process.stderr.write(`kafka ${level}: ${message}\n`);
+    write(level, message);
   };
+}
+
+/** dedupedKafkaLog onto stderr, one `kafka LEVEL: message` line per entry: the produce command's output. */
+export function stderrKafkaLog(minLevel: KafkaLogLevel = 'warn', quietMs = 30_000): KafkaLog {
+  return dedupedKafkaLog((level, message) => process.stderr.write(`kafka ${level}: ${message}\n`), minLevel, quietMs);
 }
 
 function logCreator(log: KafkaLog): NonNullable<KafkaConfig['logCreator']> {

@@ -2,7 +2,7 @@
 // connection of their own. Reports status every STATUS_EVERY_MS; stops on {type:'stop'}.
 import { parentPort, workerData } from 'node:worker_threads';
 import { adoptCommitCounter, openDb, Projector } from '../../store';
-import { isKafkaSetupError } from './client';
+import { dedupedKafkaLog, isKafkaSetupError } from './client';
 import { startKafkaIngest, type KafkaIngest } from './consumer';
 import { STATUS_EVERY_MS, type ThreadMessage, type ThreadStart } from './thread';
 
@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const db = openDb(start.dbFile, { fast: true });
   let ingest: KafkaIngest;
   try {
-    ingest = await startKafkaIngest(db, new Projector(db), start.config, start.opts);
+    // The serving thread writes the lines (one logger per process: src/lib/log.ts).
+    const log = dedupedKafkaLog((level, message) => send({ type: 'log', level, message }), start.config.logLevel);
+    ingest = await startKafkaIngest(db, new Projector(db), start.config, { ...start.opts, log });
   } catch (e) {
     db.close();
     send({ type: 'failed', message: e instanceof Error ? e.message : String(e), setup: isKafkaSetupError(e) });

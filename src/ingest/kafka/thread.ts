@@ -1,5 +1,6 @@
 import { startWorker } from '../../lib/worker';
-import { KafkaUnavailableError } from './client';
+import { flushLoggerSync, type Logger } from '../../lib/log';
+import { KafkaUnavailableError, type LogLevelName } from './client';
 import type { KafkaIngestConfig } from './config';
 import { UNDRAINED, type KafkaIngest, type KafkaIngestOptions, type KafkaIngestStatus } from './consumer';
 
@@ -17,6 +18,7 @@ export type ThreadMessage =
   | { type: 'started'; status: KafkaIngestStatus }
   | { type: 'failed'; message: string; setup: boolean }
   | { type: 'status'; status: KafkaIngestStatus; batchSeconds: number[] }
+  | { type: 'log'; level: LogLevelName; message: string }
   | { type: 'stopped' };
 
 /** How often the thread reports its status: the staleness of /readyz and the lag gauges. */
@@ -31,7 +33,7 @@ const STOP_TIMEOUT_MS = 7_000;
  * data_version. Same contract as startKafkaIngest: rejects (KafkaUnavailableError for setup
  * problems) when consuming cannot start; status() is the thread's latest report.
  */
-export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest> {
+export function startKafkaIngestThread(start: ThreadStart, logger: Logger): Promise<KafkaIngest> {
   const worker = startWorker(__dirname, 'thread-worker', start);
   let status: KafkaIngestStatus | null = null;
   let seconds: number[] = [];
@@ -45,6 +47,7 @@ export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest>
         return reject(m.setup ? new KafkaUnavailableError(m.message) : new Error(m.message));
       }
       if (m.type === 'stopped') return void worker.terminate();
+      if (m.type === 'log') return void logger[m.level]({ component: 'kafka' }, m.message);
       status = m.status;
       if (m.type === 'status') seconds.push(...m.batchSeconds.slice(0, UNDRAINED - seconds.length));
       if (m.type !== 'started') return;
@@ -53,12 +56,14 @@ export function startKafkaIngestThread(start: ThreadStart): Promise<KafkaIngest>
       // After start, a crash of the thread is a bug to see, not to hide: the process exits with it
       // (a replica that silently stopped ingesting would serve ever older data).
       worker.on('error', (e) => {
-        console.error('Kafka ingest thread failed:', e);
+        logger.fatal({ err: e, component: 'kafka' }, 'Kafka ingest thread failed');
+        flushLoggerSync(logger);
         process.exit(1);
       });
       worker.on('exit', (code) => {
         if (stopped) return;
-        console.error(`Kafka ingest thread exited with code ${code}`);
+        logger.fatal({ component: 'kafka', exit_code: code }, `Kafka ingest thread exited with code ${code}`);
+        flushLoggerSync(logger);
         process.exit(1);
       });
       resolve({

@@ -1,0 +1,90 @@
+// Every log line of the service goes through pino: one JSON object per line on stdout by default,
+// pino-pretty's coloured lines for humans with LOG_FORMAT=pretty, the level from LOG_LEVEL.
+// Command output that is the result of a command (replay's summary, digest, snapshot) is not a log
+// line and stays plain.
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  format?: LogFormat;
+  /** Where lines go (default stdout, fd 1); a stream for tests. */
+  fd?: number;
+  stream?: DestinationStream;
+}
+
+/** A bad LOG_LEVEL or LOG_FORMAT: the CLI exits non-zero with this one line. */
+export class LogConfigError extends Error {}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value.trim() === '') return fallback;
+  const v = value.trim().toLowerCase();
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  throw new LogConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+/** LOG_LEVEL (default info) and LOG_FORMAT (default json) from the environment; throws LogConfigError on a bad value. */
+export function logOptionsFromEnv(env: NodeJS.ProcessEnv): Pick<LoggerOptions, 'level' | 'format'> {
+  return {
+    level: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    format: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'json'),
+  };
+}
+
+/**
+ * The destination writes asynchronously (sonic-boom): under load, lines written while a write is in
+ * flight leave together in the next one, so a busy server makes one write per batch of lines, not
+ * one per request. flushLogger() before the process exits.
+ */
+export function createLogger(o: LoggerOptions = {}): Logger {
+  const options: pino.LoggerOptions = { level: o.level ?? 'info', base: { pid: process.pid } };
+  if (o.stream) return jsonTo(pino(options, o.stream), o.stream);
+  if (o.format === 'pretty') {
+    // Loaded only when asked for: it is for a developer's terminal, synchronous and slower.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
+    return pino(options, pretty({ destination: o.fd ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' }));
+  }
+  const destination = pino.destination({ dest: o.fd ?? 1, sync: false });
+  return jsonTo(pino(options, destination), destination);
+}
+
+/** Loggers that write pino's JSON lines, and where. */
+const JSON_DESTINATIONS = new WeakMap<Logger, DestinationStream>();
+
+function jsonTo(logger: Logger, destination: DestinationStream): Logger {
+  JSON_DESTINATIONS.set(logger, destination);
+  return logger;
+}
+
+/**
+ * Where a logger made by createLogger writes its JSON lines; null for pretty output. For a writer of
+ * lines in the same format that must cost less than pino's own path (src/ops/access-log.ts).
+ */
+export function jsonDestination(logger: Logger): DestinationStream | null {
+  return JSON_DESTINATIONS.get(logger) ?? null;
+}
+
+/** Writes out what the logger still holds (a no-op for synchronous destinations). */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
+
+/** Writes out what the logger still holds before a process.exit() that cannot wait (sonic-boom's flushSync). */
+export function flushLoggerSync(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void }>)[pino.symbols.streamSym];
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // Not ready yet (nothing written) or stdout closed: nothing more can be done on the way out.
+  }
+}
+
+/** A logger that drops everything: for library callers and tests that did not ask for lines. */
+export const silentLogger: Logger = pino({ level: 'silent' });
