@@ -32,7 +32,9 @@ export async function spawnService(o: ServiceStart): Promise<Service> {
   const child = spawn(process.execPath, args, {
     cwd: o.root,
     // No dead-letter topic: the generated log has no invalid event, and the run creates no topic it does not delete.
-    env: { ...process.env, KAFKA_BROKERS: o.brokers, KAFKA_TOPICS: o.topic, KAFKA_GROUP_ID: o.groupId, KAFKA_DLQ_TOPIC: '', KAFKA_LOG_LEVEL: 'warn' },
+    env: { ...process.env, KAFKA_BROKERS: o.brokers, KAFKA_TOPICS: o.topic, KAFKA_GROUP_ID: o.groupId, KAFKA_DLQ_TOPIC: '', KAFKA_LOG_LEVEL: 'warn',
+      // Ready as soon as a read model is loaded, as before MAX_READY_LAG existed: the catch-up is what is measured.
+      MAX_READY_LAG: '0' },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

@@ -1,6 +1,8 @@
 // The service as a library call: start(options) -> { close() }. It wires the database, the build
 // threads, the Kafka thread, the hot path, Koa and the ops port; the CLI only parses flags.
-import type http from 'node:http';
+import fs from 'node:fs';
+import http from 'node:http';
+import { bootstrapFrom, BootstrapError } from './ingest';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { accessLog, createMetrics, createOpsServer, type IngestFigures, type Metrics, type Readiness } from './ops';
 import { createLogger, type Logger } from './lib/log';
@@ -25,6 +27,14 @@ export interface StartOptions {
   kafka?: KafkaIngestConfig;
   /** How long close() lets in-flight requests finish before their connections are cut (default 5 s). */
   drainMs?: number;
+  /**
+   * A peer's ops URL: when dbFile does not exist yet, it is first downloaded from the peer's GET
+   * /snapshot (checked: length, SHA-256, schema version, quick_check), and the Kafka consumer then
+   * resumes from the offsets stored in it. /readyz answers 503 "bootstrapping" meanwhile.
+   */
+  bootstrapFrom?: string;
+  /** With Kafka: /readyz is 503 while the known lag is above this many events (0: never for lag). Default 10,000. */
+  maxReadyLag?: number;
   /** Serve the reference dashboard at / with these keys to pick from (serve --demo). */
   dashboard?: AppOptions['dashboard'];
   /** Where every log line goes, the access lines included (default: JSON at info on stdout). */
@@ -107,7 +117,7 @@ interface KafkaWiring {
 }
 
 /** Starts consuming into `db` in a thread (kafkajs is loaded only when Kafka is on). */
-async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger): Promise<KafkaWiring> {
+async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger, maxReadyLag: number): Promise<KafkaWiring> {
   const kafka = await import('./ingest/kafka/index.js');
   let ingest: KafkaIngest;
   try {
@@ -121,7 +131,7 @@ async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger): Pr
   return {
     ingest,
     loaded: isLoaded,
-    readiness: () => kafka.kafkaReadiness(ingest.status(), isLoaded()),
+    readiness: () => kafka.kafkaReadiness(ingest.status(), isLoaded(), maxReadyLag),
     figures: () => {
       const s = ingest.status();
       const e = s.counters.events;
@@ -134,6 +144,33 @@ async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger): Pr
   };
 }
 
+export const DEFAULT_MAX_READY_LAG = 10_000;
+
+/**
+ * Downloads the peer's snapshot into o.dbFile while the ops port answers /livez 200 and /readyz 503
+ * (a balancer sees a live instance that must not get traffic yet; the API port is not open).
+ */
+async function bootstrap(o: StartOptions, peer: string, logger: Logger): Promise<void> {
+  const reason = `bootstrapping: downloading a snapshot from ${peer}`;
+  const ops = http.createServer((req, res) => {
+    const live = req.url === '/livez' || req.url === '/healthz';
+    res.writeHead(live ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(live ? { status: 'ok' } : { status: 'not ready', ready: false, reasons: [reason] }) + '\n');
+  });
+  await listen(ops, o.opsPort ?? 9464, o.opsHost ?? '127.0.0.1');
+  logger.info({ peer }, reason);
+  try {
+    const b = await bootstrapFrom(peer, o.dbFile);
+    logger.info({ peer, bytes: b.bytes, seconds: b.seconds, schema_version: b.schemaVersion },
+      `bootstrapped ${o.dbFile} from ${peer}: ${(b.bytes / 1024 / 1024).toFixed(1)} MiB in ${b.seconds.toFixed(1)} s`);
+  } catch (e) {
+    if (e instanceof BootstrapError) throw new StartError(e.message);
+    throw e;
+  } finally {
+    await closeServer(ops, 0);
+  }
+}
+
 /**
  * Starts serving. Rejects with StartError (nothing left running) when the database is unusable, a
  * port is taken or Kafka cannot be reached. The returned close() is the graceful stop that
@@ -143,13 +180,14 @@ export async function start(o: StartOptions): Promise<Running> {
   const logger = o.logger ?? createLogger();
   const cleanup: Cleanup = [];
   try {
+    if (o.bootstrapFrom !== undefined && !fs.existsSync(o.dbFile)) await bootstrap(o, o.bootstrapFrom, logger);
     const db = openServedDb(o);
     cleanup.push(() => {
       // A clean stop leaves no WAL to replay: the next start (or a copied file) is complete on its own.
       checkpoint(db);
       db.close();
     });
-    const kafka = o.kafka ? await startKafka(db, o.kafka, logger) : null;
+    const kafka = o.kafka ? await startKafka(db, o.kafka, logger, o.maxReadyLag ?? DEFAULT_MAX_READY_LAG) : null;
     if (kafka) {
       cleanup.push(() => kafka.ingest.stop());
       logger.info(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
@@ -186,7 +224,7 @@ export async function start(o: StartOptions): Promise<Running> {
       const ready = base.ready && !draining && corrupt === null;
       return { ...base, ready, reasons, ...(ready ? {} : { status: 'not ready' }) };
     };
-    const ops = createOpsServer({ cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes });
+    const ops = createOpsServer({ cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, dbFile: o.dbFile });
     const api = createHttpServer(service);
     const drainMs = o.drainMs ?? 5000;
     const host = o.host ?? '0.0.0.0';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { start, type StartOptions } from '../index';
+import { DEFAULT_MAX_READY_LAG, start, type StartOptions } from '../index';
 import { DEFAULT_HIT_SAMPLE } from '../ops';
 import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
@@ -19,13 +19,13 @@ const FLAGS = {
   host: { type: 'string' }, 'ops-host': { type: 'string' }, 'window-days': { type: 'string' },
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
-  'log-hit-sample': { type: 'string' },
+  'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
-  'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE',
+  'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -68,9 +68,25 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     rateLimit: intFlag(p, 'rate-limit', 0, 0, 1_000_000),
     buildThreads: intFlag(p, 'build-threads', 1, 0, 64),
     logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
+    maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
+    ...bootstrapOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',
     opsHost: flag(p, 'ops-host') ?? '127.0.0.1',
   };
+}
+
+/** --bootstrap-from: a peer's ops URL (http or https), e.g. http://10.0.0.5:9464. */
+function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
+  const value = flag(p, 'bootstrap-from');
+  if (value === undefined || value.trim() === '') return {};
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new UsageError(`--bootstrap-from must be a peer's ops URL such as http://HOST:9464, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--bootstrap-from must be an http(s) URL, got "${value}"`);
+  return { bootstrapFrom: url.href };
 }
 
 type DemoKeys = Array<{ account: string; key: string; revoked: boolean }>;

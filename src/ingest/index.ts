@@ -1,2 +1,3 @@
 export { readLines, replayFiles, fileSource, emptyTotals, addBatch, SourceReadError, type ReplayTotals, type ReplayOptions } from './ndjson';
 export { SlicedApplier, SliceSizer, yieldToLoop, type SlicedOptions } from './sliced';
+export { bootstrapFrom, BootstrapError, type Bootstrapped } from './bootstrap';

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { BodyCache } from '../serve';
+import { SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, writeSnapshot } from '../store';
 import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
 
 export interface Readiness {
@@ -14,6 +18,49 @@ export interface OpsOptions {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** The hot path's memo of resolved requests, in estimated bytes (Service.hotMemoBytes). */
   memoBytes?: () => number;
+  /** The served database: GET /snapshot streams a consistent copy of it (absent: 404). */
+  dbFile?: string;
+}
+
+export const SNAPSHOT_PATH = '/snapshot';
+
+/**
+ * GET /snapshot: a consistent copy of the served database (store/snapshot.ts: Kafka offsets and data
+ * versions inside), written to a temporary file, then streamed with its length, SHA-256 and schema
+ * version in headers, so a new replica can check what it downloaded (serve --bootstrap-from). One
+ * at a time: a copy is as large as the database, and a second request gets 503 with Retry-After.
+ */
+function snapshotHandler(dbFile: string): (res: http.ServerResponse, head: boolean) => void {
+  let busy = false;
+  return (res, head) => {
+    if (busy) return fail(res, httpError('not_ready', 'a snapshot is being taken: retry shortly'));
+    busy = true;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-snapshot-'));
+    const out = path.join(dir, 'snapshot.db');
+    const done = (): void => {
+      busy = false;
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    writeSnapshot(dbFile, out).then((info) => {
+      res.writeHead(200, {
+        'content-type': 'application/vnd.sqlite3', 'content-length': String(info.bytes), 'cache-control': 'no-store',
+        [SNAPSHOT_SHA256_HEADER]: info.sha256, [SNAPSHOT_SCHEMA_HEADER]: String(info.schemaVersion),
+      });
+      if (head) {
+        res.end();
+        return done();
+      }
+      const stream = fs.createReadStream(out);
+      res.once('close', () => {
+        stream.destroy();
+        done();
+      });
+      stream.pipe(res);
+    }, (err: unknown) => {
+      done();
+      fail(res, httpError('internal', `snapshot failed: ${err instanceof Error ? err.message : String(err)}`));
+    });
+  };
 }
 
 /** What /cache shows and `visibility-api cache-stats` prints. */
@@ -52,19 +99,21 @@ function fail(res: http.ServerResponse, err: HttpError): void {
   res.end(errorBody(err.message));
 }
 
-/** The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache. */
+/** The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache, /snapshot. */
 export function createOpsServer(opts: OpsOptions): http.Server {
+  const snapshot = opts.dbFile ? snapshotHandler(opts.dbFile) : null;
   return http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const route = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, httpError('method_not_allowed'));
     // /livez is the Kubernetes name; /healthz stays for what already probes it.
-    if (path === '/livez' || path === '/healthz') return json(res, 200, { status: 'ok' });
-    if (path === '/readyz') {
+    if (route === '/livez' || route === '/healthz') return json(res, 200, { status: 'ok' });
+    if (route === '/readyz') {
       const r = opts.readiness();
       return json(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
     }
-    if (path === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes));
-    if (path === '/metrics' && opts.metrics) {
+    if (route === SNAPSHOT_PATH && snapshot) return snapshot(res, req.method === 'HEAD');
+    if (route === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes));
+    if (route === '/metrics' && opts.metrics) {
       opts.metrics().then(
         (m) => {
           res.writeHead(200, { 'content-type': m.contentType });

@@ -151,16 +151,19 @@ export interface KafkaReadiness {
 }
 
 /** Ready means the API can serve data (a read model is loaded), even while Kafka is down. */
-export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boolean): KafkaReadiness {
+export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boolean, maxReadyLag = 0): KafkaReadiness {
   const reasons: string[] = [];
   if (!readModelLoaded) reasons.push('no read model loaded yet: waiting for the first events from Kafka');
+  // Known lag only: with Kafka unreachable the lag is unknown and the replica serves what it has (degraded).
+  const lagging = maxReadyLag > 0 && status.lag !== null && status.lag > maxReadyLag;
+  if (lagging) reasons.push(`lagging ${status.lag} events behind Kafka (more than MAX_READY_LAG=${maxReadyLag})`);
   if (status.state === 'disconnected' || status.state === 'restarting') {
     reasons.push(`Kafka ${status.state} (${status.brokers.join(',')}) since ${status.since}: ${status.last_error ?? 'no detail'}; serving the last data applied`);
   }
   const { state, since, last_error, lag, partitions, dlq } = status;
   return {
-    ready: readModelLoaded,
-    status: !readModelLoaded ? 'not ready' : reasons.length > 0 ? 'degraded' : 'ready',
+    ready: readModelLoaded && !lagging,
+    status: !readModelLoaded || lagging ? 'not ready' : reasons.length > 0 ? 'degraded' : 'ready',
     reasons,
     kafka: { state, since, last_error, lag, partitions, dlq },
   };

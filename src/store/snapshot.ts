@@ -1,0 +1,51 @@
+// A consistent copy of a live database: SQLite's online backup from a read-only connection, so the
+// writer (Kafka thread, replay) keeps going while pages are copied and the copy is one committed
+// state, Kafka offsets (source_positions) and data versions included. Used by `snapshot` and by the
+// ops port's GET /snapshot, which new replicas bootstrap from (`serve --bootstrap-from`).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { openDb } from './db';
+
+/** How GET /snapshot (src/ops/server.ts) names the copy's checksum and schema version, and a replica reads them. */
+export const SNAPSHOT_SHA256_HEADER = 'x-snapshot-sha256';
+export const SNAPSHOT_SCHEMA_HEADER = 'x-snapshot-schema-version';
+
+export interface SnapshotProgress {
+  (copiedPages: number, totalPages: number, pageSize: number): void;
+}
+
+export interface SnapshotInfo {
+  bytes: number;
+  /** Hex SHA-256 of the file's bytes: what a replica checks the download against. */
+  sha256: string;
+  /** PRAGMA user_version of the copy: the migrations it has. */
+  schemaVersion: number;
+}
+
+/** Writes a consistent copy of `dbFile` to `out` (replaced); returns its size, checksum and schema version. */
+export async function writeSnapshot(dbFile: string, out: string, progress?: SnapshotProgress): Promise<SnapshotInfo> {
+  // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it.
+  const db = openDb(dbFile, { readonly: true });
+  let schemaVersion: number;
+  try {
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    fs.rmSync(out, { force: true });
+    await db.backup(out, {
+      progress: ({ totalPages, remainingPages }) => {
+        progress?.(totalPages - remainingPages, totalPages, pageSize);
+        return 100; // pages per step (better-sqlite3's default): the writer gets the lock between steps
+      },
+    });
+  } finally {
+    db.close();
+  }
+  return { bytes: fs.statSync(out).size, sha256: await sha256Of(out), schemaVersion };
+}
+
+export function sha256Of(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    fs.createReadStream(file).on('data', (c) => hash.update(c)).on('error', reject).on('end', () => resolve(hash.digest('hex')));
+  });
+}
