@@ -200,7 +200,7 @@ export async function start(o: StartOptions): Promise<Running> {
     const isLoaded = kafka ? kafka.loaded : (): boolean => true;
     let observeLatency: Metrics['observeRequest'] = () => {};
     const access = accessLog(logger, { hitSample: o.logHitSample });
-    cleanup.push(() => access.flush()); // last out: the lines of the requests drained before it
+    cleanup.push(() => access.flush()); // runs after the API has drained: the lines of its last requests included
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
       dashboard: o.dashboard, logger,

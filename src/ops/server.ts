@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { BodyCache } from '../serve';
 import { SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, writeSnapshot } from '../store';
@@ -35,7 +34,8 @@ function snapshotHandler(dbFile: string): (res: http.ServerResponse, head: boole
   return (res, head) => {
     if (busy) return fail(res, httpError('not_ready', 'a snapshot is being taken: retry shortly'));
     busy = true;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-snapshot-'));
+    // Beside the database, not in /tmp: the copy is as large as the file, and that disk has room for one.
+    const dir = fs.mkdtempSync(path.join(path.dirname(dbFile), '.snapshot-'));
     const out = path.join(dir, 'snapshot.db');
     const done = (): void => {
       busy = false;
