@@ -76,7 +76,7 @@ function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
   const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC, id LIMIT 1').pluck().get(p.id) as string;
   const args: ReadArgs = {
     accountId: p.company_id, projectId: e.scope === 'account' ? '' : p.id, runGroupId: e.scope === 'run_group' ? group : '',
-    engineIds: null, limit: e.query.limit?.default ?? 0, entityType: null, windowDays: WINDOW_DAYS,
+    engineIds: null, limit: e.query.limit?.default ?? 0, entityType: null, windowDays: WINDOW_DAYS, startDate: null, endDate: null, interval: 'day',
   };
   return { args, scopes: e.scope === 'account' ? ['catalog'] : [`project:${p.id}`, 'engines'] };
 }

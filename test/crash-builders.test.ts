@@ -99,7 +99,7 @@ t.test('jobs pending at close() get a 503 and close() resolves once the thread h
   const db = servedDb(tt);
   const builder = new ThreadBuilder(db.name, 2);
   const endpoint = ENDPOINTS.find((e) => e.name === 'projects')!;
-  const args = { accountId: W.account, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7 };
+  const args = { accountId: W.account, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' as const };
   const ok = await builder.build({ endpoint, args, scopes: [] });
   tt.ok(JSON.parse(ok.json.toString()).length > 0, 'a thread builds');
   const pending = builder.build({ endpoint, args, scopes: [] });
@@ -120,7 +120,7 @@ for (const mode of ['close', 'no-close']) {
       const { ENDPOINTS } = require('./src/readmodels');
       const b = new ThreadBuilder(${JSON.stringify(db.name)}, 2);
       const endpoint = ENDPOINTS.find((e) => e.name === 'projects');
-      const args = { accountId: ${JSON.stringify(W.account)}, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7 };
+      const args = { accountId: ${JSON.stringify(W.account)}, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' };
       b.build({ endpoint, args, scopes: [] }).then(async (r) => {
         console.log('built ' + r.json.length);
         if (${JSON.stringify(mode)} === 'close') { await b.close(); console.log('closed'); }

@@ -12,7 +12,7 @@ const PAGED = ['mentions', 'citations', 'runs', 'forum-opportunities', 'forum-le
 const endpointNamed = (name: string): Endpoint => ENDPOINTS.find((e) => e.name === name)!;
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, ...over };
+  return { accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 /** The data version a build would read (buildReady: the project's and the engines' counters). */

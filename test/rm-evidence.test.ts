@@ -69,7 +69,7 @@ function evidenceEvents(): Ev[] {
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
   return {
     accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100,
-    entityType: null, windowDays: 7, ...over,
+    entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over,
   };
 }
 

@@ -87,7 +87,7 @@ function setup(events: Ev[]) {
 }
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 30, entityType: null, windowDays: 7, ...over };
+  return { accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 30, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs> = {}): T {

@@ -1,3 +1,6 @@
+/** The period of a point of the trend and of daily scores. */
+export type Period = 'day' | 'week' | 'month';
+
 /** What a read model is asked for, after the HTTP layer has validated and normalized the request. */
 export interface ReadArgs {
   accountId: string;
@@ -10,6 +13,11 @@ export interface ReadArgs {
   entityType: 'brand' | 'competitor' | null;
   /** Length of the current window in days (spec: 7). */
   windowDays: number;
+  /** start_date / end_date as asked (YYYY-MM-DD, validated, start <= end, at most 366 days); null when absent (formulas.ts requestedWindow). */
+  startDate: string | null;
+  endDate: string | null;
+  /** Points per day, ISO week or calendar month (timeseries, daily scores); 'day' when absent. */
+  interval: Period;
   /** Where the page starts (a decoded `cursor`, see src/serve/cursor.ts); absent or null: the first page. */
   cursor?: PagePosition | null;
 }

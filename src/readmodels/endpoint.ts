@@ -10,6 +10,13 @@ export interface QuerySpec {
   engineIds?: boolean;
   limit?: { default: number; max: number };
   entityType?: boolean;
+  /**
+   * start_date / end_date: the window this many days long by default ('window': the service's current
+   * window, 7 days; 'year': 365 days, the trend's span).
+   */
+  range?: 'window' | 'year';
+  /** interval=day|week|month (with range). */
+  interval?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
+import type { Period } from './args';
 import type { ReadStore } from './store';
 
 /**
@@ -133,10 +134,41 @@ export interface Slice {
   engineIds: string[] | null;
 }
 
-/** The current window of a request as a slice (with its engine filter); null when the project has no runs. */
-export function currentSlice(store: ReadStore, args: { projectId: string; windowDays: number; engineIds: string[] | null }): Slice | null {
-  const w = currentWindow(store, args.projectId, args.windowDays);
+/** What a request says about its days (ReadArgs). */
+export interface RangeArgs {
+  projectId: string;
+  startDate: string | null;
+  endDate: string | null;
+}
+
+/**
+ * The days a request covers (docs/metrics.md#date-ranges): start_date..end_date when both are given
+ * (checked by the HTTP layer: in order, at most 366 days); one of them alone, the `days` days starting
+ * or ending there; neither, the current window of `days` days (v1: follows the data, null when the
+ * project has no succeeded runs). An explicit range does not depend on the data, and may hold no runs.
+ */
+export function requestedWindow(store: ReadStore, args: RangeArgs, days: number): Window | null {
+  if (args.startDate !== null && args.endDate !== null) return { start: args.startDate, end: args.endDate };
+  if (args.endDate !== null) return { start: addDays(args.endDate, -(days - 1)), end: args.endDate };
+  if (args.startDate !== null) return { start: args.startDate, end: addDays(args.startDate, days - 1) };
+  return currentWindow(store, args.projectId, days);
+}
+
+/** The requested window of a request as a slice (with its engine filter); null when there is none (no runs, no range). */
+export function currentSlice(store: ReadStore, args: RangeArgs & { windowDays: number; engineIds: string[] | null }): Slice | null {
+  const w = requestedWindow(store, args, args.windowDays);
   return w && { projectId: args.projectId, start: w.start, end: w.end, engineIds: args.engineIds };
+}
+
+/**
+ * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
+ * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
+ */
+export function periodStart(day: string, interval: Period): string {
+  if (interval === 'day') return day;
+  if (interval === 'month') return `${day.slice(0, 8)}01`;
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+  return addDays(day, -((weekday + 6) % 7));
 }
 
 const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.position_sum) AS position_sum,

@@ -67,8 +67,10 @@ const snapshots = new LRUCache<string, { list: readonly unknown[]; bytes: number
  * Which list a walk pages: the endpoint, the project and the filters, not the page size (it may
  * change mid-walk). Snapshots are kept per list, and a cursor is bound to one (serve/cursor.ts).
  */
-export function listIdentity(name: string, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType'>): string {
-  return [name, args.projectId, args.engineIds ? args.engineIds.join(',') : '*', args.entityType ?? '*'].join('\n');
+export function listIdentity(name: string, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>): string {
+  // A range is part of the list (v1 lists without one keep the identity they had).
+  const range = args.startDate !== null || args.endDate !== null ? [args.startDate ?? '*', args.endDate ?? '*'] : [];
+  return [name, args.projectId, args.engineIds ? args.engineIds.join(',') : '*', args.entityType ?? '*', ...range].join('\n');
 }
 
 function snapshotKey(name: string, args: ReadArgs, version: number): string {

@@ -29,7 +29,7 @@ interface Wire {
 }
 
 /** The list a cursor pages (paging.ts listIdentity), as a short hash. */
-export function cursorBinding(endpoint: Pick<Endpoint, 'name'>, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType'>): string {
+export function cursorBinding(endpoint: Pick<Endpoint, 'name'>, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>): string {
   return createHash('sha256').update(listIdentity(endpoint.name, args)).digest('base64url').slice(0, 16);
 }
 

@@ -48,6 +48,8 @@ export function queryParams(e: Pick<Endpoint, 'query' | 'page'>): ParamDef[] {
     out.push({ ...limit, schema: { ...limit.schema, maximum: max, ...(dflt > 0 ? { default: dflt } : {}) } });
   }
   if (e.query.entityType) out.push(paramFile('entity_type'));
+  if (e.query.range) out.push(paramFile('start_date'), paramFile('end_date'));
+  if (e.query.interval) out.push(paramFile('interval'));
   if (e.page) out.push(paramFile('cursor'));
   return out;
 }
@@ -155,14 +157,35 @@ function validQuery(e: Pick<Endpoint, 'query' | 'page'>, query: ParsedUrlQuery):
   return values;
 }
 
+/** The longest range start_date..end_date may span, both days included (a leap year). */
+export const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+/** Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date. */
+function checkRange(start: string | null, end: string | null): void {
+  if (start === null || end === null) return;
+  const days = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  if (days < 1) throw httpError('invalid_parameter', `start_date must be on or before end_date (${end}), got ${shown(start)}`);
+  if (days > MAX_RANGE_DAYS) {
+    throw httpError('invalid_parameter', `start_date must be at most ${MAX_RANGE_DAYS - 1} days before end_date (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+  }
+}
+
+type QueryArgs = Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType' | 'startDate' | 'endDate' | 'interval'>;
+
 /** The validated query of an endpoint, as read-model arguments. engine_ids sorted and de-duplicated so equal filters share a cache entry. */
-export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'query' | 'page'>): Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'> {
+export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'query' | 'page'>): QueryArgs {
   const v = validQuery(e, query);
   const ids = v.engine_ids as string[] | undefined;
+  const startDate = (v.start_date as string | undefined) ?? null;
+  const endDate = (v.end_date as string | undefined) ?? null;
+  checkRange(startDate, endDate);
   return {
     engineIds: ids === undefined ? null : [...new Set(ids)].sort(),
     limit: (v.limit as number | undefined) ?? e.query.limit?.default ?? 0,
     entityType: (v.entity_type as ReadArgs['entityType'] | undefined) ?? null,
+    startDate, endDate,
+    interval: (v.interval as ReadArgs['interval'] | undefined) ?? 'day',
   };
 }
 
@@ -180,6 +203,6 @@ export function pathUuid(value: string | undefined, name: string): string {
 }
 
 /** The normalized query as a cache-key fragment: equal requests, equal key. */
-export function queryKey(q: Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType'>): string {
-  return `${q.engineIds ? q.engineIds.join(',') : '*'}|${q.limit}|${q.entityType ?? '*'}`;
+export function queryKey(q: QueryArgs): string {
+  return `${q.engineIds ? q.engineIds.join(',') : '*'}|${q.limit}|${q.entityType ?? '*'}|${q.startDate ?? '*'}|${q.endDate ?? '*'}|${q.interval}`;
 }

@@ -55,7 +55,7 @@ export class Responder {
     if (accountId === null) throw httpError('invalid_api_key'); // with WWW-Authenticate: ApiKey (RFC 9110: a 401 names its scheme)
     const q = queryArgs(input.query, endpoint);
     const args: ReadArgs = {
-      engineIds: q.engineIds, limit: q.limit, entityType: q.entityType, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
+      ...q, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
     };
     let scopeId = accountId;
     // Project bodies also show engine names: an engine change is a change of every project's data.

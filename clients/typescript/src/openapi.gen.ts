@@ -282,7 +282,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Daily visibility scores: one row per day with counted runs, newest first */
+        /** Daily visibility scores: one row per day (or ISO week, or month) with counted runs, newest first */
         get: operations["daily-scores"];
         put?: never;
         post?: never;
@@ -367,7 +367,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Visibility trend: one point per day with counted runs, oldest first, over the last 365 days */
+        /** Visibility trend: one point per day (or ISO week, or month) with counted runs, oldest first, over the last 365 days or the range asked */
         get: operations["timeseries"];
         put?: never;
         post?: never;
@@ -1819,10 +1819,14 @@ export interface operations {
             query?: {
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -2025,8 +2029,12 @@ export interface operations {
     "competitor-rankings": {
         parameters: {
             query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -2824,7 +2832,12 @@ export interface operations {
     };
     "forum-metrics": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
@@ -3230,12 +3243,16 @@ export interface operations {
             query?: {
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
                 /** @description Only mentions of this kind of entity. */
                 entity_type?: "brand" | "competitor";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -3634,7 +3651,12 @@ export interface operations {
     };
     referrers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
@@ -4038,8 +4060,14 @@ export interface operations {
     "daily-scores": {
         parameters: {
             query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
+                interval?: "day" | "week" | "month";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -4053,7 +4081,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Daily visibility scores: one row per day with counted runs, newest first */
+            /** @description Daily visibility scores: one row per day (or ISO week, or month) with counted runs, newest first */
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
@@ -4435,8 +4463,12 @@ export interface operations {
     "segment-analytics": {
         parameters: {
             query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -4832,8 +4864,12 @@ export interface operations {
     visibility: {
         parameters: {
             query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
             };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
@@ -5031,7 +5067,14 @@ export interface operations {
     };
     timeseries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
+                interval?: "day" | "week" | "month";
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
@@ -5044,7 +5087,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Visibility trend: one point per day with counted runs, oldest first, over the last 365 days */
+            /** @description Visibility trend: one point per day (or ISO week, or month) with counted runs, oldest first, over the last 365 days or the range asked */
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
@@ -5228,7 +5271,12 @@ export interface operations {
     };
     "warm-leads": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
-import { COUNTED_RUNS, compareStrings, currentWindow, engineFilter } from '../formulas';
+import { COUNTED_RUNS, compareStrings, engineFilter, requestedWindow, type RangeArgs } from '../formulas';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -61,12 +61,12 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
   return b.citation_count - a.citation_count || compareStrings(a.url, b.url);
 }
 
-/** Every URL cited by counted runs in the current window (after the engine filter), most cited first. */
-export function citedUrls(store: ReadStore, projectId: string, windowDays: number, engineIds: string[] | null): CitedUrl[] {
-  const window = currentWindow(store, projectId, windowDays);
+/** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
+export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
+  const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
   const f = engineFilter(engineIds);
-  return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, projectId, window.start, window.end, projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
+  return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, args.projectId, window.start, window.end, args.projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
 }
 
 type Citation = Citations[number];
@@ -76,7 +76,7 @@ const citations: Ranked<Citation> = {
   name: 'citations',
   all(store, args) {
     const own = ownDomains(store, args.projectId);
-    return citedUrls(store, args.projectId, args.windowDays, args.engineIds).map((u) => ({
+    return citedUrls(store, args, args.engineIds).map((u) => ({
       url: u.url, domain: u.domain, title: u.title, citation_count: u.citation_count, prompt_count: u.prompt_count,
       engine_ids: u.engine_ids, is_own_domain: matchesAny(u.domain, own),
       first_cited_at: u.first_cited_at, last_cited_at: u.last_cited_at,
@@ -92,7 +92,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/citations',
   summary: 'Source citations: URLs cited in AI answers over the current window, most cited first',
   scope: 'project',
-  query: { engineIds: true, limit: { default: 100, max: 1000 } },
+  query: { engineIds: true, limit: { default: 100, max: 1000 }, range: 'window' },
   schema: 'citations',
   build(store, args): Citations {
     return citations.all(store, args).slice(0, args.limit);

@@ -15,7 +15,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/competitor-rankings',
   summary: 'The brand and every tracked competitor over the current window, ranked by visibility score',
   scope: 'project',
-  query: { engineIds: true },
+  query: { engineIds: true, range: 'window' },
   schema: 'competitor-rankings',
   build(store, args): CompetitorRankings {
     const slice = currentSlice(store, args);

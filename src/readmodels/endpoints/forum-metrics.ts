@@ -1,7 +1,9 @@
 // GET /projects/:project_id/forum/metrics — the forum opportunity summary.
 import type { Endpoint } from '../endpoint';
 import type { ForumMetrics } from '../bodies.gen';
-import { compareStrings } from '../formulas';
+import type { ReadArgs } from '../args';
+import type { ReadStore } from '../store';
+import { compareStrings, requestedWindow } from '../formulas';
 import { forumPosts, isOpenLead, type ForumPost } from '../forum';
 
 type PlatformCount = ForumMetrics['by_platform'][number];
@@ -18,15 +20,22 @@ function byPlatform(posts: ForumPost[]): PlatformCount[] {
   return [...out.values()].sort((a, b) => compareStrings(a.platform, b.platform));
 }
 
+/** With start_date / end_date: the posts discovered on those days (UTC); without, all of them, as in v1. */
+function inRange(store: ReadStore, args: ReadArgs, posts: ForumPost[]): ForumPost[] {
+  if (args.startDate === null && args.endDate === null) return posts;
+  const w = requestedWindow(store, args, args.windowDays)!; // explicit: never null
+  return posts.filter((p) => p.discovered_at.slice(0, 10) >= w.start && p.discovered_at.slice(0, 10) <= w.end);
+}
+
 export const endpoint: Endpoint = {
   name: 'forum-metrics',
   path: '/projects/:project_id/forum/metrics',
   summary: 'Forum opportunity summary: counts by status, open leads, average relevance, per platform',
   scope: 'project',
-  query: {},
+  query: { range: 'window' },
   schema: 'forum-metrics',
   build(store, args): ForumMetrics {
-    const posts = forumPosts(store, args.projectId);
+    const posts = inRange(store, args, forumPosts(store, args.projectId));
     const count = (pred: (p: ForumPost) => boolean): number => posts.filter(pred).length;
     return {
       total_opportunities: posts.length,

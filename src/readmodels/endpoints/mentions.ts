@@ -5,7 +5,8 @@ import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
-import { COUNTED_RUNS_JOIN, engineFilter } from '../formulas';
+import { addDays } from '../../lib/time';
+import { COUNTED_RUNS_JOIN, engineFilter, requestedWindow } from '../formulas';
 
 /**
  * Succeeded runs whose prompt counts (COUNTED_RUNS_JOIN), newest first, walking the
@@ -16,6 +17,16 @@ const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.co
   FROM prompt_runs a ${COUNTED_RUNS_JOIN}
   WHERE a.project_id = ? AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
+
+/** With start_date / end_date: runs completed on those days (UTC). Binds the first instant and the one after the last day. */
+const IN_DAYS = ' AND a.completed_at >= ? AND a.completed_at < ?';
+
+/** The feed's days when the request names a range (the window rule of formulas.ts); null: the whole feed, as in v1. */
+function rangeParams(store: ReadStore, args: ReadArgs): string[] | null {
+  if (args.startDate === null && args.endDate === null) return null;
+  const w = requestedWindow(store, args, args.windowDays)!; // explicit: never null
+  return [`${w.start}T00:00:00.000Z`, `${addDays(w.end, 1)}T00:00:00.000Z`];
+}
 
 /** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
 const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
@@ -39,8 +50,9 @@ function isAfter(r: RunRow, idx: number, after: MentionKey | null): boolean {
 function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const f = engineFilter(args.engineIds);
   const after = args.cursor ? (args.cursor.after as MentionKey) : null;
-  const sql = RECENT_RUNS + f.sql + (after ? FROM_RUN : '') + NEWEST_FIRST;
-  const params = after ? [args.projectId, ...f.params, String(after[0]), String(after[0]), String(after[1])] : [args.projectId, ...f.params];
+  const days = rangeParams(store, args);
+  const sql = RECENT_RUNS + f.sql + (days ? IN_DAYS : '') + (after ? FROM_RUN : '') + NEWEST_FIRST;
+  const params = [args.projectId, ...f.params, ...(days ?? []), ...(after ? [String(after[0]), String(after[0]), String(after[1])] : [])];
   const want = fetchCount(args.limit);
   const out: Mention[] = [];
   const keys = new Map<Mention, MentionKey>();
@@ -66,7 +78,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/mentions',
   summary: 'Brand and competitor mentions in AI answers, newest first',
   scope: 'project',
-  query: { engineIds: true, entityType: true, limit: { default: 100, max: 1000 } },
+  query: { engineIds: true, entityType: true, limit: { default: 100, max: 1000 }, range: 'window' },
   schema: 'mentions',
   build(store, args): Mentions {
     return readPage(store, args).items;

@@ -33,10 +33,10 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/referrers',
   summary: 'Referring domains: cited domains over the current window with their share of all citations',
   scope: 'project',
-  query: {},
+  query: { range: 'window' },
   schema: 'referrers',
   build(store, args): Referrers {
-    const domains = byDomain(citedUrls(store, args.projectId, args.windowDays, null));
+    const domains = byDomain(citedUrls(store, args, null));
     const total = domains.reduce((n, d) => n + d.citation_count, 0);
     const own = ownDomains(store, args.projectId);
     const rivals = competitorDomains(store, args.projectId);

@@ -23,7 +23,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/segments/analytics',
   summary: 'Visibility per active segment over the current window (a run belongs to the segments of its prompt)',
   scope: 'project',
-  query: { engineIds: true },
+  query: { engineIds: true, range: 'window' },
   schema: 'segment-analytics',
   build(store, args): SegmentAnalytics {
     const slice = currentSlice(store, args);

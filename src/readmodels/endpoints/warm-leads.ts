@@ -12,12 +12,12 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/warm-leads',
   summary: 'Warm leads: community and discussion pages cited at least twice in the current window',
   scope: 'project',
-  query: {},
+  query: { range: 'window' },
   schema: 'warm-leads',
   build(store, args): WarmLeads {
     const out: WarmLeads = [];
     // citedUrls is already most cited first, then by URL: the order this list wants.
-    for (const u of citedUrls(store, args.projectId, args.windowDays, null)) {
+    for (const u of citedUrls(store, args, null)) {
       const platform = communityPlatform(u.domain);
       if (!platform || u.citation_count < MIN_CITATIONS) continue;
       out.push({
