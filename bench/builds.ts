@@ -1,4 +1,5 @@
-// npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh]
+// npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh --only-ranges]
+// (`npm run bench` ends with `--only-ranges --days 365`: the ranged builds of issue 15.)
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
 // the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag), timed per stage.
@@ -21,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
+import { addDays } from '../src/lib/time';
 import { BodySchemas } from '../src/serve/bodies';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
 import { prepare } from '../src/serve/cache';
@@ -29,7 +31,7 @@ import { fmt, machineLine } from './machine';
 import { writeLog } from './lib';
 
 const { values } = parseArgs({
-  options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' } },
+  options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' }, 'only-ranges': { type: 'boolean' } },
 });
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -81,6 +83,27 @@ function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
   return { args, scopes: e.scope === 'account' ? ['catalog'] : [`project:${p.id}`, 'engines'] };
 }
 
+/**
+ * Ranged builds (issue 15, point 1): the year-long range and the weekly / monthly trend a dashboard
+ * asks for, on the same project. The range ends with the project's latest data day, so it holds a
+ * full year of rows whatever day the world was generated. `name` is what the table shows.
+ */
+interface RangedCase { name: string; endpoint: string; args: (latestDay: string) => Partial<ReadArgs> }
+const yearTo = (end: string): Pick<ReadArgs, 'startDate' | 'endDate'> => ({ startDate: addDays(end, -364), endDate: end });
+const RANGED_CASES: RangedCase[] = [
+  { name: 'visibility, 365-day range', endpoint: 'visibility', args: yearTo },
+  { name: 'segment-analytics, 365-day range', endpoint: 'segment-analytics', args: yearTo },
+  { name: 'competitor-rankings, 365-day range', endpoint: 'competitor-rankings', args: yearTo },
+  { name: 'citations, 365-day range', endpoint: 'citations', args: yearTo },
+  { name: 'referrers, 365-day range', endpoint: 'referrers', args: yearTo },
+  { name: 'warm-leads, 365-day range', endpoint: 'warm-leads', args: yearTo },
+  { name: 'mentions, 365-day range', endpoint: 'mentions', args: yearTo },
+  { name: 'forum-metrics, 365-day range', endpoint: 'forum-metrics', args: yearTo },
+  { name: 'timeseries?interval=week', endpoint: 'timeseries', args: () => ({ interval: 'week' }) },
+  { name: 'timeseries?interval=month', endpoint: 'timeseries', args: () => ({ interval: 'month' }) },
+  { name: 'daily-scores?interval=week&limit=365', endpoint: 'daily-scores', args: () => ({ interval: 'week', limit: 365 }) },
+];
+
 interface Timing { build: number; validate: number; json: number; ready: number; bytes: number }
 
 /** buildReady, stage by stage: the same calls in the same order, with a clock between them. */
@@ -118,34 +141,42 @@ function freshBuild(dbFile: string, e: Endpoint, args: ReadArgs): number {
 
 interface Row { name: string; bytes: number; buildJson: number[]; ready: number[]; build: number[]; fresh: number[] }
 
+/** Every endpoint with its defaults, then RANGED_CASES (or only those, with --only-ranges). */
 function measure(dbFile: string): Row[] {
   const db = openReader(dbFile);
   const store = new ReadStore(db);
   const schemas = new BodySchemas();
   const rows: Row[] = [];
-  for (const e of ENDPOINTS) {
+  if (!values['only-ranges']) for (const e of ENDPOINTS) rows.push(measureOne(dbFile, store, schemas, e.name, e, argsFor(db, e)));
+  for (const c of RANGED_CASES) {
+    const e = ENDPOINTS.find((x) => x.name === c.endpoint)!;
     const { args, scopes } = argsFor(db, e);
-    for (let i = 0; i < 3; i++) timedBuild(store, schemas, e, args, scopes); // prepare, JIT, page cache
-    const row: Row = { name: e.name, bytes: 0, buildJson: [], ready: [], build: [], fresh: [] };
-    for (let i = 0; i < ITERATIONS; i++) {
-      const t = timedBuild(store, schemas, e, args, scopes);
-      row.bytes = t.bytes;
-      row.build.push(t.build);
-      row.buildJson.push(t.build + t.json);
-      row.ready.push(t.ready);
-    }
-    if (!values['no-fresh']) for (let i = 0; i < Math.min(ITERATIONS, 10); i++) row.fresh.push(freshBuild(dbFile, e, args));
-    rows.push(row);
+    const latest = db.prepare('SELECT max(day) FROM agg_prompt_day WHERE project_id = ?').pluck().get(args.projectId) as string;
+    rows.push(measureOne(dbFile, store, schemas, c.name, e, { args: { ...args, ...c.args(latest) }, scopes }));
   }
   db.close();
   return rows;
+}
+
+function measureOne(dbFile: string, store: ReadStore, schemas: BodySchemas, name: string, e: Endpoint, { args, scopes }: { args: ReadArgs; scopes: string[] }): Row {
+  for (let i = 0; i < 3; i++) timedBuild(store, schemas, e, args, scopes); // prepare, JIT, page cache
+  const row: Row = { name, bytes: 0, buildJson: [], ready: [], build: [], fresh: [] };
+  for (let i = 0; i < ITERATIONS; i++) {
+    const t = timedBuild(store, schemas, e, args, scopes);
+    row.bytes = t.bytes;
+    row.build.push(t.build);
+    row.buildJson.push(t.build + t.json);
+    row.ready.push(t.ready);
+  }
+  if (!values['no-fresh']) for (let i = 0; i < Math.min(ITERATIONS, 10); i++) row.fresh.push(freshBuild(dbFile, e, args));
+  return row;
 }
 
 /** What the write side keeps for this world (the other half of the trade-off), and what it cost to write. */
 function writeSide(dbFile: string): string {
   const db = openReader(dbFile);
   const count = (t: string): string => fmt(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number);
-  const rows = ['prompt_runs', 'agg_prompt_day', 'agg_competitor_day', 'agg_url_day'].map((t) => `${t} ${count(t)}`).join(', ');
+  const rows = ['prompt_runs', 'agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_url_day'].map((t) => `${t} ${count(t)}`).join(', ');
   db.close();
   const mib = fs.statSync(dbFile).size / 1024 ** 2;
   let replay = '';
@@ -188,7 +219,7 @@ async function main(): Promise<void> {
   }
   const text = out.join('\n');
   console.log(text);
-  fs.writeFileSync(path.join(OUT, 'builds.md'), text + '\n');
+  fs.writeFileSync(path.join(OUT, values['only-ranges'] ? 'builds-ranges.md' : 'builds.md'), text + '\n');
 }
 
 main().catch((e: unknown) => {

@@ -5,10 +5,14 @@
 // months (with the SQL and the JS grouping agreeing), that ranges are part of the cache key and of
 // cursors, and that bad ranges get a 400 naming the parameter.
 import t from 'tap';
+import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
 import { addDays } from '../src/lib/time';
-import { periodStart } from '../src/readmodels/formulas';
+import { periodStart, rangePieces } from '../src/readmodels/formulas';
+import type { Db } from '../src/store';
 import { activeKeys, demoDb } from './demo';
+import { asSource, freshDb, type Ev } from './helpers';
 import { request, startApi, withKey } from './http';
+import { canonical, isoWeek, Oracle, periodLabel } from './oracle-metrics';
 
 interface Point { date: string; run_count: number; mention_rate: number }
 interface Visibility { window_start: string | null; window_end: string | null; run_count: number; mention_rate: number }
@@ -133,4 +137,136 @@ t.test('ranges and intervals over HTTP', async (t) => {
     for (const e of ['visibility/timeseries', 'scores/daily']) t.ok(names(e).includes('interval'), `${e}: interval`);
     t.notOk(names('prompts').includes('start_date'), 'not on lists that have no window');
   });
+});
+
+// ---- A world of 420 days across a year end, against the independent oracle (test/oracle-metrics.ts).
+
+const YEAR_WORLD: WorldOptions = {
+  ...DEMO_OPTIONS, seed: 15, accounts: 1, projectsPerAccount: 1, sharedProjects: 0, engines: 3, enginesPerProject: 3,
+  promptsPerProject: 4, segmentsPerProject: 2, competitorsPerProject: 3, forumPostsPerProject: 0, runsPerPromptPerDay: 1,
+  days: 420, endDay: '2027-02-10',
+};
+
+/**
+ * The world's log, then corrections that move sums between weeks, months and years: a run of
+ * 2026-12-31 re-analysed on 2027-01-05 (another ISO week, month and year), one re-analysed as failed,
+ * one re-analysed without mentions. Each keeps its id and arrives later, so it replaces the first version.
+ */
+function yearWorld(): Ev[] {
+  const events = [...generateWorld(YEAR_WORLD)].map((line) => JSON.parse(line) as Ev);
+  const runOn = (day: string, nth: number): Ev => events.filter((e) => e.type === 'prompt_run.completed' && String(e.data.completed_at).startsWith(day) && e.data.status === 'succeeded')[nth]!;
+  const later = (e: Ev, data: Record<string, unknown>, n: number): Ev => ({
+    ...e, event_id: `${e.event_id.slice(0, -4)}f${String(n).padStart(3, '0')}`, occurred_at: '2027-02-11T00:00:00.000Z', data: { ...e.data, ...data },
+  });
+  return [
+    ...events,
+    later(runOn('2026-12-31', 0), { completed_at: '2027-01-05T10:00:00.000Z' }, 1),
+    later(runOn('2026-06-15', 0), { status: 'failed', mentions: [], citations: [] }, 2),
+    later(runOn('2026-03-31', 1), { mentions: [] }, 3),
+  ];
+}
+
+/** Rows in one query's answer and not the other's, both ways. */
+const differ = (db: Db, a: string, b: string): number =>
+  (db.prepare(`SELECT count(*) FROM (${a} EXCEPT ${b})`).pluck().get() as number) + (db.prepare(`SELECT count(*) FROM (${b} EXCEPT ${a})`).pluck().get() as number);
+
+/** Every week and month row is the sum of its days (migration 007): the writer's deltas never drift. */
+function rollupDrift(db: Db): number {
+  const week = "date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days')";
+  const month = "strftime('%Y-%m-01', day)";
+  let drift = 0;
+  for (const [grain, period] of [['week', week], ['month', month]] as const) {
+    const p = 'project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n';
+    const fromDays = `SELECT project_id, ${period} AS day, engine_id, prompt_id, sum(runs), sum(brand_runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+      FROM agg_prompt_day GROUP BY 1, 2, 3, 4`;
+    drift += differ(db, fromDays, `SELECT ${p} FROM agg_prompt_${grain}`);
+    const c = 'project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n';
+    const cFromDays = `SELECT project_id, ${period} AS day, engine_id, prompt_id, competitor_id, sum(runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+      FROM agg_competitor_day GROUP BY 1, 2, 3, 4, 5`;
+    drift += differ(db, cFromDays, `SELECT ${c} FROM agg_competitor_${grain}`);
+  }
+  return drift;
+}
+
+t.test('ISO weeks: the oracle\'s textbook rule', (t) => {
+  t.equal(isoWeek('2026-12-31'), '2026-W53', '2026 has 53 ISO weeks (it starts on a Thursday)');
+  t.equal(isoWeek('2027-01-01'), '2026-W53', '2027-01-01 is in week 53 of 2026');
+  t.equal(isoWeek('2027-01-04'), '2027-W01');
+  for (let d = '2025-12-01'; d <= '2027-02-28'; d = addDays(d, 1)) {
+    if (periodStart(d, 'week') !== periodLabel(d, 'week')) t.fail(`${d}: server ${periodStart(d, 'week')}, oracle ${periodLabel(d, 'week')}`);
+  }
+  t.end();
+});
+
+/** The last day of a day's month (Date.UTC's day 0 of the next month). */
+const monthEnd = (day: string): string => new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)), 0)).toISOString().slice(0, 10);
+
+t.test('rangePieces: every day once, in order, each piece inside one period of its grouping', (t) => {
+  const ranges: Array<[string, string]> = [['2025-11-16', '2026-11-15'], ['2026-12-20', '2027-01-10'], ['2026-02-01', '2026-02-28'], ['2026-03-05', '2026-11-26'], ['2027-01-01', '2027-01-01'], ['2024-01-01', '2024-12-31']];
+  for (const [start, end] of ranges) {
+    for (const grouping of ['total', 'day', 'week', 'month'] as const) {
+      const days: string[] = [];
+      for (const p of rangePieces(start, end, grouping)) {
+        for (let d = p.start; d <= p.end; d = addDays(d, 1)) {
+          if (periodStart(d, p.grain) !== d) continue; // rows of a week or month table sit on the period's first day
+          const last = p.grain === 'day' ? d : p.grain === 'week' ? addDays(d, 6) : monthEnd(d);
+          if (grouping !== 'total' && periodStart(d, grouping) !== periodStart(last, grouping)) t.fail(`${start}..${end} by ${grouping}: ${p.grain} ${d} crosses a ${grouping}`);
+          for (let x = d; x <= last; x = addDays(x, 1)) days.push(x);
+        }
+      }
+      const expected: string[] = [];
+      for (let d = start; d <= end; d = addDays(d, 1)) expected.push(d);
+      t.same(days, expected, `${start}..${end} by ${grouping}: ${rangePieces(start, end, grouping).map((p) => `${p.grain} ${p.start}..${p.end}`).join(', ')}`);
+    }
+  }
+  t.equal(rangePieces('2025-11-16', '2026-11-15', 'total').length <= 6, true, 'a year is a handful of queries');
+  t.end();
+});
+
+t.test('ranges and intervals against the oracle, over HTTP, on 420 days across a year end', async (t) => {
+  const events = yearWorld();
+  const { db, projector } = freshDb(t);
+  for (let i = 0; i < events.length; i += 1000) projector.applyBatch(asSource(events.slice(i, i + 1000), 'test', 1 + i));
+  t.equal(rollupDrift(db), 0, 'week and month roll-ups = the sums of their day rows, after moves and corrections');
+  const oracle = new Oracle(events);
+  const api = await startApi({ db, buildThreads: 0 });
+  t.teardown(() => api.close());
+  const key = worldKeys(YEAR_WORLD).find((k) => !k.revoked)!.key;
+  const get = async (path: string): Promise<unknown> => {
+    const r = await request(api.base + path, withKey(key));
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text}`);
+    return r.json;
+  };
+  const project = ((await get('/projects')) as Array<{ id: string }>)[0]!.id;
+  const engines = ((await get(`/projects/${project}/engines`)) as Array<{ id: string }>).map((e) => e.id).sort();
+  const base = `/projects/${project}`;
+
+  const ranges: Array<[string, string, string]> = [
+    ['2026-02-11', '2027-02-10', '366 days, to the last day of data'],
+    ['2026-12-31', '2026-12-31', 'one day'],
+    ['2026-12-20', '2027-01-10', 'across the year end (ISO week 53 of 2026)'],
+    ['2026-02-01', '2026-02-28', 'one whole month'],
+    ['2026-03-05', '2026-11-26', 'ragged at both ends'],
+    ['2025-12-01', '2025-12-31', 'before the first day of data: partly empty'],
+  ];
+  for (const [start, end, label] of ranges) {
+    oracle.range = { start, end };
+    const q = `start_date=${start}&end_date=${end}`;
+    t.same(canonical(await get(`${base}/visibility?${q}`)), canonical(oracle.visibility(project)), `visibility, ${label}`);
+    t.same(canonical(await get(`${base}/visibility?${q}&engine_ids=${engines[0]!}&engine_ids=${engines[2]!}`)), canonical(oracle.visibility(project, [engines[0]!, engines[2]!])), `visibility with engine_ids, ${label}`);
+    t.same(canonical(await get(`${base}/segments/analytics?${q}`)), canonical(oracle.segmentAnalytics(project)), `segment analytics, ${label}`);
+    t.same(canonical(await get(`${base}/competitor-rankings?${q}`)), canonical(oracle.competitorRankings(project)), `competitor rankings, ${label}`);
+    for (const interval of ['day', 'week', 'month'] as const) {
+      t.same(canonical(await get(`${base}/visibility/timeseries?${q}&interval=${interval}`)), canonical(oracle.timeseries(project, interval)), `timeseries by ${interval}, ${label}`);
+      t.same(canonical(await get(`${base}/scores/daily?${q}&interval=${interval}&limit=365`)), canonical(oracle.periodScores(project, interval, 365)), `daily scores by ${interval}, ${label}`);
+    }
+  }
+  oracle.range = null;
+  for (const interval of ['week', 'month'] as const) {
+    t.same(canonical(await get(`${base}/visibility/timeseries?interval=${interval}`)), canonical(oracle.timeseries(project, interval)), `timeseries by ${interval}, the default year`);
+    t.same(canonical(await get(`${base}/scores/daily?interval=${interval}&limit=10`)), canonical(oracle.periodScores(project, interval, 10)), `the newest 10 ${interval}s of daily scores`);
+  }
+  const weeks = (await get(`${base}/visibility/timeseries?start_date=2026-12-20&end_date=2027-01-10&interval=week`)) as Array<{ date: string }>;
+  t.same(weeks.map((w) => w.date), ['2026-12-14', '2026-12-21', '2026-12-28', '2027-01-04'], 'weeks labelled by their Monday; 2026-12-28 is ISO week 53, holding 2026-12-31 and 2027-01-01');
+  t.same(canonical(await get(`${base}/visibility`)), canonical(oracle.visibility(project)), 'no range: the current window, as in v1');
 });

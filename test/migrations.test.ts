@@ -1,5 +1,6 @@
-// A database written before migrations 003 and 004 is brought up to date on open and then holds
-// exactly what this build writes: same digest as the same events projected from scratch.
+// A database written before migrations 003 to 007 is brought up to date on open and then holds
+// exactly what this build writes: same digest as the same events projected from scratch (the week and
+// month roll-ups of 007 among it).
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -26,6 +27,9 @@ function events(): ReturnType<typeof world> {
     run({ n: 11, brand: 3, sentiment: 0.35, competitor: 3 }), run({ n: 12, brand: 7, sentiment: -0.1 }), run({ n: 13, brand: 3, sentiment: 0.2, competitor: 6 }),
   ];
 }
+
+/** What migration 007 adds: the week and month roll-ups, filled in from the day rows on migrate. */
+const DROP_ROLLUPS = 'DROP TABLE agg_prompt_week; DROP TABLE agg_prompt_month; DROP TABLE agg_competitor_week; DROP TABLE agg_competitor_month;';
 
 t.test('an older database is migrated to what this build writes', async (t) => {
   const dir = tmpDir('migrate-');
@@ -65,6 +69,7 @@ t.test('an older database is migrated to what this build writes', async (t) => {
     ALTER TABLE g RENAME TO agg_run_group;
     DROP TABLE project_changes;
     ALTER TABLE data_versions DROP COLUMN data_as_of;
+    ${DROP_ROLLUPS}
     PRAGMA user_version = 2;
   `);
   t.equal(old.prepare('SELECT prompt_run_count FROM agg_run_group WHERE run_group_id = ?').pluck().get(W.group), 8, 'schema 2 counted the foreign run in the group');
@@ -100,7 +105,7 @@ t.test('006 fills in data-as-of from the stored facts and starts an empty change
   const expected = asOf(db);
   t.same(expected.map((r) => (r as { data_as_of: string }).data_as_of), ['2026-01-05T12:00:01.000Z', '2026-01-05T12:00:01.000Z'], 'newest event time per project');
   t.ok((db.prepare('SELECT count(*) FROM project_changes').pluck().get() as number) > 0, 'the writer logs its commits');
-  db.exec('DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; PRAGMA user_version = 5;');
+  db.exec(`DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; ${DROP_ROLLUPS} PRAGMA user_version = 5;`);
   db.close();
 
   const migrated = openDb(file);

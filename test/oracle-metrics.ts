@@ -17,6 +17,28 @@ export function addDays(day: string, n: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * ISO 8601 week of a day, as "YYYY-Www": the week belongs to the year of its Thursday, and week 1 is
+ * the week holding that year's first Thursday (the textbook rule, not the server's Monday arithmetic).
+ */
+export function isoWeek(day: string): string {
+  const d = new Date(`${day}T00:00:00.000Z`);
+  const weekday = d.getUTCDay() === 0 ? 7 : d.getUTCDay(); // 1 = Monday .. 7 = Sunday
+  const thursday = new Date(d.getTime() + (4 - weekday) * 86_400_000);
+  const year = thursday.getUTCFullYear();
+  const week = 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000));
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+/** A period's label as docs/metrics.md states it: the day; the Monday of its ISO week; the 1st of its month. */
+export function periodLabel(day: string, interval: 'day' | 'week' | 'month'): string {
+  if (interval === 'month') return `${day.slice(0, 7)}-01`;
+  if (interval === 'day') return day;
+  let monday = day;
+  while (isoWeek(addDays(monday, -1)) === isoWeek(day)) monday = addDays(monday, -1); // walk back while still in the week
+  return monday;
+}
+
 /** Last writer wins by (occurred_at, event_id): the state of one entity after every event about it. */
 interface Versioned<T> {
   value: T | null;   // null once deleted
@@ -90,6 +112,12 @@ function bareDomain(value: string): string {
 export class Oracle {
   private readonly state = new Map<string, Versioned<Json>>();
   private readonly runs = new Map<string, Versioned<Run>>();
+
+  /**
+   * start_date..end_date of the requests being checked (docs/metrics.md "Date ranges"): when set, it is
+   * the window of every windowed figure; null, the current window of the data.
+   */
+  range: { start: string; end: string } | null = null;
 
   constructor(events: readonly Ev[], private readonly windowDays = 7) {
     // Applying in (occurred_at, event_id) order is last-writer-wins whatever the arrival order.
@@ -180,6 +208,7 @@ export class Oracle {
 
   /** Days D-(n-1)..D, D the day of the project's latest succeeded run; null without one. */
   window(projectId: string, days = this.windowDays): { start: string; end: string } | null {
+    if (this.range) return this.range;
     const succeeded = [...this.runs.values()].map((s) => s.value!).filter((r) => r.project_id === projectId && r.status === 'succeeded');
     if (succeeded.length === 0) return null;
     const end = succeeded.map((r) => r.completed_at.slice(0, 10)).sort().at(-1)!;
@@ -267,15 +296,22 @@ export class Oracle {
     };
   }
 
-  timeseries(projectId: string): Json[] {
+  /** Per day, or per ISO week or month (labelled by its first day): the runs of the period, however many days of it the window holds. */
+  timeseries(projectId: string, interval: 'day' | 'week' | 'month' = 'day'): Json[] {
     const runs = this.inWindow(projectId, null, 365);
-    return [...groupBy(runs, (r) => r.completed_at.slice(0, 10))].sort(([a], [b]) => cmp(a, b)).map(([date, rs]) => ({
+    return [...groupBy(runs, (r) => periodLabel(r.completed_at.slice(0, 10), interval))].sort(([a], [b]) => cmp(a, b)).map(([date, rs]) => ({
       ...this.day(projectId, date, rs),
       engines: [...groupBy(rs, (r) => r.engine_id)].map(([id, ers]) => {
         const g = figures(ers, this.brand);
         return { engine_id: id, name: this.engineName(id), score: g.score, mention_rate: g.mention_rate, mention_rate_ci: g.mention_rate_ci, run_count: g.runs };
       }).sort((a, b) => cmp(a.name, b.name) || cmp(a.engine_id, b.engine_id)).map(({ name: _name, ...e }) => e),
     }));
+  }
+
+  /** Daily scores with a range or an interval: the newest `limit` periods of the window (365 days unless `range`). */
+  periodScores(projectId: string, interval: 'day' | 'week' | 'month', limit = 30): Json[] {
+    return [...groupBy(this.inWindow(projectId, null, 365), (r) => periodLabel(r.completed_at.slice(0, 10), interval))].sort(([a], [b]) => cmp(b, a)).slice(0, limit)
+      .map(([date, rs]) => ({ ...this.day(projectId, date, rs), prompt_count: new Set(rs.map((r) => r.prompt_id)).size }));
   }
 
   dailyScores(projectId: string, limit = 30): Json[] {

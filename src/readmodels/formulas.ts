@@ -1,6 +1,9 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
+import { periodStart, type Grain } from '../store/aggregates';
 import type { Period } from './args';
+
+export { periodStart };
 import type { ReadStore } from './store';
 
 /**
@@ -161,14 +164,58 @@ export function currentSlice(store: ReadStore, args: RangeArgs & { windowDays: n
 }
 
 /**
- * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
- * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
+ * A run of consecutive rows of one grain's table (agg_*_day, _week, _month): the rows whose `day`
+ * (the period's first day) is in start..end.
  */
-export function periodStart(day: string, interval: Period): string {
-  if (interval === 'day') return day;
-  if (interval === 'month') return `${day.slice(0, 8)}01`;
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
-  return addDays(day, -((weekday + 6) % 7));
+export interface Piece {
+  grain: Grain;
+  start: string;
+  end: string;
+}
+
+const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
+const nextMonth = (day: string): string => {
+  const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+};
+const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
+
+/**
+ * The days start..end (inclusive) as whole months, whole ISO weeks and single days, in order, with
+ * as few rows to read as the roll-ups allow (migration 007): a year is about 11 month rows, a few
+ * week rows and the days of its ragged edges, not 365 day rows. `grouping` keeps every piece inside
+ * one period of the answer: 'week' never reads a month row (a month cuts weeks), 'month' never a
+ * week that crosses a month's end, 'day' only days; 'total' (one sum over the range) uses them all.
+ * Consecutive pieces of one grain are joined: one query each.
+ */
+export function rangePieces(start: string, end: string, grouping: Period | 'total'): Piece[] {
+  const pieces: Piece[] = [];
+  const push = (grain: Grain, day: string): void => {
+    const last = pieces[pieces.length - 1];
+    if (last && last.grain === grain) last.end = day;
+    else pieces.push({ grain, start: day, end: day });
+  };
+  const months = grouping === 'total' || grouping === 'month';
+  const weeks = grouping !== 'day';
+  // A month that starts after `day` within 6 days and fits in the range: the week would cut it.
+  const cutsAMonth = (day: string): boolean => {
+    const m = nextMonth(day);
+    return months && m <= addDays(day, 6) && addDays(nextMonth(m), -1) <= end;
+  };
+  for (let day = start; day <= end;) {
+    if (months && isFirstOfMonth(day) && addDays(nextMonth(day), -1) <= end) {
+      push('month', day);
+      day = nextMonth(day);
+    } else if (weeks && isMonday(day) && addDays(day, 6) <= end && !cutsAMonth(day)
+      && (grouping !== 'month' || addDays(day, 6).slice(0, 7) === day.slice(0, 7))) {
+      push('week', day);
+      day = addDays(day, 7);
+    } else {
+      push('day', day);
+      day = addDays(day, 1);
+    }
+  }
+  return pieces;
 }
 
 const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.position_sum) AS position_sum,
@@ -183,6 +230,12 @@ const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum
 const TRACKED_COMPETITOR = ' AND a.competitor_id IN (SELECT id FROM competitors WHERE project_id = ? AND deleted = 0)';
 /** Binds the project, the first and last day, then the project again (COUNTED_RUNS). */
 const IN_SLICE = `WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
+/** One SQL text per grain: `agg_prompt_day` / `agg_competitor_day` in `sql` become the grain's tables (same columns). */
+const perGrain = (sql: string): Record<Grain, string> => ({
+  day: sql,
+  week: sql.replace(/\bagg_(prompt|competitor)_day\b/g, 'agg_$1_week'),
+  month: sql.replace(/\bagg_(prompt|competitor)_day\b/g, 'agg_$1_month'),
+});
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -200,10 +253,33 @@ const GROUP_ENGINE_PROMPT = ` GROUP BY a.engine_id, a.prompt_id) g
   JOIN engines e ON e.id = g.engine_id JOIN prompts p ON p.id = g.prompt_id
   ORDER BY g.engine_id, g.prompt_id`;
 
+const BRAND_BY_ENGINE_PROMPT_AT = { unfiltered: perGrain(BRAND_BY_ENGINE_PROMPT + GROUP_ENGINE_PROMPT), filtered: perGrain(BRAND_BY_ENGINE_PROMPT + engineFilter([]).sql + GROUP_ENGINE_PROMPT) };
+
+/**
+ * Sums of each piece of a slice's days (rangePieces, 'total'), added per key. One piece (any range
+ * of up to 6 days, the v1 window among them) is its query's rows as they come; several are
+ * integers added, so the same numbers, then put back in the order `compare` states (the queries').
+ */
+function sliceSums<T extends MentionSums>(s: Slice, query: (piece: Piece) => T[], keyOf: (r: T) => string, compare: (a: T, b: T) => number): T[] {
+  const pieces = rangePieces(s.start, s.end, 'total');
+  if (pieces.length === 1) return query(pieces[0]!);
+  const out = new Map<string, T>();
+  for (const piece of pieces) {
+    for (const r of query(piece)) {
+      const into = out.get(keyOf(r));
+      if (into) addSums(into, r);
+      else out.set(keyOf(r), r);
+    }
+  }
+  return [...out.values()].sort(compare);
+}
+
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
   const f = engineFilter(s.engineIds);
-  return store.all<EnginePromptSums>(BRAND_BY_ENGINE_PROMPT + f.sql + GROUP_ENGINE_PROMPT, s.projectId, s.start, s.end, s.projectId, ...f.params);
+  const sql = BRAND_BY_ENGINE_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
+  return sliceSums(s, (p) => store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, ...f.params),
+    (r) => `${r.engine_id}|${r.prompt_id}`, (a, b) => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id));
 }
 
 export interface CompetitorPromptSums extends MentionSums {
@@ -215,10 +291,14 @@ const COMPETITOR_BY_PROMPT = `SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_
   FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}`;
 const GROUP_COMPETITOR_PROMPT = ' GROUP BY a.competitor_id, a.prompt_id ORDER BY a.competitor_id, a.prompt_id';
 
+const COMPETITOR_BY_PROMPT_AT = { unfiltered: perGrain(COMPETITOR_BY_PROMPT + GROUP_COMPETITOR_PROMPT), filtered: perGrain(COMPETITOR_BY_PROMPT + engineFilter([]).sql + GROUP_COMPETITOR_PROMPT) };
+
 /** Mention sums of tracked competitors per competitor x prompt in a slice (runs = 0, see COMPETITOR_SUMS). */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
   const f = engineFilter(s.engineIds);
-  return store.all<CompetitorPromptSums>(COMPETITOR_BY_PROMPT + f.sql + GROUP_COMPETITOR_PROMPT, s.projectId, s.start, s.end, s.projectId, s.projectId, ...f.params);
+  const sql = COMPETITOR_BY_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
+  return sliceSums(s, (p) => store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, s.projectId, ...f.params),
+    (r) => `${r.competitor_id}|${r.prompt_id}`, (a, b) => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id));
 }
 
 export interface DayEngineSums extends MentionSums {
@@ -240,11 +320,71 @@ export function brandSumsByDayEngine(store: ReadStore, projectId: string, start:
 const COMPETITOR_MENTIONS_BY_DAY = `SELECT a.day, sum(a.runs) AS mentioned
   FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}
   GROUP BY a.day`;
+const COMPETITOR_MENTIONS_AT = perGrain(COMPETITOR_MENTIONS_BY_DAY);
 
 /** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
 export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
   const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end, projectId, projectId);
   return new Map(rows.map((r) => [r.day, r.mentioned]));
+}
+
+// ---- The same sums per ISO week or month of a range, from the roll-ups (rangePieces).
+
+/** A period's brand sums of one engine: `day` is the period's first day. */
+export type PeriodEngineSums = DayEngineSums;
+
+const BRAND_BY_DAY_ENGINE_AT = perGrain(BRAND_BY_DAY_ENGINE);
+
+/**
+ * Brand sums per period x engine over start..end, oldest period first, engines in id order: each
+ * piece's rows (a week's, a month's, or a day's) added into the period they fall in.
+ */
+export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, start: string, end: string, interval: Period): PeriodEngineSums[] {
+  const pieces = rangePieces(start, end, interval);
+  // One piece (days by day, or whole weeks by week): its rows are the answer, in the query's order.
+  if (pieces.length === 1 && pieces[0]!.grain === interval) {
+    const p = pieces[0]!;
+    return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE_AT[p.grain], projectId, p.start, p.end, projectId);
+  }
+  const out = new Map<string, PeriodEngineSums>();
+  for (const p of pieces) {
+    for (const r of store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE_AT[p.grain], projectId, p.start, p.end, projectId)) {
+      const period = periodStart(r.day, interval);
+      const k = `${period}|${r.engine_id}`;
+      const into = out.get(k);
+      if (into) addSums(into, r);
+      else out.set(k, { ...r, day: period });
+    }
+  }
+  return [...out.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
+}
+
+/** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
+export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of rangePieces(start, end, interval)) {
+    for (const r of store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_AT[p.grain], projectId, p.start, p.end, projectId, projectId)) {
+      const period = periodStart(r.day, interval);
+      out.set(period, (out.get(period) ?? 0) + r.mentioned);
+    }
+  }
+  return out;
+}
+
+const PROMPTS_BY_DAY_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_day a ${IN_SLICE} GROUP BY a.day, a.prompt_id`);
+
+/** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
+export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const p of rangePieces(start, end, interval)) {
+    for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_DAY_AT[p.grain], projectId, p.start, p.end, projectId)) {
+      const period = periodStart(r.day, interval);
+      let prompts = out.get(period);
+      if (!prompts) out.set(period, (prompts = new Set()));
+      prompts.add(r.prompt_id);
+    }
+  }
+  return out;
 }
 
 const TRACKED_COMPETITORS = 'SELECT id, name FROM competitors WHERE project_id = ? AND deleted = 0 ORDER BY name, id';

@@ -1,3 +1,5 @@
+import type { Statement } from 'better-sqlite3';
+import { addDays } from '../lib/time';
 import type { Db } from './db';
 import { bestMention, type RunFacts, type StoredCitation, type StoredMention } from './runs';
 
@@ -20,6 +22,21 @@ interface CompetitorDelta extends MentionDelta { key: BucketKey; competitor_id: 
 interface UrlAdd { key: BucketKey; url: string; domain: string; runs: number; first_at: string; last_at: string; title: string | null; title_at: string; title_run: string }
 interface GroupDelta { run_group_id: string; project_id: string; runs: number; succeeded: number; failed: number }
 type BucketKey = readonly [project_id: string, day: string, engine_id: string, prompt_id: string];
+
+/** The grains the brand and competitor sums are kept at (migration 007): a day, an ISO week, a calendar month. */
+export type Grain = 'day' | 'week' | 'month';
+const ROLLUPS = ['week', 'month'] as const;
+
+/**
+ * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
+ * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
+ */
+export function periodStart(day: string, grain: Grain): string {
+  if (grain === 'day') return day;
+  if (grain === 'month') return `${day.slice(0, 8)}01`;
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+  return addDays(day, -((weekday + 6) % 7));
+}
 
 const zeroMention = (): MentionDelta => ({ runs: 0, position_sum: 0, rr_fixed: 0, sentiment_fixed: 0, sentiment_n: 0 });
 const isZero = (d: MentionDelta): boolean => d.runs === 0 && d.position_sum === 0 && d.rr_fixed === 0 && d.sentiment_fixed === 0 && d.sentiment_n === 0;
@@ -71,6 +88,80 @@ function mergeUrl(into: UrlAdd, add: Omit<UrlAdd, 'key' | 'url' | 'domain'>): vo
   }
 }
 
+function addDelta(into: MentionDelta, d: MentionDelta): void {
+  into.runs += d.runs;
+  into.position_sum += d.position_sum;
+  into.rr_fixed += d.rr_fixed;
+  into.sentiment_fixed += d.sentiment_fixed;
+  into.sentiment_n += d.sentiment_n;
+}
+
+/** A bucket key moved to the period of its day (the week's Monday, the month's 1st). */
+function rolledKey(key: BucketKey, grain: Grain): BucketKey {
+  return [key[0], periodStart(key[1], grain), key[2], key[3]];
+}
+
+/** The batch's day deltas summed per period: a period row moves by exactly its days' deltas. */
+function rollUpPrompts(deltas: Iterable<PromptDelta>, grain: Grain): PromptDelta[] {
+  const out = new Map<string, PromptDelta>();
+  for (const d of deltas) {
+    const key = rolledKey(d.key, grain);
+    const k = key.join('|');
+    let into = out.get(k);
+    if (!into) out.set(k, (into = { key, runs: 0, brand: zeroMention() }));
+    into.runs += d.runs;
+    addDelta(into.brand, d.brand);
+  }
+  return [...out.values()];
+}
+
+function rollUpCompetitors(deltas: Iterable<CompetitorDelta>, grain: Grain): CompetitorDelta[] {
+  const out = new Map<string, CompetitorDelta>();
+  for (const d of deltas) {
+    const key = rolledKey(d.key, grain);
+    const k = `${key.join('|')}|${d.competitor_id}`;
+    let into = out.get(k);
+    if (!into) out.set(k, (into = { key, competitor_id: d.competitor_id, ...zeroMention() }));
+    addDelta(into, d);
+  }
+  return [...out.values()];
+}
+
+interface SumStatements { addPrompt: Statement; dropEmptyPrompt: Statement; addCompetitor: Statement; dropEmptyCompetitor: Statement }
+
+/** Upserts of the brand and competitor sums into the tables of one grain (agg_prompt_day, _week, _month, ...). */
+function sumStatements(db: Db, grain: Grain): SumStatements {
+  const bucket = 'project_id = ? AND day = ? AND engine_id = ? AND prompt_id = ?';
+  const mentionSet = `runs = runs + excluded.runs, position_sum = position_sum + excluded.position_sum,
+    rr_fixed = rr_fixed + excluded.rr_fixed, sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed,
+    sentiment_n = sentiment_n + excluded.sentiment_n`;
+  return {
+    addPrompt: db.prepare(`INSERT INTO agg_prompt_${grain} (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, day, engine_id, prompt_id) DO UPDATE SET brand_runs = brand_runs + excluded.brand_runs, ${mentionSet}`),
+    dropEmptyPrompt: db.prepare(`DELETE FROM agg_prompt_${grain} WHERE ${bucket} AND runs = 0`),
+    addCompetitor: db.prepare(`INSERT INTO agg_competitor_${grain} (project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, day, engine_id, prompt_id, competitor_id) DO UPDATE SET ${mentionSet}`),
+    dropEmptyCompetitor: db.prepare(`DELETE FROM agg_competitor_${grain} WHERE ${bucket} AND competitor_id = ? AND runs = 0`),
+  };
+}
+
+/** Writes prompt and competitor deltas into one grain's tables; a row whose runs fall to 0 goes. */
+function writeSums(s: SumStatements, prompts: Iterable<PromptDelta>, competitors: Iterable<CompetitorDelta>): void {
+  for (const d of prompts) {
+    const b = d.brand;
+    if (d.runs === 0 && isZero(b)) continue;
+    s.addPrompt.run(...d.key, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
+    if (d.runs < 0) s.dropEmptyPrompt.run(...d.key);
+  }
+  for (const d of competitors) {
+    if (isZero(d)) continue;
+    s.addCompetitor.run(...d.key, d.competitor_id, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
+    if (d.runs < 0) s.dropEmptyCompetitor.run(...d.key, d.competitor_id);
+  }
+}
+
 function bucketOf(run: RunFacts): { key: BucketKey; text: string } {
   return { key: [run.project_id, run.day, run.engine_id, run.prompt_id], text: `${run.project_id}|${run.day}|${run.engine_id}|${run.prompt_id}` };
 }
@@ -88,24 +179,15 @@ export class Aggregator {
   private readonly url = new Map<string, UrlAdd>();
   private readonly urlRecount = new Map<string, { key: BucketKey; url: string }>();
   private readonly group = new Map<string, GroupDelta>();
+  private readonly sums: Record<Grain, SumStatements>;
   private readonly stmts;
 
   constructor(db: Db) {
+    this.sums = { day: sumStatements(db, 'day'), week: sumStatements(db, 'week'), month: sumStatements(db, 'month') };
     const bucket = 'project_id = ? AND day = ? AND engine_id = ? AND prompt_id = ?';
-    const mentionSet = `runs = runs + excluded.runs, position_sum = position_sum + excluded.position_sum,
-      rr_fixed = rr_fixed + excluded.rr_fixed, sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed,
-      sentiment_n = sentiment_n + excluded.sentiment_n`;
     const titleWinsSql = `excluded.title IS NOT NULL AND (title IS NULL OR excluded.title_at > title_at
       OR (excluded.title_at = title_at AND excluded.title_run > title_run))`;
     this.stmts = {
-      addPrompt: db.prepare(`INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (project_id, day, engine_id, prompt_id) DO UPDATE SET brand_runs = brand_runs + excluded.brand_runs, ${mentionSet}`),
-      dropEmptyPrompt: db.prepare(`DELETE FROM agg_prompt_day WHERE ${bucket} AND runs = 0`),
-      addCompetitor: db.prepare(`INSERT INTO agg_competitor_day (project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (project_id, day, engine_id, prompt_id, competitor_id) DO UPDATE SET ${mentionSet}`),
-      dropEmptyCompetitor: db.prepare(`DELETE FROM agg_competitor_day WHERE ${bucket} AND competitor_id = ? AND runs = 0`),
       addUrl: db.prepare(`INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, runs, first_at, last_at, title, title_at, title_run)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (project_id, day, engine_id, prompt_id, url) DO UPDATE SET runs = runs + excluded.runs,
@@ -146,16 +228,9 @@ export class Aggregator {
   /** Writes the batch's deltas, one statement per row moved, then forgets them. */
   flush(): void {
     const s = this.stmts;
-    for (const d of this.prompt.values()) {
-      const b = d.brand;
-      if (d.runs === 0 && isZero(b)) continue;
-      s.addPrompt.run(...d.key, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
-      if (d.runs < 0) s.dropEmptyPrompt.run(...d.key);
-    }
-    for (const d of this.competitor.values()) {
-      if (isZero(d)) continue;
-      s.addCompetitor.run(...d.key, d.competitor_id, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
-      if (d.runs < 0) s.dropEmptyCompetitor.run(...d.key, d.competitor_id);
+    writeSums(this.sums.day, this.prompt.values(), this.competitor.values());
+    for (const grain of ROLLUPS) {
+      writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain), rollUpCompetitors(this.competitor.values(), grain));
     }
     for (const [k, u] of this.url) {
       if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store

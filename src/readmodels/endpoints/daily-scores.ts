@@ -1,9 +1,10 @@
 import type { DailyScore, DailyScores } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-import type { Period, ReadArgs } from '../args';
+import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import {
-  brandSumsByDayEngine, competitorMentionsByDay, COUNTED_RUNS, dayFigures, periodStart, requestedWindow, sumBy, zeroSums,
+  brandSumsByDayEngine, brandSumsByPeriodEngine, compareStrings, competitorMentionsByDay, competitorMentionsByPeriod, COUNTED_RUNS, dayFigures,
+  promptsByPeriod, requestedWindow, sumBy, zeroSums,
 } from '../formulas';
 
 /** The newest `limit` days with counted runs, each with its distinct prompts among those runs. Binds project, project, limit. */
@@ -13,37 +14,20 @@ const DAYS = `SELECT a.day, count(DISTINCT a.prompt_id) AS prompt_count
   GROUP BY a.day ORDER BY a.day DESC LIMIT ?`;
 
 /**
- * Per period of the requested window (start_date/end_date, 365 days by default: formulas.ts
- * requestedWindow): its first day and the distinct prompts of its counted runs, newest first.
- * Binds the project, the first and last day, the project (COUNTED_RUNS), the limit.
+ * With a range or an interval: the newest `limit` periods of the requested window (start_date /
+ * end_date, 365 days by default: formulas.ts requestedWindow) with counted runs, each with the
+ * distinct prompts of those runs, its counts summed from the roll-ups and its partial days.
  */
-const PERIOD_OF: Record<Period, string> = {
-  day: 'a.day',
-  // ISO weeks start on Monday: strftime('%w') is 0 for Sunday, so (w + 6) % 7 days back is the Monday.
-  week: "date(a.day, '-' || ((CAST(strftime('%w', a.day) AS INTEGER) + 6) % 7) || ' days')",
-  month: "strftime('%Y-%m-01', a.day)",
-};
-const periodsSql = (period: Period): string => `SELECT ${PERIOD_OF[period]} AS period, count(DISTINCT a.prompt_id) AS prompt_count
-  FROM agg_prompt_day a
-  WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}
-  GROUP BY period ORDER BY period DESC LIMIT ?`;
-const PERIODS: Record<Period, string> = { day: periodsSql('day'), week: periodsSql('week'), month: periodsSql('month') };
-
-/** With a range or an interval: the newest `limit` periods of the window with counted runs. */
 function periodRows(store: ReadStore, args: ReadArgs): DailyScores {
   const w = requestedWindow(store, args, RANGE_DAYS);
   if (!w) return [];
-  const periods = store.all<{ period: string; prompt_count: number }>(PERIODS[args.interval], args.projectId, w.start, w.end, args.projectId, args.limit);
-  if (periods.length === 0) return [];
-  const sums = sumBy(brandSumsByDayEngine(store, args.projectId, w.start, w.end), (r) => periodStart(r.day, args.interval));
-  const competitorMentions = new Map<string, number>();
-  for (const [day, n] of competitorMentionsByDay(store, args.projectId, w.start, w.end)) {
-    const key = periodStart(day, args.interval);
-    competitorMentions.set(key, (competitorMentions.get(key) ?? 0) + n);
-  }
-  return periods.map(({ period, prompt_count }): DailyScore => {
+  const prompts = promptsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  if (prompts.size === 0) return [];
+  const sums = sumBy(brandSumsByPeriodEngine(store, args.projectId, w.start, w.end, args.interval), (r) => r.day);
+  const competitorMentions = competitorMentionsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  return [...prompts.keys()].sort(compareStrings).reverse().slice(0, args.limit).map((period): DailyScore => {
     const s = sums.get(period) ?? zeroSums();
-    return { date: period, ...dayFigures(s, competitorMentions.get(period) ?? 0), prompt_count, run_count: s.runs };
+    return { date: period, ...dayFigures(s, competitorMentions.get(period) ?? 0), prompt_count: prompts.get(period)!.size, run_count: s.runs };
   });
 }
 

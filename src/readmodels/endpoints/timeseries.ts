@@ -1,10 +1,9 @@
 import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  brandSumsByDayEngine, compareStrings, competitorMentionsByDay, dayFigures, mentionRate, mentionRateCi, periodStart, requestedWindow, score,
-  sumAll, type DayEngineSums,
+  brandSumsByPeriodEngine, compareStrings, competitorMentionsByPeriod, dayFigures, mentionRate, mentionRateCi, requestedWindow, score,
+  sumAll, type PeriodEngineSums,
 } from '../formulas';
-import type { Period } from '../args';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
 const TREND_DAYS = 365;
@@ -19,55 +18,29 @@ export const endpoint: Endpoint = {
   build(store, args): VisibilityTimeseries {
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return [];
-    const competitorMentions = competitorMentionsByDay(store, args.projectId, w.start, w.end);
-    return [...rowsPerPeriod(brandSumsByDayEngine(store, args.projectId, w.start, w.end), args.interval)]
-      .map(([period, days]) => point(period, days, sumMentions(days, competitorMentions)));
+    const competitorMentions = competitorMentionsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+    return [...rowsPerPeriod(brandSumsByPeriodEngine(store, args.projectId, w.start, w.end, args.interval))]
+      .map(([period, rows]) => point(period, rows, competitorMentions.get(period) ?? 0));
   },
 };
 
-/** A period's days: each day's rows (engines in id order). */
-type PeriodDays = Map<string, DayEngineSums[]>;
-
-/** Rows come oldest day first, engines in id order; Maps keep that order (periods, then days). */
-function rowsPerPeriod(rows: DayEngineSums[], interval: Period): Map<string, PeriodDays> {
-  const out = new Map<string, PeriodDays>();
+/** Rows come oldest period first, engines in id order; the Map keeps that order. */
+function rowsPerPeriod(rows: PeriodEngineSums[]): Map<string, PeriodEngineSums[]> {
+  const out = new Map<string, PeriodEngineSums[]>();
   for (const r of rows) {
-    const key = periodStart(r.day, interval);
-    let days = out.get(key);
-    if (!days) out.set(key, (days = new Map()));
-    const day = days.get(r.day);
-    if (day) day.push(r);
-    else days.set(r.day, [r]);
+    const period = out.get(r.day);
+    if (period) period.push(r);
+    else out.set(r.day, [r]);
   }
   return out;
 }
 
-function sumMentions(days: PeriodDays, byDay: Map<string, number>): number {
-  let n = 0;
-  for (const day of days.keys()) n += byDay.get(day) ?? 0;
-  return n;
-}
-
-/** Each engine's sums over the period's days (integers: exact). */
-function perEngine(days: PeriodDays): DayEngineSums[] {
-  const out = new Map<string, DayEngineSums>();
-  for (const rows of days.values()) {
-    for (const r of rows) {
-      const e = out.get(r.engine_id);
-      if (!e) out.set(r.engine_id, { ...r });
-      else for (const k of SUMMED) e[k] += r[k];
-    }
-  }
-  return [...out.values()];
-}
-const SUMMED = ['runs', 'mentioned', 'position_sum', 'rr_fixed', 'sentiment_fixed', 'sentiment_n'] as const;
-
 /**
- * A period listed here has counted runs, so its scores are numbers (never the "no runs" null). A day's
- * point is made from its rows as v1 made it; a week's or month's from its days' counts summed.
+ * A period listed here has counted runs, so its scores are numbers (never the "no runs" null). Its
+ * rows are each engine's counts summed over the period (formulas.ts brandSumsByPeriodEngine: a day's
+ * rows, or a week's or month's from the roll-ups and the days of a partial period).
  */
-function point(period: string, days: PeriodDays, competitorMentions: number): TimeseriesPoint {
-  const rows = days.size === 1 ? [...days.values()][0]! : perEngine(days);
+function point(period: string, rows: PeriodEngineSums[], competitorMentions: number): TimeseriesPoint {
   const s = sumAll(rows);
   return {
     date: period,
