@@ -16,7 +16,8 @@ const recomputeBySql = (db: Db): void => {
   db.transaction(() => db.exec(ORACLE_SQL))();
 };
 
-const DAYS = ['2026-01-05', '2026-01-06'];
+// Two days of one ISO week, and a Sunday of another week and month: versions move sums between roll-up rows too.
+const DAYS = ['2026-01-05', '2026-01-06', '2026-02-01'];
 const URLS = ['https://a.com/x', 'https://b.org/y', 'https://c.net/z'];
 
 type Rng = () => number;

@@ -7,6 +7,10 @@ DELETE FROM agg_prompt_day;
 DELETE FROM agg_competitor_day;
 DELETE FROM agg_url_day;
 DELETE FROM agg_run_group;
+DELETE FROM agg_prompt_week;
+DELETE FROM agg_prompt_month;
+DELETE FROM agg_competitor_week;
+DELETE FROM agg_competitor_month;
 
 INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
   SELECT project_id, day, engine_id, prompt_id, count(*), count(brand_position), coalesce(sum(brand_position), 0),
@@ -55,3 +59,22 @@ INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, run
 INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
   SELECT run_group_id, project_id, count(*), sum(status = 'succeeded'), sum(status = 'failed')
   FROM prompt_runs GROUP BY run_group_id, project_id;
+
+-- Week and month roll-ups (migration 007): the day rows above summed per ISO week (its Monday:
+-- strftime('%w') is 0 on Sunday, so (w + 6) % 7 days back) and per calendar month (its 1st).
+INSERT INTO agg_prompt_week
+  SELECT project_id, date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days') AS period, engine_id, prompt_id,
+    sum(runs), sum(brand_runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+  FROM agg_prompt_day GROUP BY project_id, period, engine_id, prompt_id;
+INSERT INTO agg_prompt_month
+  SELECT project_id, strftime('%Y-%m-01', day) AS period, engine_id, prompt_id,
+    sum(runs), sum(brand_runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+  FROM agg_prompt_day GROUP BY project_id, period, engine_id, prompt_id;
+INSERT INTO agg_competitor_week
+  SELECT project_id, date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days') AS period, engine_id, prompt_id, competitor_id,
+    sum(runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+  FROM agg_competitor_day GROUP BY project_id, period, engine_id, prompt_id, competitor_id;
+INSERT INTO agg_competitor_month
+  SELECT project_id, strftime('%Y-%m-01', day) AS period, engine_id, prompt_id, competitor_id,
+    sum(runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
+  FROM agg_competitor_day GROUP BY project_id, period, engine_id, prompt_id, competitor_id;
