@@ -114,8 +114,11 @@ t.test('ranges and intervals over HTTP', async (t) => {
 
   t.test('bad ranges: 400 naming the parameter', async (t) => {
     const cases: Array<[string, RegExp]> = [
-      ['start_date=2026-02-30', /^start_date must be a date YYYY-MM-DD, got "2026-02-30"$/],
-      ['end_date=26-01-01', /^end_date must be a date YYYY-MM-DD, got "26-01-01"$/],
+      ['start_date=2026-02-30', /^start_date must be a date YYYY-MM-DD from 1970-01-01 to 8999-12-31, got "2026-02-30"$/],
+      ['end_date=26-01-01', /^end_date must be a date YYYY-MM-DD from 1970-01-01 to 8999-12-31, got "26-01-01"$/],
+      // Found by the contract fuzzer: a year before 1000 once made a 500 (an unpadded year in a month's arithmetic).
+      ['end_date=0503-02-05', /^end_date must be a date YYYY-MM-DD from 1970-01-01 to 8999-12-31, got "0503-02-05"$/],
+      ['start_date=1969-12-31', /^start_date must be a date YYYY-MM-DD from 1970-01-01 to 8999-12-31, got "1969-12-31"$/],
       ['start_date=2026-03-02&end_date=2026-03-01', /^start_date must be on or before end_date \(2026-03-01\), got "2026-03-02"$/],
       ['start_date=2025-01-01&end_date=2026-01-02', /^start_date must be at most 365 days before end_date \(2026-01-02: a range of at most 366 days\), got "2025-01-01"$/],
     ];
@@ -125,6 +128,14 @@ t.test('ranges and intervals over HTTP', async (t) => {
       t.match((r.json as { message: string }).message, message);
     }
     t.equal((await get(`${base}/visibility?start_date=2024-01-01&end_date=2024-12-31`)).status, 200, '366 days (a leap year) is allowed');
+    // The ends of the accepted years, with a year-long default range computed from them, by every interval.
+    for (const q of ['start_date=1970-01-01', 'end_date=1970-01-01', 'start_date=8999-12-31', 'end_date=8999-12-31']) {
+      for (const interval of ['day', 'week', 'month']) {
+        t.equal((await get(`${base}/visibility/timeseries?${q}&interval=${interval}`)).status, 200, `timeseries ${q} by ${interval}`);
+        t.equal((await get(`${base}/scores/daily?${q}&interval=${interval}`)).status, 200, `daily scores ${q} by ${interval}`);
+      }
+      t.equal((await get(`${base}/visibility?${q}`)).status, 200, `visibility ${q}`);
+    }
     const interval = await get(`${base}/visibility/timeseries?interval=year`);
     t.equal(interval.status, 400);
     t.match((interval.json as { message: string }).message, /^interval must be one of day, week, month, got "year"$/);

@@ -71,9 +71,26 @@ export function jsonDestination(logger: Logger): DestinationStream | null {
   return JSON_DESTINATIONS.get(logger) ?? null;
 }
 
-/** Writes out what the logger still holds (a no-op for synchronous destinations). */
-export function flushLogger(logger: Logger): Promise<void> {
-  return new Promise((resolve) => logger.flush(() => resolve()));
+/** sonic-boom's state, which it does not expose: whether a write is in flight or lines wait. */
+interface SonicState { _writing?: boolean; _len?: number; once?: (event: 'drain', listener: () => void) => unknown }
+
+/**
+ * Resolves once the destination has written every line it holds (at most `timeoutMs`: a stdout that
+ * nobody reads must not hold up an exit). pino's flush() calls back at once when nothing is
+ * buffered, even with a write still in flight; the flushSync pino runs at exit then wrote the last
+ * lines before that write landed ("stopped" before "stopping", seen in test/lifecycle.test.ts).
+ */
+export function flushLogger(logger: Logger, timeoutMs = 2000): Promise<void> {
+  const d = JSON_DESTINATIONS.get(logger) as SonicState | undefined;
+  const busy = d !== undefined && typeof d.once === 'function' && (d._writing === true || (d._len ?? 0) > 0);
+  if (!busy) return new Promise((resolve) => logger.flush(() => resolve()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    d.once!('drain', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Writes out what the logger still holds before a process.exit() that cannot wait (sonic-boom's flushSync). */

@@ -176,7 +176,8 @@ export interface Piece {
 const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
 const nextMonth = (day: string): string => {
   const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
-  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+  const year = (n: number): string => String(n).padStart(4, '0');
+  return m === 12 ? `${year(y + 1)}-01-01` : `${year(y)}-${String(m + 1).padStart(2, '0')}-01`;
 };
 const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
 
