@@ -272,6 +272,18 @@ export interface Methodology {
    */
   windows: MethodologyWindow[];
   /**
+   * The interval parameter: one point per day, ISO week or calendar month.
+   */
+  periods: {
+    parameter: "interval";
+    values: ("day" | "week" | "month")[];
+    definition: string;
+    /**
+     * Endpoint names (OpenAPI operationId) that take interval.
+     */
+    endpoints: string[];
+  };
+  /**
    * What engine_ids does to the numbers.
    */
   engine_filter: string;
@@ -313,9 +325,9 @@ export interface Methodology {
   orderings: Ordering[];
 }
 export interface MethodologyWindow {
-  name: "current" | "trend" | "daily";
+  name: "current" | "trend" | "daily" | "range";
   /**
-   * Length in days; null when the range is the days that have data.
+   * Length in days; null when the range is the days that have data, or the one the request names (range).
    */
   days: number | null;
   inclusive: true;

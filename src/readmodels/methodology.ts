@@ -4,6 +4,7 @@
 import { RR_SCALE, SENTIMENT_SCALE } from '../store/aggregates';
 import type { Methodology, Ordering, OrderKey } from './bodies.gen';
 import { Z95 } from './formulas';
+import { ENDPOINTS } from './index';
 
 /**
  * The version of the metric definitions: the UTC day they last changed meaning (YYYY-MM-DD). Sent as
@@ -12,7 +13,7 @@ import { Z95 } from './formulas';
  * incompatible changes, only "the same meaning" and "a different one". Bump it when anything in the
  * document below changes except wording.
  */
-export const METRIC_DEFINITIONS_VERSION = '2026-11-23';
+export const METRIC_DEFINITIONS_VERSION = '2026-11-24';
 
 /** The window the service is configured with by default (serve --window-days). */
 export const DEFAULT_WINDOW_DAYS = 7;
@@ -99,7 +100,18 @@ export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS): Methodolo
         definition: 'One row per UTC day with counted runs, newest first; limit caps the rows (default 30, 1 to 365).',
         endpoints: ['daily-scores'],
       },
+      {
+        name: 'range', days: null, inclusive: true, timezone: 'UTC',
+        definition: 'start_date..end_date when the request names them (days from 1970-01-01 to 8999-12-31, at most 366, start on or before end): exactly those days, in place of the window above. One end alone: the endpoint\'s default length starting or ending that day (the current window\'s days; 365 for the trend and daily scores). A range is a sum of its days\' exact counts, never an average of daily rates; mentions count runs completed on its days, forum metrics posts discovered on them.',
+        endpoints: ENDPOINTS.filter((e) => e.query.range !== undefined).map((e) => e.name),
+      },
     ],
+    periods: {
+      parameter: 'interval',
+      values: ['day', 'week', 'month'],
+      definition: 'One point per UTC day (the default), per ISO 8601 week (Monday to Sunday; 2027-01-01 is in the week of Monday 2026-12-28), or per calendar month. A point is dated by the first day of its period, even when the range starts later in it, and covers the period\'s days inside the range; its figures come from the counts summed over those days.',
+      endpoints: ENDPOINTS.filter((e) => e.query.interval === true).map((e) => e.name),
+    },
     engine_filter: 'Where engine_ids is accepted, only runs of the listed engines count, exactly as if only those engines had run; it does not move the window; an engine without runs matches nothing (run_count 0), not an error.',
     metrics: [
       { name: 'run_count', definition: 'Counted runs of the slice.', formula: 'runs', range: [0, null], when_empty: 0 },

@@ -715,6 +715,15 @@ export interface components {
                     nulls?: "last";
                 }[];
             }[];
+            /** @description The interval parameter: one point per day, ISO week or calendar month. */
+            periods: {
+                definition: string;
+                /** @description Endpoint names (OpenAPI operationId) that take interval. */
+                endpoints: string[];
+                /** @constant */
+                parameter: "interval";
+                values: ("day" | "week" | "month")[];
+            };
             /** @description Values are not rounded. */
             rounding: {
                 definition: string;
@@ -735,7 +744,7 @@ export interface components {
             version: string;
             /** @description The day ranges the metrics cover. */
             windows: {
-                /** @description Length in days; null when the range is the days that have data. */
+                /** @description Length in days; null when the range is the days that have data, or the one the request names (range). */
                 days: number | null;
                 definition: string;
                 /** @description Endpoint names (OpenAPI operationId) whose numbers cover this window. */
@@ -743,7 +752,7 @@ export interface components {
                 /** @constant */
                 inclusive: true;
                 /** @enum {unknown} */
-                name: "current" | "trend" | "daily";
+                name: "current" | "trend" | "daily" | "range";
                 /** @constant */
                 timezone: "UTC";
             }[];
@@ -1077,7 +1086,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
@@ -1096,7 +1105,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
@@ -1108,7 +1117,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "bad_request";
                     [name: string]: unknown;
@@ -1123,7 +1132,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1136,7 +1145,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1149,7 +1158,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1178,7 +1187,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
@@ -1197,7 +1206,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
@@ -1209,7 +1218,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "bad_request";
                     [name: string]: unknown;
@@ -1224,7 +1233,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1237,7 +1246,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1250,7 +1259,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1282,7 +1291,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1305,7 +1314,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1321,7 +1330,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1338,7 +1347,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -1353,7 +1362,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1372,7 +1381,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1385,7 +1394,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1404,7 +1413,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1417,7 +1426,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1434,7 +1443,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1475,7 +1484,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1500,7 +1509,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1518,7 +1527,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1535,7 +1544,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -1550,7 +1559,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1569,7 +1578,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1582,7 +1591,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1601,7 +1610,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1614,7 +1623,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1631,7 +1640,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1684,7 +1693,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1701,7 +1710,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -1716,7 +1725,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1735,7 +1744,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1748,7 +1757,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1767,7 +1776,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1780,7 +1789,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1797,7 +1806,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1851,7 +1860,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1878,7 +1887,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1896,7 +1905,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1913,7 +1922,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -1928,7 +1937,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1947,7 +1956,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1960,7 +1969,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1979,7 +1988,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1992,7 +2001,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2009,7 +2018,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2057,7 +2066,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2082,7 +2091,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2100,7 +2109,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2117,7 +2126,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -2132,7 +2141,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2151,7 +2160,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2164,7 +2173,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2183,7 +2192,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2196,7 +2205,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2213,7 +2222,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2254,7 +2263,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2279,7 +2288,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2297,7 +2306,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2314,7 +2323,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -2329,7 +2338,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2348,7 +2357,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2361,7 +2370,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2380,7 +2389,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2393,7 +2402,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2410,7 +2419,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2451,7 +2460,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2476,7 +2485,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2494,7 +2503,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2511,7 +2520,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -2526,7 +2535,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2545,7 +2554,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2558,7 +2567,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2577,7 +2586,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2590,7 +2599,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2607,7 +2616,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2655,7 +2664,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2682,7 +2691,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2700,7 +2709,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2717,7 +2726,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -2732,7 +2741,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2751,7 +2760,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2764,7 +2773,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2783,7 +2792,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2796,7 +2805,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2813,7 +2822,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2859,7 +2868,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2884,7 +2893,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2902,7 +2911,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2919,7 +2928,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -2934,7 +2943,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2953,7 +2962,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2966,7 +2975,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2985,7 +2994,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2998,7 +3007,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3015,7 +3024,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3063,7 +3072,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3090,7 +3099,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3108,7 +3117,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3125,7 +3134,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -3140,7 +3149,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3159,7 +3168,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3172,7 +3181,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3191,7 +3200,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3204,7 +3213,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3221,7 +3230,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3277,7 +3286,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3304,7 +3313,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3322,7 +3331,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3339,7 +3348,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -3354,7 +3363,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3373,7 +3382,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3386,7 +3395,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3405,7 +3414,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3418,7 +3427,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3435,7 +3444,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3476,7 +3485,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3501,7 +3510,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3519,7 +3528,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3536,7 +3545,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -3551,7 +3560,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3570,7 +3579,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3583,7 +3592,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3602,7 +3611,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3615,7 +3624,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3632,7 +3641,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3678,7 +3687,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3703,7 +3712,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3721,7 +3730,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3738,7 +3747,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -3753,7 +3762,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3772,7 +3781,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3785,7 +3794,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3804,7 +3813,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3817,7 +3826,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3834,7 +3843,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3882,7 +3891,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3909,7 +3918,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3927,7 +3936,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3944,7 +3953,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -3959,7 +3968,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3978,7 +3987,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3991,7 +4000,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4010,7 +4019,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4023,7 +4032,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4040,7 +4049,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4090,7 +4099,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4115,7 +4124,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4133,7 +4142,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4150,7 +4159,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -4165,7 +4174,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4184,7 +4193,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4197,7 +4206,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4216,7 +4225,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4229,7 +4238,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4246,7 +4255,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4287,7 +4296,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4312,7 +4321,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4330,7 +4339,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4347,7 +4356,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -4362,7 +4371,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4381,7 +4390,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4394,7 +4403,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4413,7 +4422,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4426,7 +4435,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4443,7 +4452,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4491,7 +4500,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4516,7 +4525,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4534,7 +4543,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4551,7 +4560,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -4566,7 +4575,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4585,7 +4594,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4598,7 +4607,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4617,7 +4626,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4630,7 +4639,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4647,7 +4656,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4688,7 +4697,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4713,7 +4722,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4731,7 +4740,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4748,7 +4757,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -4763,7 +4772,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4782,7 +4791,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4795,7 +4804,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4814,7 +4823,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4827,7 +4836,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4844,7 +4853,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4892,7 +4901,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4917,7 +4926,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4935,7 +4944,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4952,7 +4961,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -4967,7 +4976,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4986,7 +4995,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4999,7 +5008,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5018,7 +5027,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5031,7 +5040,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5048,7 +5057,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5096,7 +5105,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5121,7 +5130,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5139,7 +5148,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5156,7 +5165,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -5171,7 +5180,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5190,7 +5199,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5203,7 +5212,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5222,7 +5231,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5235,7 +5244,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5252,7 +5261,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5298,7 +5307,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5323,7 +5332,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5341,7 +5350,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5358,7 +5367,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -5373,7 +5382,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5392,7 +5401,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5405,7 +5414,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5424,7 +5433,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5437,7 +5446,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5454,7 +5463,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5495,7 +5504,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5520,7 +5529,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5538,7 +5547,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5555,7 +5564,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -5570,7 +5579,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5589,7 +5598,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5602,7 +5611,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5621,7 +5630,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5634,7 +5643,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5651,7 +5660,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5692,7 +5701,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5717,7 +5726,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5735,7 +5744,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5752,7 +5761,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description The error's stable code (README "Errors") */
@@ -5767,7 +5776,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5786,7 +5795,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5799,7 +5808,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5818,7 +5827,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5831,7 +5840,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5848,7 +5857,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-23";
+                    "Metric-Definitions-Version": "2026-11-24";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
