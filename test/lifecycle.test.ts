@@ -15,7 +15,7 @@ import { openDb, Projector } from '../src/store';
 import { asSource, run, tmpDir, W, world } from './helpers';
 import { silentLogger } from '../src/lib/log';
 import { request, startApi, withKey } from './http';
-import { runCli, startServe, type ServeProcess } from './serve-process';
+import { runCli, spawnServe, startServe, type ServeProcess } from './serve-process';
 
 /** A small served database: the helpers' world with a few runs. */
 function makeDb(tt: Test): string {
@@ -82,6 +82,25 @@ async function serving(tt: Test, args: string[] = []): Promise<ServeProcess> {
   });
   return s;
 }
+
+// Found by test/kafka.test.ts: a service restarted with nothing left to consume got its SIGTERM before
+// it had installed its handlers, and died of the signal. Here the demo's replay is the slow start.
+t.test('SIGTERM while starting up: it finishes starting, then stops cleanly (exit 0)', async (t) => {
+  const dir = tmpDir('lifecycle-startup-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dbFile = path.join(dir, 'demo.db');
+  const s = spawnServe(['--demo', '--db', dbFile]);
+  t.teardown(() => {
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  });
+  // The demo database is created before its events are replayed into it: the service is mid-start.
+  while (!fs.existsSync(dbFile) && s.child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+  t.notMatch(s.exited.out(), /listening on/, 'signalled before it listens');
+  s.child.kill('SIGTERM');
+  const exit = await s.exited;
+  t.same([exit.code, exit.signal], [0, null], `exit status 0, not killed by the signal (${exit.stderr})`);
+  t.match(exit.stdout, /listening on[^]*SIGTERM: stopping[^]*stopped/, 'it came up, then stopped');
+});
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   t.test(`${signal} with a keep-alive client connected: exit 0 within 10 s, nothing left to recover`, async (t) => {

@@ -114,6 +114,9 @@ function showDemo(logger: Logger, url: string, dbFile: string, keys: DemoKeys): 
 /** Parses flags, starts the service, and stops it gracefully on SIGTERM or SIGINT (exit 0). */
 export async function serveCommand(argv: string[]): Promise<number> {
   const p = parse(argv, FLAGS, ENV);
+  // Listening from the start: a signal while the demo replays or a snapshot downloads stops the
+  // service as soon as it is up, with exit 0, instead of killing it half-started (a second one exits at once).
+  const stopSignal = new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
@@ -122,7 +125,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
   logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
   if (keys) showDemo(logger, running.url, dbFile, keys);
-  const signal = await new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
+  const signal = await stopSignal;
   logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
   await running.close();
   logger.info('visibility-api: stopped');

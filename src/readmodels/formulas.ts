@@ -2,9 +2,10 @@ import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
 import { periodStart, type Grain } from '../store/aggregates';
 import type { Period } from './args';
-
-export { periodStart };
 import type { ReadStore } from './store';
+
+/** A period's first day: the writer keys its roll-ups by it (src/store/aggregates.ts), and the answers date their points by it. */
+export { periodStart };
 
 /**
  * Sums over succeeded runs, as stored in the agg_* tables. Every metric is a ratio of sums, so any
