@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { fileSource, replayFiles, SourceReadError, type ReplayTotals } from '../ingest';
-import { openDb, Projector, SourcePositions, type Db } from '../store';
+import { fileSource, replayInThread, ReplayThreadError, type ReplayTotals } from '../ingest';
+import { openDb, SourcePositions, type Db } from '../store';
 import { intFlag, parse, requireString, UsageError } from './args';
 import { Progress, totalSize } from './progress';
 import { onStopSignal, type StopSignal } from './signals';
@@ -42,24 +42,29 @@ export async function replayCommand(argv: string[]): Promise<number> {
   for (const f of p.positionals) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UsageError(`events file not found: ${f}`);
   const pages = maxPageCount();
 
-  // SIGTERM/SIGINT: stop at the next line, commit what is in hand, close, exit 0; a re-run resumes
-  // there. A second signal exits at once: nothing is lost either way, the last commit stands.
-  // (Handlers run between batches, never inside one: a batch's transaction is synchronous.)
+  // SIGTERM/SIGINT: the replay thread is told to stop; it commits what is in hand at its next batch,
+  // closes, and this exits 0; a re-run resumes there. A second signal exits at once: nothing is lost
+  // either way, the last commit stands (a batch's transaction is all or nothing).
   let stopSignal: StopSignal | null = null;
+  let stopReplay = (): void => undefined;
   const removeHandlers = onStopSignal('replay', 'stopping at once; lines not yet committed are read again by the next run', (signal) => {
     stopSignal = signal;
+    stopReplay();
   });
   try {
+    // Opened here first: a file that is not a database, or an old schema, fails before any thread starts.
     const db = openDb(dbFile, { fast: true, maxPageCount: pages });
     const started = Date.now();
     const progress = new Progress({ label: 'replay', unit: 'events', totalBytes: totalSize(p.positionals), quiet: p.values.quiet === true });
     try {
-      const totals = await replayFiles(db, new Projector(db), p.positionals, {
-        batchSize,
-        fromStart: p.values['from-start'] === true,
-        shouldStop: () => stopSignal !== null,
-        onBatch: (t) => progress.update(t.lines - t.skipped, t.bytes),
-      });
+      // The writing happens in a thread with a capped heap (src/ingest/replay-thread.ts): RSS stays flat.
+      const replay = replayInThread(
+        { dbFile, files: p.positionals, batchSize, fromStart: p.values['from-start'] === true, maxPageCount: pages },
+        (lines, skipped, bytes) => progress.update(lines - skipped, bytes),
+      );
+      stopReplay = () => replay.stop();
+      if (stopSignal) replay.stop();
+      const totals = await replay.done;
       progress.clear();
       const secs = ((Date.now() - started) / 1000).toFixed(2);
       if (totals.stopped) {
@@ -71,7 +76,7 @@ export async function replayCommand(argv: string[]): Promise<number> {
       return 0;
     } catch (e) {
       progress.clear();
-      if (e instanceof SourceReadError) {
+      if (e instanceof ReplayThreadError && e.sourceFile !== undefined) {
         console.error(`visibility-api replay: ${e.message}; ${resumePoint(db, p.positionals)}: re-run to continue once resolved`);
         return 1;
       }

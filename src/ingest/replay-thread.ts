@@ -1,0 +1,64 @@
+import { startWorker } from '../lib/worker';
+import type { ReplayTotals } from './ndjson';
+
+/** What `replay` hands its thread: plain data only (structured clone). */
+export interface ReplayJob {
+  dbFile: string;
+  files: string[];
+  batchSize: number;
+  fromStart: boolean;
+  maxPageCount?: number;
+}
+
+/** Messages from the replay thread: progress after each batch, then one outcome. */
+export type ReplayMessage =
+  | { type: 'batch'; lines: number; skipped: number; bytes: number }
+  | { type: 'done'; totals: ReplayTotals }
+  | { type: 'failed'; error: { message: string; code?: string; sourceFile?: string } };
+
+/**
+ * Old-generation cap of the replay's two threads (the writer here, the prepare thread it starts).
+ * Their live data is a few batches (tens of MB), but under V8's default limit on a large machine
+ * (GBs) each thread let 50-100 MB of dead batches pile up before collecting: replay peaked near
+ * 300 MB. With this cap V8 collects sooner; measured 215-223 MB at the same speed
+ * (docs/benchmarks.md, "Ingestion"). Far above what a batch of ordinary events holds.
+ */
+export const REPLAY_HEAP_MB = 256;
+
+/** A replay thread's failure, as the thread saw it: an SQLite code, the file that could not be read. */
+export class ReplayThreadError extends Error {
+  constructor(message: string, readonly code?: string, readonly sourceFile?: string) {
+    super(message);
+  }
+}
+
+/**
+ * replayFiles in a worker thread with its own connection and a capped heap (REPLAY_HEAP_MB), so the
+ * whole process stays small whatever the log's length; the calling thread only shows progress and
+ * passes on a stop. Same outcome as replayFiles: the totals (with `stopped` after `stop()`), or a
+ * ReplayThreadError carrying the SQLite code or the unreadable file.
+ */
+export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped: number, bytes: number) => void): { done: Promise<ReplayTotals>; stop(): void } {
+  const worker = startWorker(__dirname, 'replay-worker', job, { maxOldGenerationSizeMb: REPLAY_HEAP_MB });
+  let outcome: ReplayMessage | null = null;
+  let crash: Error | null = null;
+  const done = new Promise<ReplayTotals>((resolve, reject) => {
+    worker.on('message', (m: ReplayMessage) => {
+      if (m.type === 'batch') onBatch(m.lines, m.skipped, m.bytes);
+      else outcome = m;
+    });
+    worker.on('error', (e: Error & { code?: string }) => {
+      crash = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? new Error(`the replay thread ran out of memory (its heap is capped at ${REPLAY_HEAP_MB} MB): try a smaller --batch-size; what committed before stands`)
+        : e;
+    });
+    // The outcome is taken once the thread has closed its connection and ended.
+    worker.on('exit', (code) => {
+      const o = outcome as ReplayMessage | null;
+      if (o?.type === 'done') return resolve(o.totals);
+      if (o?.type === 'failed') return reject(new ReplayThreadError(o.error.message, o.error.code, o.error.sourceFile));
+      reject(crash ?? new Error(`the replay thread exited (code ${code}) without an outcome`));
+    });
+  });
+  return { done, stop: () => worker.postMessage('stop') };
+}

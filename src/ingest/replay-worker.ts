@@ -1,0 +1,43 @@
+// The replay thread (replay-thread.ts): one connection, replayFiles, progress and one outcome to the parent.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDb, Projector } from '../store';
+import { replayFiles, SourceReadError } from './ndjson';
+import type { ReplayJob, ReplayMessage } from './replay-thread';
+
+const job = workerData as ReplayJob;
+const port = parentPort!;
+let stopAsked = false;
+port.on('message', () => {
+  stopAsked = true;
+});
+
+function failure(e: unknown): ReplayMessage {
+  const message = e instanceof Error ? e.message : String(e);
+  const code = (e as { code?: unknown } | null)?.code;
+  return {
+    type: 'failed',
+    error: { message, ...(typeof code === 'string' ? { code } : {}), ...(e instanceof SourceReadError ? { sourceFile: e.file } : {}) },
+  };
+}
+
+async function main(): Promise<ReplayMessage> {
+  const db = openDb(job.dbFile, { fast: true, maxPageCount: job.maxPageCount });
+  try {
+    const totals = await replayFiles(db, new Projector(db), job.files, {
+      batchSize: job.batchSize,
+      fromStart: job.fromStart,
+      shouldStop: () => stopAsked,
+      onBatch: (t) => port.postMessage({ type: 'batch', lines: t.lines, skipped: t.skipped, bytes: t.bytes } satisfies ReplayMessage),
+    });
+    return { type: 'done', totals };
+  } catch (e) {
+    return failure(e);
+  } finally {
+    db.close();
+  }
+}
+
+void main().catch(failure).then((outcome) => {
+  port.postMessage(outcome);
+  port.close(); // nothing more to hear: the thread ends
+});
