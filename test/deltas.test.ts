@@ -109,3 +109,68 @@ t.test('a run that leaves a URL row takes its first, last and title with it', (t
   t.same(row(), { runs: 2, first_at: '2026-01-05T12:00:00.000Z', last_at: '2026-01-05T15:00:00.000Z', title: 'Tie low', title_run: id(2, '55555555') });
   t.end();
 });
+
+t.test('a run that leaves a day where it was alone leaves no empty row behind, at any grain', (t) => {
+  const alone = (completed: string, at: string): Ev => ev('prompt_run.completed', {
+    id: id(77, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: W.prompt1, engine_id: W.engineA, status: 'succeeded',
+    completed_at: completed, mentions: [{ entity_type: 'brand', name: 'Acme', position: 2 }, { entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 1 }],
+    citations: [{ url: URLS[0]!, title: 'T' }],
+  }, at);
+  // Alone on 2026-03-10 (its day, ISO week and month), then re-analysed onto 2026-01-05.
+  const events = [alone('2026-03-10T09:00:00Z', '2026-03-11T00:00:00Z'), alone('2026-01-05T09:00:00Z', '2026-03-12T00:00:00Z')];
+  const left: string[] = [];
+  const byDeltas = digestOf(t, events, [1], (db) => {
+    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day']) {
+      const n = db.prepare(`SELECT count(*) FROM ${table} WHERE day >= '2026-03-01'`).pluck().get() as number;
+      if (n > 0) left.push(`${table}: ${n}`);
+    }
+  });
+  t.same(left, [], 'no row of March is left');
+  t.equal(byDeltas, digestOf(t, events, [1], recomputeBySql), 'the rows the SQL oracle computes from the runs');
+  t.end();
+});
+
+/**
+ * Entity events that change what counts (migration 008's engine-day sums hold counted runs only):
+ * a prompt deleted, restored or moved to another project, a competitor deleted, an engine and a
+ * prompt first seen after their runs. Whatever the order and batching, the sums are what the
+ * oracle counts from the final rows.
+ */
+function countingHistory(seed: number): Ev[] {
+  const rng = mulberry32(seed);
+  const engineC = id(3, 'cccccccc');
+  const prompt3 = id(3, 'ffffffff');
+  const runs = history(seed).all;
+  const late = (n: number, engine: string, prompt: string): Ev => ev('prompt_run.completed', {
+    id: id(n, '66666666'), run_group_id: W.group, project_id: W.project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
+    completed_at: `${pick(rng, DAYS)}T12:00:00Z`, mentions: [{ entity_type: 'brand', name: 'Acme', position: 1 + n % 5 }, { entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 2 }],
+    citations: [],
+  }, '2026-01-07T00:00:00Z');
+  const at = (minute: number): string => `2026-01-08T00:${String(minute).padStart(2, '0')}:00Z`;
+  const promptEv = (prompt: string, project: string, minute: number): Ev =>
+    ev('prompt.upserted', { id: prompt, project_id: project, text: 'moved anvil', segment_ids: [], active: true }, at(minute));
+  const entity: Ev[] = [
+    ev('prompt.deleted', { id: W.prompt2, project_id: W.project }, at(1)),
+    ...(seed % 2 === 0 ? [promptEv(W.prompt2, W.project, 2)] : []), // restored in even seeds
+    ev('competitor.deleted', { id: W.competitor, project_id: W.project }, at(3)),
+    ...(seed % 3 === 0 ? [ev('competitor.upserted', { id: W.competitor, project_id: W.project, name: 'Wile', domain: 'wile.com', aliases: [] }, at(4))] : []),
+    promptEv(W.prompt1, W.otherProject, 5), // moved away ...
+    ...(seed % 2 === 1 ? [promptEv(W.prompt1, W.project, 6)] : []), // ... and back in odd seeds
+    ev('engine.upserted', { id: engineC, name: 'Gemini', provider: 'google' }, at(7)),
+    promptEv(prompt3, W.project, 8),
+  ];
+  return [...runs, late(1, engineC, W.prompt1), late(2, engineC, prompt3), late(3, W.engineA, prompt3), ...entity];
+}
+
+t.test('what counts changes (prompts deleted, restored, moved; a competitor deleted; an engine and a prompt after their runs): the engine-day sums follow, whatever the order and batching', (t) => {
+  for (const seed of [1, 2, 3, 6]) {
+    const events = countingHistory(seed);
+    const rng = mulberry32(seed * 104729);
+    const expected = digestOf(t, events, [events.length]);
+    t.equal(digestOf(t, events, [events.length], recomputeBySql), expected, `seed ${seed}: the rows the SQL oracle counts`);
+    t.equal(digestOf(t, events, [1]), expected, `seed ${seed}: one event per batch`);
+    t.equal(digestOf(t, shuffled(rng, events), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
+    t.equal(digestOf(t, [...shuffled(rng, events), ...shuffled(rng, events)], [5]), expected, `seed ${seed}: shuffled, twice over`);
+  }
+  t.end();
+});

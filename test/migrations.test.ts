@@ -28,8 +28,8 @@ function events(): ReturnType<typeof world> {
   ];
 }
 
-/** What migration 007 adds: the week and month roll-ups, filled in from the day rows on migrate. */
-const DROP_ROLLUPS = 'DROP TABLE agg_prompt_week; DROP TABLE agg_prompt_month; DROP TABLE agg_competitor_week; DROP TABLE agg_competitor_month;';
+/** What migrations 007 and 008 add: the week and month roll-ups and the engine-day sums, filled in from the day rows on migrate. */
+const DROP_ROLLUPS = 'DROP TABLE agg_prompt_week; DROP TABLE agg_prompt_month; DROP TABLE agg_competitor_week; DROP TABLE agg_competitor_month; DROP TABLE agg_engine_day;';
 
 t.test('an older database is migrated to what this build writes', async (t) => {
   const dir = tmpDir('migrate-');

@@ -11,6 +11,7 @@ DELETE FROM agg_prompt_week;
 DELETE FROM agg_prompt_month;
 DELETE FROM agg_competitor_week;
 DELETE FROM agg_competitor_month;
+DELETE FROM agg_engine_day;
 
 INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
   SELECT project_id, day, engine_id, prompt_id, count(*), count(brand_position), coalesce(sum(brand_position), 0),
@@ -78,3 +79,19 @@ INSERT INTO agg_competitor_month
   SELECT project_id, strftime('%Y-%m-01', day) AS period, engine_id, prompt_id, competitor_id,
     sum(runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
   FROM agg_competitor_day GROUP BY project_id, period, engine_id, prompt_id, competitor_id;
+
+-- Per project, day and engine without the prompt (migration 008): what counts of the day rows
+-- above (non-deleted prompts of the project, known engines, tracked competitors), by joins.
+INSERT INTO agg_engine_day
+  SELECT b.project_id, b.day, b.engine_id, b.runs, b.brand_runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n,
+    coalesce(m.runs, 0)
+  FROM (SELECT a.project_id, a.day, a.engine_id, sum(a.runs) AS runs, sum(a.brand_runs) AS brand_runs, sum(a.position_sum) AS position_sum,
+          sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n
+        FROM agg_prompt_day a JOIN prompts q ON q.id = a.prompt_id AND q.project_id = a.project_id AND q.deleted = 0
+          JOIN engines e ON e.id = a.engine_id
+        GROUP BY a.project_id, a.day, a.engine_id) b
+  LEFT JOIN (SELECT c.project_id, c.day, c.engine_id, sum(c.runs) AS runs
+        FROM agg_competitor_day c JOIN prompts q ON q.id = c.prompt_id AND q.project_id = c.project_id AND q.deleted = 0
+          JOIN competitors k ON k.id = c.competitor_id AND k.project_id = c.project_id AND k.deleted = 0
+        GROUP BY c.project_id, c.day, c.engine_id) m
+    ON m.project_id = b.project_id AND m.day = b.day AND m.engine_id = b.engine_id;

@@ -309,54 +309,48 @@ export interface DayEngineSums extends MentionSums {
   engine_name: string;
 }
 
-const BRAND_BY_DAY_ENGINE = `SELECT g.day, g.engine_id, e.name AS engine_name, ${GROUPED_SUMS}
-  FROM (SELECT a.day, a.engine_id, ${BRAND_SUMS} FROM agg_prompt_day a ${IN_SLICE} GROUP BY a.day, a.engine_id) g
-  JOIN engines e ON e.id = g.engine_id
-  ORDER BY g.day, g.engine_id`;
-
-/** Brand sums per day x engine over a day range (all engines), oldest day first. */
-export function brandSumsByDayEngine(store: ReadStore, projectId: string, start: string, end: string): DayEngineSums[] {
-  return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE, projectId, start, end, projectId);
-}
-
-const COMPETITOR_MENTIONS_BY_DAY = `SELECT a.day, sum(a.runs) AS mentioned
-  FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}
-  GROUP BY a.day`;
-const COMPETITOR_MENTIONS_AT = perGrain(COMPETITOR_MENTIONS_BY_DAY);
-
-/** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
-export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
-  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end, projectId, projectId);
-  return new Map(rows.map((r) => [r.day, r.mentioned]));
-}
-
-// ---- The same sums per ISO week or month of a range, from the roll-ups (rangePieces).
-
 /** A period's brand sums of one engine: `day` is the period's first day. */
 export type PeriodEngineSums = DayEngineSums;
 
-const BRAND_BY_DAY_ENGINE_AT = perGrain(BRAND_BY_DAY_ENGINE);
+// The trend and the daily scores read the counted sums per project, day and engine (migration 008:
+// agg_engine_day, kept by the writer under the deleted-prompt, known-engine and tracked-competitor
+// rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up.
+const ENGINE_DAYS = `SELECT g.day, g.engine_id, e.name AS engine_name, g.runs, g.brand_runs AS mentioned, g.position_sum, g.rr_fixed,
+    g.sentiment_fixed, g.sentiment_n
+  FROM agg_engine_day g JOIN engines e ON e.id = g.engine_id
+  WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
+  ORDER BY g.day, g.engine_id`;
+const COMPETITOR_MENTIONS_BY_DAY = `SELECT day, sum(competitor_runs) AS mentioned FROM agg_engine_day
+  WHERE project_id = ? AND day BETWEEN ? AND ? AND competitor_runs > 0
+  GROUP BY day ORDER BY day`;
+
+/** Brand sums per day x engine over a day range (all engines), oldest day first, engines in id order. */
+export function brandSumsByDayEngine(store: ReadStore, projectId: string, start: string, end: string): DayEngineSums[] {
+  return store.all<DayEngineSums>(ENGINE_DAYS, projectId, start, end);
+}
+
+/** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
+export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
+  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end);
+  return new Map(rows.map((r) => [r.day, r.mentioned]));
+}
+
+// ---- The same sums per ISO week or month of a range.
 
 /**
- * Brand sums per period x engine over start..end, oldest period first, engines in id order: each
- * piece's rows (a week's, a month's, or a day's) added into the period they fall in.
+ * Brand sums per period x engine over start..end, oldest period first, engines in id order: the day
+ * rows added into the period they fall in (the week's Monday, the month's 1st).
  */
 export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, start: string, end: string, interval: Period): PeriodEngineSums[] {
-  const pieces = rangePieces(start, end, interval);
-  // One piece (days by day, or whole weeks by week): its rows are the answer, in the query's order.
-  if (pieces.length === 1 && pieces[0]!.grain === interval) {
-    const p = pieces[0]!;
-    return store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE_AT[p.grain], projectId, p.start, p.end, projectId);
-  }
+  const rows = brandSumsByDayEngine(store, projectId, start, end);
+  if (interval === 'day') return rows;
   const out = new Map<string, PeriodEngineSums>();
-  for (const p of pieces) {
-    for (const r of store.all<DayEngineSums>(BRAND_BY_DAY_ENGINE_AT[p.grain], projectId, p.start, p.end, projectId)) {
-      const period = periodStart(r.day, interval);
-      const k = `${period}|${r.engine_id}`;
-      const into = out.get(k);
-      if (into) addSums(into, r);
-      else out.set(k, { ...r, day: period });
-    }
+  for (const r of rows) {
+    const period = periodStart(r.day, interval);
+    const k = `${period}|${r.engine_id}`;
+    const into = out.get(k);
+    if (into) addSums(into, r);
+    else out.set(k, { ...r, day: period });
   }
   return [...out.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
 }
@@ -364,11 +358,9 @@ export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, sta
 /** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
 export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
   const out = new Map<string, number>();
-  for (const p of rangePieces(start, end, interval)) {
-    for (const r of store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_AT[p.grain], projectId, p.start, p.end, projectId, projectId)) {
-      const period = periodStart(r.day, interval);
-      out.set(period, (out.get(period) ?? 0) + r.mentioned);
-    }
+  for (const [day, mentioned] of competitorMentionsByDay(store, projectId, start, end)) {
+    const period = periodStart(day, interval);
+    out.set(period, (out.get(period) ?? 0) + mentioned);
   }
   return out;
 }

@@ -20,6 +20,8 @@ interface MentionDelta { runs: number; position_sum: number; rr_fixed: number; s
 interface PromptDelta { key: BucketKey; runs: number; brand: MentionDelta }
 interface CompetitorDelta extends MentionDelta { key: BucketKey; competitor_id: string }
 interface UrlAdd { key: BucketKey; url: string; domain: string; runs: number; first_at: string; last_at: string; title: string | null; title_at: string; title_run: string }
+interface EngineDelta { key: EngineKey; runs: number; brand: MentionDelta; competitor_runs: number }
+type EngineKey = readonly [project_id: string, day: string, engine_id: string];
 interface GroupDelta { run_group_id: string; project_id: string; runs: number; succeeded: number; failed: number }
 type BucketKey = readonly [project_id: string, day: string, engine_id: string, prompt_id: string];
 
@@ -127,6 +129,51 @@ function rollUpCompetitors(deltas: Iterable<CompetitorDelta>, grain: Grain): Com
   return [...out.values()];
 }
 
+/** What counts in the engine-day sums (migration 008), asked of the entity tables. */
+interface Counting {
+  run(projectId: string, engineId: string, promptId: string): boolean;
+  competitor(projectId: string, competitorId: string): boolean;
+}
+
+/**
+ * The batch's day deltas that count, without their prompt and competitor (migration 008): brand
+ * sums and tracked-competitor mentions per project, day and engine. `skip`: projects counted again
+ * from their rows instead.
+ */
+function engineDays(prompts: Iterable<PromptDelta>, competitors: Iterable<CompetitorDelta>, counting: Counting, skip: ReadonlySet<string>): EngineDelta[] {
+  const out = new Map<string, EngineDelta>();
+  const into = (k: BucketKey): EngineDelta | null => {
+    const [projectId, day, engineId, promptId] = k;
+    if (skip.has(projectId) || !counting.run(projectId, engineId, promptId)) return null;
+    const text = `${projectId}|${day}|${engineId}`;
+    let d = out.get(text);
+    if (!d) out.set(text, (d = { key: [projectId, day, engineId], runs: 0, brand: zeroMention(), competitor_runs: 0 }));
+    return d;
+  };
+  for (const p of prompts) {
+    const d = into(p.key);
+    if (!d) continue;
+    d.runs += p.runs;
+    addDelta(d.brand, p.brand);
+  }
+  for (const c of competitors) {
+    const d = into(c.key);
+    if (d && counting.competitor(c.key[0], c.competitor_id)) d.competitor_runs += c.runs;
+  }
+  return [...out.values()];
+}
+
+/** Memoised for one batch: the entity tables do not change while its deltas are written. */
+function memo(f: (...keys: string[]) => boolean): (...keys: string[]) => boolean {
+  const seen = new Map<string, boolean>();
+  return (...keys) => {
+    const k = keys.join('|');
+    let v = seen.get(k);
+    if (v === undefined) seen.set(k, (v = f(...keys)));
+    return v;
+  };
+}
+
 interface SumStatements { addPrompt: Statement; dropEmptyPrompt: Statement; addCompetitor: Statement; dropEmptyCompetitor: Statement }
 
 /** Upserts of the brand and competitor sums into the tables of one grain (agg_prompt_day, _week, _month, ...). */
@@ -179,6 +226,9 @@ export class Aggregator {
   private readonly url = new Map<string, UrlAdd>();
   private readonly urlRecount = new Map<string, { key: BucketKey; url: string }>();
   private readonly group = new Map<string, GroupDelta>();
+  /** Prompts and competitors whose project or deleted flag changed in the batch, engines first seen. */
+  private readonly countingChanges = new Map<string, { table: 'prompt' | 'competitor'; projectId: string; id: string }>();
+  private readonly newEngines = new Set<string>();
   private readonly sums: Record<Grain, SumStatements>;
   private readonly stmts;
 
@@ -196,6 +246,33 @@ export class Aggregator {
           title_at = CASE WHEN ${titleWinsSql} THEN excluded.title_at ELSE title_at END,
           title_run = CASE WHEN ${titleWinsSql} THEN excluded.title_run ELSE title_run END`),
       dropUrl: db.prepare(`DELETE FROM agg_url_day WHERE ${bucket} AND url = ?`),
+      promptCounts: db.prepare('SELECT 1 FROM prompts WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
+      engineKnown: db.prepare('SELECT 1 FROM engines WHERE id = ?').pluck(),
+      competitorTracked: db.prepare('SELECT 1 FROM competitors WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
+      // Stored rows (the batches before): whether a change of what counts changes any sum.
+      promptHasRows: db.prepare('SELECT 1 FROM agg_prompt_month WHERE project_id = ? AND prompt_id = ? LIMIT 1').pluck(),
+      competitorHasRows: db.prepare('SELECT 1 FROM agg_competitor_month WHERE project_id = ? AND competitor_id = ? LIMIT 1').pluck(),
+      engineProjects: db.prepare('SELECT DISTINCT project_id FROM agg_prompt_month WHERE engine_id = ?').pluck(),
+      dropEngineDays: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ?'),
+      // The rows of migration 008 for one project, from its day rows.
+      countEngineDays: db.prepare(`INSERT INTO agg_engine_day
+        SELECT p.project_id, p.day, p.engine_id, sum(p.runs), sum(p.brand_runs), sum(p.position_sum), sum(p.rr_fixed),
+          sum(p.sentiment_fixed), sum(p.sentiment_n),
+          coalesce((SELECT sum(c.runs) FROM agg_competitor_day c
+            WHERE c.project_id = p.project_id AND c.day = p.day AND c.engine_id = p.engine_id
+              AND c.prompt_id IN (SELECT id FROM prompts WHERE project_id = @project AND deleted = 0)
+              AND c.competitor_id IN (SELECT id FROM competitors WHERE project_id = @project AND deleted = 0)), 0)
+        FROM agg_prompt_day p
+        WHERE p.project_id = @project AND p.prompt_id IN (SELECT id FROM prompts WHERE project_id = @project AND deleted = 0)
+          AND p.engine_id IN (SELECT id FROM engines)
+        GROUP BY p.day, p.engine_id`),
+      addEngine: db.prepare(`INSERT INTO agg_engine_day (project_id, day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project_id, day, engine_id) DO UPDATE SET runs = runs + excluded.runs, brand_runs = brand_runs + excluded.brand_runs,
+          position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
+          sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n,
+          competitor_runs = competitor_runs + excluded.competitor_runs`),
+      dropEmptyEngine: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ? AND day = ? AND engine_id = ? AND runs = 0'),
       // The day's runs through prompt_runs_recent (project_id, completed_at): [day 'T', day 'U') is that UTC day.
       dayRuns: db.prepare(`SELECT id, completed_at, citations FROM prompt_runs
         WHERE project_id = ? AND completed_at >= ? || 'T' AND completed_at < ? || 'U' AND engine_id = ? AND prompt_id = ? AND status = 'succeeded'`),
@@ -213,6 +290,21 @@ export class Aggregator {
     this.url.clear();
     this.urlRecount.clear();
     this.group.clear();
+    this.countingChanges.clear();
+    this.newEngines.clear();
+  }
+
+  /**
+   * A prompt or competitor changed project or deleted flag (or is new): the runs or mentions that
+   * count in `projectId` may change, so its engine-day sums are counted again at the flush.
+   */
+  countingChanged(table: 'prompt' | 'competitor', projectId: string, id: string): void {
+    this.countingChanges.set(`${table}|${projectId}|${id}`, { table, projectId, id });
+  }
+
+  /** An engine seen for the first time: runs stored before it start to count. */
+  engineAdded(engineId: string): void {
+    this.newEngines.add(engineId);
   }
 
   /** A run now stored: its contribution joins the batch's deltas. */
@@ -228,10 +320,12 @@ export class Aggregator {
   /** Writes the batch's deltas, one statement per row moved, then forgets them. */
   flush(): void {
     const s = this.stmts;
+    const recount = this.projectsToRecount();
     writeSums(this.sums.day, this.prompt.values(), this.competitor.values());
     for (const grain of ROLLUPS) {
       writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain), rollUpCompetitors(this.competitor.values(), grain));
     }
+    this.writeEngineDays(recount);
     for (const [k, u] of this.url) {
       if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store
       this.putUrl(u);
@@ -243,6 +337,37 @@ export class Aggregator {
       if (g.runs < 0) s.dropEmptyGroup.run(g.run_group_id, g.project_id);
     }
     this.clear();
+  }
+
+  /** Projects whose stored rows a change of what counts reaches (read before the batch's rows are written). */
+  private projectsToRecount(): Set<string> {
+    const s = this.stmts;
+    const out = new Set<string>();
+    for (const c of this.countingChanges.values()) {
+      const rows = c.table === 'prompt' ? s.promptHasRows : s.competitorHasRows;
+      if (rows.get(c.projectId, c.id) !== undefined) out.add(c.projectId);
+    }
+    for (const engineId of this.newEngines) for (const p of s.engineProjects.all(engineId) as string[]) out.add(p);
+    return out;
+  }
+
+  /** The batch's counted deltas into agg_engine_day, then the projects to recount from their day rows. */
+  private writeEngineDays(recount: ReadonlySet<string>): void {
+    const s = this.stmts;
+    const counting: Counting = {
+      run: memo((projectId, engineId, promptId) => s.engineKnown.get(engineId) !== undefined && s.promptCounts.get(promptId, projectId) !== undefined),
+      competitor: memo((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
+    };
+    for (const d of engineDays(this.prompt.values(), this.competitor.values(), counting, recount)) {
+      const b = d.brand;
+      if (d.runs === 0 && d.competitor_runs === 0 && isZero(b)) continue;
+      s.addEngine.run(...d.key, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n, d.competitor_runs);
+      if (d.runs < 0) s.dropEmptyEngine.run(...d.key);
+    }
+    for (const projectId of recount) {
+      s.dropEngineDays.run(projectId);
+      s.countEngineDays.run({ project: projectId });
+    }
   }
 
   private count(run: RunFacts, sign: 1 | -1): void {

@@ -2,6 +2,7 @@ import type { EventDataByType, EventType } from '../events';
 import { isStorageError, type Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
+import type { EntityTable } from './entities';
 import { RunStore, type PreparedRun, type RunFacts } from './runs';
 import { noteCommit } from './commits';
 import { prepareEvent, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
@@ -194,7 +195,9 @@ export class Projector {
       'project.access_revoked': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 0 }), fx, null),
       // Engines are shared by every project: their own scope, which every project's bodies depend on.
       'engine.upserted': (d, v, fx) => {
+        const known = t.engines.current(d.id) !== undefined;
         const outcome = t.engines.upsert(d.id, v, { name: d.name, provider: d.provider, model: d.model ?? null });
+        if (!known && outcome === 'applied') this.aggregator.engineAdded(d.id);
         if (outcome === 'applied') fx.changes.engines();
         return outcome;
       },
@@ -206,14 +209,14 @@ export class Projector {
         project_id: d.project_id, name: d.name, description: d.description ?? null, active: bool(d.active),
       }), fx, d.project_id),
       'segment.deleted': (d, v, fx) => touched(t.segments.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
-      'prompt.upserted': (d, v, fx) => this.promptChange(t.prompts.upsert(d.id, v, {
+      'prompt.upserted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, () => t.prompts.upsert(d.id, v, {
         project_id: d.project_id, text: d.text, segment_ids: json([...d.segment_ids].sort()), active: bool(d.active),
-      }), fx, d.id, d.project_id),
-      'prompt.deleted': (d, v, fx) => this.promptChange(t.prompts.remove(d.id, v, { project_id: d.project_id }), fx, d.id, d.project_id),
-      'competitor.upserted': (d, v, fx) => touched(t.competitors.upsert(d.id, v, {
+      })), fx, d.id, d.project_id),
+      'prompt.deleted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, () => t.prompts.remove(d.id, v, { project_id: d.project_id })), fx, d.id, d.project_id),
+      'competitor.upserted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, () => t.competitors.upsert(d.id, v, {
         project_id: d.project_id, name: d.name, domain: d.domain ?? null, aliases: json(d.aliases),
-      }), fx, d.project_id),
-      'competitor.deleted': (d, v, fx) => touched(t.competitors.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
+      })), fx, d.project_id),
+      'competitor.deleted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, () => t.competitors.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
       'run_group.started': (d, v, fx) => this.groupChange(this.groups.apply('started', d.id, v, {
         project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at,
       }), fx, d.id),
@@ -238,6 +241,22 @@ export class Projector {
         return touched(this.forum.applyFields(id, v, fields), fx, this.forum.project(id));
       },
     };
+  }
+
+  /**
+   * A prompt or competitor change that may move what counts (COUNTED_RUNS, tracked competitors): its
+   * project or deleted flag changed, or it is new. The aggregator then counts the projects concerned
+   * again (their engine-day sums, migration 008); an edit of a name or text does not.
+   */
+  private counting(table: 'prompt' | 'competitor', rows: EntityTable, id: string, write: () => Outcome): Outcome {
+    const before = rows.current(id);
+    const outcome = write();
+    if (outcome !== 'applied') return outcome;
+    const after = rows.current(id)!;
+    if (before && before.project_id === after.project_id && before.deleted === after.deleted) return outcome;
+    if (before) this.aggregator.countingChanged(table, before.project_id as string, id);
+    this.aggregator.countingChanged(table, after.project_id as string, id);
+    return outcome;
   }
 
   /** prompt_segments mirrors the winning prompt row: its segments while it is not deleted. */
