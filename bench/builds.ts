@@ -26,7 +26,7 @@ import { addDays } from '../src/lib/time';
 import { BodySchemas } from '../src/serve/bodies';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
 import { prepare } from '../src/serve/cache';
-import { openReader, type Db } from '../src/store';
+import { knownSchemaVersion, openReader, type Db } from '../src/store';
 import { fmt, machineLine } from './machine';
 import { writeLog } from './lib';
 
@@ -49,12 +49,27 @@ function worldOptions(days: number): WorldOptions {
 }
 
 
+/** PRAGMA user_version of a file, read without migrating it. */
+function schemaOf(file: string): number {
+  const db = openReader(file);
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
 /** The world's log and database, made once through the CLI a user runs; a half-made file is never kept. */
 async function ensureWorld(days: number): Promise<string> {
   fs.mkdirSync(OUT, { recursive: true });
   const name = `builds-2x${days}x15x5`;
   const dbFile = path.join(OUT, `${name}.db`);
-  if (fs.existsSync(dbFile)) return dbFile;
+  if (fs.existsSync(dbFile)) {
+    if (schemaOf(dbFile) === knownSchemaVersion()) return dbFile;
+    // Made by an older build: made again, so the write side and its replay time are this build's.
+    console.log(`${name}.db has schema ${schemaOf(dbFile)}, this build writes ${knownSchemaVersion()}: made again`);
+    for (const s of ['', '-wal', '-shm', '.replay.json']) fs.rmSync(dbFile + s, { force: true });
+  }
   const log = path.join(OUT, `${name}.ndjson`);
   console.log(`generating ${name} ...`);
   await writeLog(log, worldOptions(days));

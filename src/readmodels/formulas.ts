@@ -337,6 +337,16 @@ export function competitorMentionsByDay(store: ReadStore, projectId: string, sta
 
 // ---- The same sums per ISO week or month of a range.
 
+/** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */
+function periodsOf(interval: Period): (day: string) => string {
+  const seen = new Map<string, string>();
+  return (day) => {
+    let period = seen.get(day);
+    if (period === undefined) seen.set(day, (period = periodStart(day, interval)));
+    return period;
+  };
+}
+
 /**
  * Brand sums per period x engine over start..end, oldest period first, engines in id order: the day
  * rows added into the period they fall in (the week's Monday, the month's 1st).
@@ -345,8 +355,9 @@ export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, sta
   const rows = brandSumsByDayEngine(store, projectId, start, end);
   if (interval === 'day') return rows;
   const out = new Map<string, PeriodEngineSums>();
+  const periodOf = periodsOf(interval);
   for (const r of rows) {
-    const period = periodStart(r.day, interval);
+    const period = periodOf(r.day);
     const k = `${period}|${r.engine_id}`;
     const into = out.get(k);
     if (into) addSums(into, r);
@@ -358,8 +369,9 @@ export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, sta
 /** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
 export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
   const out = new Map<string, number>();
+  const periodOf = periodsOf(interval);
   for (const [day, mentioned] of competitorMentionsByDay(store, projectId, start, end)) {
-    const period = periodStart(day, interval);
+    const period = periodOf(day);
     out.set(period, (out.get(period) ?? 0) + mentioned);
   }
   return out;
@@ -370,9 +382,10 @@ const PROMPTS_BY_DAY_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_da
 /** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
 export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
+  const periodOf = periodsOf(interval);
   for (const p of rangePieces(start, end, interval)) {
     for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_DAY_AT[p.grain], projectId, p.start, p.end, projectId)) {
-      const period = periodStart(r.day, interval);
+      const period = periodOf(r.day);
       let prompts = out.get(period);
       if (!prompts) out.set(period, (prompts = new Set()));
       prompts.add(r.prompt_id);

@@ -163,13 +163,14 @@ function engineDays(prompts: Iterable<PromptDelta>, competitors: Iterable<Compet
   return [...out.values()];
 }
 
-/** Memoised for one batch: the entity tables do not change while its deltas are written. */
-function memo(f: (...keys: string[]) => boolean): (...keys: string[]) => boolean {
-  const seen = new Map<string, boolean>();
-  return (...keys) => {
-    const k = keys.join('|');
-    let v = seen.get(k);
-    if (v === undefined) seen.set(k, (v = f(...keys)));
+/** Memoised for one batch (the entity tables do not change while its deltas are written), by two keys without joining them. */
+function memo2(f: (a: string, b: string) => boolean): (a: string, b: string) => boolean {
+  const seen = new Map<string, Map<string, boolean>>();
+  return (a, b) => {
+    let inner = seen.get(a);
+    if (!inner) seen.set(a, (inner = new Map()));
+    let v = inner.get(b);
+    if (v === undefined) inner.set(b, (v = f(a, b)));
     return v;
   };
 }
@@ -354,9 +355,11 @@ export class Aggregator {
   /** The batch's counted deltas into agg_engine_day, then the projects to recount from their day rows. */
   private writeEngineDays(recount: ReadonlySet<string>): void {
     const s = this.stmts;
+    const engineKnown = memo2((engineId) => s.engineKnown.get(engineId) !== undefined);
+    const promptCounts = memo2((projectId, promptId) => s.promptCounts.get(promptId, projectId) !== undefined);
     const counting: Counting = {
-      run: memo((projectId, engineId, promptId) => s.engineKnown.get(engineId) !== undefined && s.promptCounts.get(promptId, projectId) !== undefined),
-      competitor: memo((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
+      run: (projectId, engineId, promptId) => engineKnown(engineId, '') && promptCounts(projectId, promptId),
+      competitor: memo2((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
     };
     for (const d of engineDays(this.prompt.values(), this.competitor.values(), counting, recount)) {
       const b = d.brand;
