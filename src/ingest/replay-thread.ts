@@ -20,8 +20,8 @@ export type ReplayMessage =
  * Old-generation cap of the replay's two threads (the writer here, the prepare thread it starts).
  * Their live data is a few batches (tens of MB), but under V8's default limit on a large machine
  * (GBs) each thread let 50-100 MB of dead batches pile up before collecting: replay peaked near
- * 300 MB. With this cap V8 collects sooner; measured 215-223 MB at the same speed
- * (docs/benchmarks.md, "Ingestion"). Far above what a batch of ordinary events holds.
+ * 300 MB. With this cap V8 collects sooner: 236-245 MB peak for the whole process at the same
+ * speed (docs/benchmarks.md, "Ingestion"). Far above what a batch of ordinary events holds.
  */
 export const REPLAY_HEAP_MB = 256;
 
