@@ -337,6 +337,40 @@ export function competitorMentionsByDay(store: ReadStore, projectId: string, sta
 
 // ---- The same sums per ISO week or month of a range.
 
+/**
+ * A day's period in SQL: periodStart's rule (the ISO week's Monday: strftime('%w') is 0 on Sunday,
+ * so (w + 6) % 7 days back; the month's 1st), as migration 007 keys the roll-ups by it.
+ */
+const PERIOD_OF_DAY: Record<Exclude<Period, 'day'>, string> = {
+  week: "date(g.day, '-' || ((CAST(strftime('%w', g.day) AS INTEGER) + 6) % 7) || ' days')",
+  month: "substr(g.day, 1, 8) || '01'",
+};
+/** The engine-day rows added up per period in SQL: a year by week is 260 rows to hand over, not 1,825. */
+const ENGINE_PERIODS = (interval: Exclude<Period, 'day'>): string => `SELECT ${PERIOD_OF_DAY[interval]} AS day, g.engine_id, e.name AS engine_name,
+    sum(g.runs) AS runs, sum(g.brand_runs) AS mentioned, sum(g.position_sum) AS position_sum, sum(g.rr_fixed) AS rr_fixed,
+    sum(g.sentiment_fixed) AS sentiment_fixed, sum(g.sentiment_n) AS sentiment_n
+  FROM agg_engine_day g JOIN engines e ON e.id = g.engine_id
+  WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
+  GROUP BY 1, g.engine_id, e.name ORDER BY 1, g.engine_id`;
+const BRAND_BY_PERIOD = { week: ENGINE_PERIODS('week'), month: ENGINE_PERIODS('month') };
+const COMPETITOR_MENTIONS_BY = (interval: Exclude<Period, 'day'>): string => `SELECT ${PERIOD_OF_DAY[interval]} AS day, sum(g.competitor_runs) AS mentioned
+  FROM agg_engine_day g WHERE g.project_id = ? AND g.day BETWEEN ? AND ? AND g.competitor_runs > 0
+  GROUP BY 1 ORDER BY 1`;
+const COMPETITOR_MENTIONS_BY_PERIOD = { week: COMPETITOR_MENTIONS_BY('week'), month: COMPETITOR_MENTIONS_BY('month') };
+
+/** Brand sums per period x engine over start..end (all engines), oldest period first, engines in id order; `day` is the period's first day. */
+export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, start: string, end: string, interval: Period): PeriodEngineSums[] {
+  if (interval === 'day') return brandSumsByDayEngine(store, projectId, start, end);
+  return store.all<PeriodEngineSums>(BRAND_BY_PERIOD[interval], projectId, start, end);
+}
+
+/** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
+export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
+  if (interval === 'day') return competitorMentionsByDay(store, projectId, start, end);
+  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_PERIOD[interval], projectId, start, end);
+  return new Map(rows.map((r) => [r.day, r.mentioned]));
+}
+
 /** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */
 function periodsOf(interval: Period): (day: string) => string {
   const seen = new Map<string, string>();
@@ -345,36 +379,6 @@ function periodsOf(interval: Period): (day: string) => string {
     if (period === undefined) seen.set(day, (period = periodStart(day, interval)));
     return period;
   };
-}
-
-/**
- * Brand sums per period x engine over start..end, oldest period first, engines in id order: the day
- * rows added into the period they fall in (the week's Monday, the month's 1st).
- */
-export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, start: string, end: string, interval: Period): PeriodEngineSums[] {
-  const rows = brandSumsByDayEngine(store, projectId, start, end);
-  if (interval === 'day') return rows;
-  const out = new Map<string, PeriodEngineSums>();
-  const periodOf = periodsOf(interval);
-  for (const r of rows) {
-    const period = periodOf(r.day);
-    const k = `${period}|${r.engine_id}`;
-    const into = out.get(k);
-    if (into) addSums(into, r);
-    else out.set(k, { ...r, day: period });
-  }
-  return [...out.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
-}
-
-/** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
-export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
-  const out = new Map<string, number>();
-  const periodOf = periodsOf(interval);
-  for (const [day, mentioned] of competitorMentionsByDay(store, projectId, start, end)) {
-    const period = periodOf(day);
-    out.set(period, (out.get(period) ?? 0) + mentioned);
-  }
-  return out;
 }
 
 const PROMPTS_BY_DAY_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_day a ${IN_SLICE} GROUP BY a.day, a.prompt_id`);
