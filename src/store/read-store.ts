@@ -9,6 +9,7 @@ import type { Db } from './db';
 export class ReadStore {
   private readonly prepared = new Map<string, Statement>();
   private readonly plucked = new Map<string, Statement>();
+  private readonly raw = new Map<string, Statement>();
 
   constructor(readonly db: Db) {}
 
@@ -20,6 +21,16 @@ export class ReadStore {
 
   all<T>(sql: string, ...params: unknown[]): T[] {
     return this.stmt(sql).all(...params) as T[];
+  }
+
+  /**
+   * Rows as arrays of column values (better-sqlite3's raw mode), for the few reads of thousands of
+   * rows: a named object per row is built through V8's C++ API at ~1.5 us a row, an array at half that.
+   */
+  rows<T extends unknown[]>(sql: string, ...params: unknown[]): T[] {
+    let s = this.raw.get(sql);
+    if (!s) this.raw.set(sql, (s = this.db.prepare(sql).raw(true)));
+    return s.all(...params) as T[];
   }
 
   /** Rows one at a time, so a caller that stops early reads no further. */
