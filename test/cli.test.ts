@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
-import { digest, openDb, Projector } from '../src/store';
+import { digest, openDb, Projector, writeSnapshot } from '../src/store';
 import { asSource, ev, run, tmpDb, tmpDir, W, world, writeNdjson, type Ev } from './helpers';
 
 const ROOT = path.join(__dirname, '..');
@@ -195,4 +195,26 @@ t.test('snapshot writes a consistent copy with the same digest', async (t) => {
   const again = cli(['snapshot', '--db', dbFile, out]);
   t.equal(again.status, 2);
   t.match(again.stderr, /exists \(use --force to overwrite\)/);
+});
+
+t.test('a snapshot appears whole or not at all: copied as OUT.part, renamed when complete', async (t) => {
+  const dir = tmpDir('snap-part-');
+  const dbFile = path.join(dir, 'a.db');
+  const db = openDb(dbFile, { fast: true });
+  new Projector(db).applyBatch(asSource(world()));
+  const out = path.join(dir, 'copy.db');
+  fs.writeFileSync(`${out}.part`, 'left by a killed run');
+  const seen: Array<{ out: boolean; part: boolean }> = [];
+  const info = await writeSnapshot(dbFile, out, () => seen.push({ out: fs.existsSync(out), part: fs.existsSync(`${out}.part`) }));
+  t.ok(seen.length > 0, 'progress was reported while copying');
+  t.ok(seen.every((s) => !s.out && s.part), 'while copying, only OUT.part exists: a kill leaves no half-copied OUT');
+  t.notOk(fs.existsSync(`${out}.part`), 'nothing left beside it');
+  t.equal(info.bytes, fs.statSync(out).size);
+  const copy = openDb(out, { readonly: true });
+  t.equal(digest(copy), digest(db), 'the stale .part was replaced, not appended to');
+  copy.close();
+  db.close();
+  // A copy that fails (here: the output's folder does not exist) leaves nothing either.
+  await t.rejects(writeSnapshot(dbFile, path.join(dir, 'missing', 'x.db')));
+  t.same(fs.readdirSync(dir).filter((n) => n.endsWith('.part')), [], 'no .part after a failure');
 });

@@ -1,5 +1,7 @@
 // The operators' port and the cache-stats command.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -72,4 +74,42 @@ t.test('the LRU stays within CACHE_MAX_BYTES and counts evictions', async (t) =>
   }
   t.ok(api.service.cache.lru.calculatedSize <= 40 * 1024, 'within the byte bound');
   t.ok(api.service.cache.evictions > 0, 'evictions were counted');
+});
+
+t.test('/snapshot: copies orphaned by a dead process are removed when the ops port starts; its own copy is gone after sending', async (t) => {
+  const { db, file } = await demoDb();
+  const dir = path.dirname(file);
+  const base = path.basename(file);
+  // A pid that is certainly dead: a process that has exited.
+  const dead = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['-e', '0']);
+    child.on('exit', () => resolve(child.pid!));
+  });
+  const orphan = path.join(dir, `.${base}.snapshot-${dead}-aaaaaa`);
+  const live = path.join(dir, `.${base}.snapshot-${process.ppid}-bbbbbb`); // the test runner's: alive
+  const otherDb = path.join(dir, `.other.db.snapshot-${dead}-cccccc`); // another database's
+  for (const d of [orphan, live, otherDb]) {
+    fs.mkdirSync(d);
+    fs.writeFileSync(path.join(d, 'snapshot.db'), 'partial copy');
+  }
+  const api = await startApi({ db });
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    ops.close();
+    await api.close();
+    db.close();
+  });
+  t.notOk(fs.existsSync(orphan), 'the dead process\'s copy of this database is removed');
+  t.ok(fs.existsSync(live), 'a copy whose process runs is left alone');
+  t.ok(fs.existsSync(otherDb), 'another database\'s copy is left alone');
+
+  const res = await fetch(`http://127.0.0.1:${(ops.address() as AddressInfo).port}/snapshot`);
+  t.equal(res.status, 200);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  t.equal(createHash('sha256').update(bytes).digest('hex'), res.headers.get('x-snapshot-sha256'), 'the checksum header matches the bytes');
+  t.equal(bytes.subarray(0, 16).toString('latin1'), 'SQLite format 3\0', 'a database file');
+  await new Promise((r) => setTimeout(r, 50)); // the copy is removed once the response has closed
+  const left = fs.readdirSync(dir).filter((n) => n.startsWith(`.${base}.snapshot-${process.pid}-`));
+  t.same(left, [], 'no copy of this process is left behind');
 });

@@ -24,6 +24,35 @@ export interface OpsOptions {
 export const SNAPSHOT_PATH = '/snapshot';
 
 /**
+ * Where a snapshot is copied before it is streamed: `.<db file name>.snapshot-<pid>-<random>`, beside
+ * the database. The name says which database and which process the copy belongs to.
+ */
+const snapshotDirPrefix = (dbFile: string): string => `.${path.basename(dbFile)}.snapshot-`;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/**
+ * Copies of `dbFile` left by a process that died while sending one (kill -9, a crash): each is as
+ * large as the database. Removed when an ops port starts; a copy whose process still runs is left alone.
+ */
+export function removeOrphanedSnapshots(dbFile: string): void {
+  const dir = path.dirname(dbFile);
+  const prefix = snapshotDirPrefix(dbFile);
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+/**
  * GET /snapshot: a consistent copy of the served database (store/snapshot.ts: Kafka offsets and data
  * versions inside), written to a temporary file, then streamed with its length, SHA-256 and schema
  * version in headers, so a new replica can check what it downloaded (serve --bootstrap-from). One
@@ -31,11 +60,12 @@ export const SNAPSHOT_PATH = '/snapshot';
  */
 function snapshotHandler(dbFile: string): (res: http.ServerResponse, head: boolean) => void {
   let busy = false;
+  removeOrphanedSnapshots(dbFile);
   return (res, head) => {
     if (busy) return fail(res, httpError('not_ready', 'a snapshot is being taken: retry shortly'));
     busy = true;
     // Beside the database, not in /tmp: the copy is as large as the file, and that disk has room for one.
-    const dir = fs.mkdtempSync(path.join(path.dirname(dbFile), '.snapshot-'));
+    const dir = fs.mkdtempSync(path.join(path.dirname(dbFile), `${snapshotDirPrefix(dbFile)}${process.pid}-`));
     const out = path.join(dir, 'snapshot.db');
     const done = (): void => {
       busy = false;

@@ -22,25 +22,35 @@ export interface SnapshotInfo {
   schemaVersion: number;
 }
 
-/** Writes a consistent copy of `dbFile` to `out` (replaced); returns its size, checksum and schema version. */
+/**
+ * Writes a consistent copy of `dbFile` to `out` (replaced); returns its size, checksum and schema
+ * version. The copy is made as OUT.part and renamed when complete, so `out` is never a half-copied
+ * database, whenever the process dies; a .part left by a killed run is replaced by the next one.
+ */
 export async function writeSnapshot(dbFile: string, out: string, progress?: SnapshotProgress): Promise<SnapshotInfo> {
   // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it.
   const db = openDb(dbFile, { readonly: true });
-  let schemaVersion: number;
+  const part = `${out}.part`;
+  let info: SnapshotInfo;
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
-    schemaVersion = db.pragma('user_version', { simple: true }) as number;
-    fs.rmSync(out, { force: true });
-    await db.backup(out, {
+    const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    fs.rmSync(part, { force: true });
+    await db.backup(part, {
       progress: ({ totalPages, remainingPages }) => {
         progress?.(totalPages - remainingPages, totalPages, pageSize);
         return 100; // pages per step (better-sqlite3's default): the writer gets the lock between steps
       },
     });
+    info = { bytes: fs.statSync(part).size, sha256: await sha256Of(part), schemaVersion };
+    fs.renameSync(part, out);
+  } catch (e) {
+    fs.rmSync(part, { force: true });
+    throw e;
   } finally {
     db.close();
   }
-  return { bytes: fs.statSync(out).size, sha256: await sha256Of(out), schemaVersion };
+  return info;
 }
 
 export function sha256Of(file: string): Promise<string> {
