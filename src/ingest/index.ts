@@ -1,4 +1,4 @@
 export { readLines, replayFiles, fileSource, emptyTotals, addBatch, SourceReadError, type ReplayTotals, type ReplayOptions } from './ndjson';
 export { SlicedApplier, SliceSizer, yieldToLoop, type SlicedOptions } from './sliced';
 export { bootstrapFrom, BootstrapError, type Bootstrapped } from './bootstrap';
-export { replayInThread, ReplayThreadError, REPLAY_HEAP_MB, type ReplayJob } from './replay-thread';
+export { replayInThread, ReplayThreadError, type ReplayJob } from './replay-thread';

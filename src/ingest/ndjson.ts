@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startWorker } from '../lib/worker';
+import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
 import { SourcePositions, type BatchResult, type Db, type Projector } from '../store';
 import type { PrepareJob, PreparedBatch } from './prepare-worker';
 
@@ -76,17 +76,11 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
   return totals;
 }
 
-/**
- * Old-generation cap of a prepare thread: it holds a batch being read and two in flight, but under
- * V8's default limit it let ~80 MB of dead batches pile up before collecting (see REPLAY_HEAP_MB).
- */
-const PREPARE_HEAP_MB = 256;
-
 /** One file through a prepare thread; stops between batches when `shouldStop` says so. */
 function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
   return new Promise((resolve, reject) => {
     // A small young generation: the thread's garbage is a batch at a time, and RSS should not grow with it.
-    const worker = startWorker(__dirname, 'prepare-worker', job, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: PREPARE_HEAP_MB });
+    const worker = startWorker(__dirname, 'prepare-worker', job, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
     let settled = false;
     const finish = (err?: unknown): void => {
       if (settled) return;

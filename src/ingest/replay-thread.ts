@@ -1,4 +1,4 @@
-import { startWorker } from '../lib/worker';
+import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
 import type { ReplayTotals } from './ndjson';
 
 /** What `replay` hands its thread: plain data only (structured clone). */
@@ -16,15 +16,6 @@ export type ReplayMessage =
   | { type: 'done'; totals: ReplayTotals }
   | { type: 'failed'; error: { message: string; code?: string; sourceFile?: string } };
 
-/**
- * Old-generation cap of the replay's two threads (the writer here, the prepare thread it starts).
- * Their live data is a few batches (tens of MB), but under V8's default limit on a large machine
- * (GBs) each thread let 50-100 MB of dead batches pile up before collecting: replay peaked near
- * 300 MB. With this cap V8 collects sooner: 236-245 MB peak for the whole process at the same
- * speed (docs/benchmarks.md, "Ingestion"). Far above what a batch of ordinary events holds.
- */
-export const REPLAY_HEAP_MB = 256;
-
 /** A replay thread's failure, as the thread saw it: an SQLite code, the file that could not be read. */
 export class ReplayThreadError extends Error {
   constructor(message: string, readonly code?: string, readonly sourceFile?: string) {
@@ -33,13 +24,13 @@ export class ReplayThreadError extends Error {
 }
 
 /**
- * replayFiles in a worker thread with its own connection and a capped heap (REPLAY_HEAP_MB), so the
+ * replayFiles in a worker thread with its own connection and a capped heap (INGEST_HEAP_MB), so the
  * whole process stays small whatever the log's length; the calling thread only shows progress and
  * passes on a stop. Same outcome as replayFiles: the totals (with `stopped` after `stop()`), or a
  * ReplayThreadError carrying the SQLite code or the unreadable file.
  */
 export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped: number, bytes: number) => void): { done: Promise<ReplayTotals>; stop(): void } {
-  const worker = startWorker(__dirname, 'replay-worker', job, { maxOldGenerationSizeMb: REPLAY_HEAP_MB });
+  const worker = startWorker(__dirname, 'replay-worker', job, { maxOldGenerationSizeMb: INGEST_HEAP_MB });
   let outcome: ReplayMessage | null = null;
   let crash: Error | null = null;
   const done = new Promise<ReplayTotals>((resolve, reject) => {
@@ -49,7 +40,7 @@ export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped:
     });
     worker.on('error', (e: Error & { code?: string }) => {
       crash = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? new Error(`the replay thread ran out of memory (its heap is capped at ${REPLAY_HEAP_MB} MB): try a smaller --batch-size; what committed before stands`)
+        ? new Error(`the replay thread ran out of memory (its heap is capped at ${INGEST_HEAP_MB} MB): try a smaller --batch-size; what committed before stands`)
         : e;
     });
     // The outcome is taken once the thread has closed its connection and ended.

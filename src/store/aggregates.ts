@@ -163,16 +163,19 @@ function engineDays(prompts: Iterable<PromptDelta>, competitors: Iterable<Compet
   return [...out.values()];
 }
 
-/** Memoised for one batch (the entity tables do not change while its deltas are written), by two keys without joining them. */
-function memo2(f: (a: string, b: string) => boolean): (a: string, b: string) => boolean {
-  const seen = new Map<string, Map<string, boolean>>();
-  return (a, b) => {
-    let inner = seen.get(a);
-    if (!inner) seen.set(a, (inner = new Map()));
-    let v = inner.get(b);
-    if (v === undefined) inner.set(b, (v = f(a, b)));
-    return v;
+/** Memoised for one batch (the entity tables do not change while its deltas are written). */
+function memo<T>(f: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    if (!seen.has(key)) seen.set(key, f(key));
+    return seen.get(key)!;
   };
+}
+
+/** The same by two keys, without joining them into one string. */
+function memo2<T>(f: (a: string, b: string) => T): (a: string, b: string) => T {
+  const byFirst = memo((a) => memo((b) => f(a, b)));
+  return (a, b) => byFirst(a)(b);
 }
 
 interface SumStatements { addPrompt: Statement; dropEmptyPrompt: Statement; addCompetitor: Statement; dropEmptyCompetitor: Statement }
@@ -355,10 +358,10 @@ export class Aggregator {
   /** The batch's counted deltas into agg_engine_day, then the projects to recount from their day rows. */
   private writeEngineDays(recount: ReadonlySet<string>): void {
     const s = this.stmts;
-    const engineKnown = memo2((engineId) => s.engineKnown.get(engineId) !== undefined);
+    const engineKnown = memo((engineId) => s.engineKnown.get(engineId) !== undefined);
     const promptCounts = memo2((projectId, promptId) => s.promptCounts.get(promptId, projectId) !== undefined);
     const counting: Counting = {
-      run: (projectId, engineId, promptId) => engineKnown(engineId, '') && promptCounts(projectId, promptId),
+      run: (projectId, engineId, promptId) => engineKnown(engineId) && promptCounts(projectId, promptId),
       competitor: memo2((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
     };
     for (const d of engineDays(this.prompt.values(), this.competitor.values(), counting, recount)) {

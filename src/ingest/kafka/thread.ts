@@ -1,4 +1,4 @@
-import { startWorker } from '../../lib/worker';
+import { INGEST_HEAP_MB, startWorker } from '../../lib/worker';
 import { flushLoggerSync, type Logger } from '../../lib/log';
 import { KafkaUnavailableError, type LogLevelName } from './client';
 import type { KafkaIngestConfig } from './config';
@@ -25,8 +25,6 @@ export type ThreadMessage =
 export const STATUS_EVERY_MS = 100;
 // Short enough that a whole graceful stop (drain, this, checkpoint) stays within the 10 s an orchestrator waits.
 const STOP_TIMEOUT_MS = 7_000;
-/** Old-generation cap of the ingest thread, as replay's (REPLAY_HEAP_MB): V8 collects sooner. */
-export const KAFKA_HEAP_MB = 256;
 
 /**
  * startKafkaIngest in a worker thread with its own SQLite connection: transactions, kafkajs and
@@ -36,7 +34,7 @@ export const KAFKA_HEAP_MB = 256;
  * problems) when consuming cannot start; status() is the thread's latest report.
  */
 export function startKafkaIngestThread(start: ThreadStart, logger: Logger): Promise<KafkaIngest> {
-  const worker = startWorker(__dirname, 'thread-worker', start, { maxOldGenerationSizeMb: KAFKA_HEAP_MB });
+  const worker = startWorker(__dirname, 'thread-worker', start, { maxOldGenerationSizeMb: INGEST_HEAP_MB });
   let status: KafkaIngestStatus | null = null;
   let seconds: number[] = [];
   let stopped: Promise<void> | null = null;
