@@ -65,9 +65,10 @@ async function ensureWorld(days: number): Promise<string> {
   const name = `builds-2x${days}x15x5`;
   const dbFile = path.join(OUT, `${name}.db`);
   if (fs.existsSync(dbFile)) {
-    if (schemaOf(dbFile) === knownSchemaVersion()) return dbFile;
+    const schema = schemaOf(dbFile);
+    if (schema === knownSchemaVersion()) return dbFile;
     // Made by an older build: made again, so the write side and its replay time are this build's.
-    console.log(`${name}.db has schema ${schemaOf(dbFile)}, this build writes ${knownSchemaVersion()}: made again`);
+    console.log(`${name}.db has schema ${schema}, this build writes ${knownSchemaVersion()}: made again`);
     for (const s of ['', '-wal', '-shm', '.replay.json']) fs.rmSync(dbFile + s, { force: true });
   }
   const log = path.join(OUT, `${name}.ndjson`);
