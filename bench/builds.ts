@@ -104,13 +104,15 @@ function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
  * asks for, on the same project. The range ends with the project's latest data day, so it holds a
  * full year of rows whatever day the world was generated. `name` is what the table shows.
  */
-interface RangedCase { name: string; endpoint: string; args: (latestDay: string) => Partial<ReadArgs> }
+interface RangedCase { name: string; endpoint: string; args: (latestDay: string, engineIds: string[]) => Partial<ReadArgs> }
 const yearTo = (end: string): Pick<ReadArgs, 'startDate' | 'endDate'> => ({ startDate: addDays(end, -364), endDate: end });
 const RANGED_CASES: RangedCase[] = [
   { name: 'visibility, 365-day range', endpoint: 'visibility', args: yearTo },
   { name: 'segment-analytics, 365-day range', endpoint: 'segment-analytics', args: yearTo },
   { name: 'competitor-rankings, 365-day range', endpoint: 'competitor-rankings', args: yearTo },
   { name: 'citations, 365-day range', endpoint: 'citations', args: yearTo },
+  { name: 'citations, 365-day range, 1 engine', endpoint: 'citations', args: (end, engines) => ({ ...yearTo(end), engineIds: engines.slice(0, 1) }) },
+  { name: 'citations, 365-day range, 4 engines', endpoint: 'citations', args: (end, engines) => ({ ...yearTo(end), engineIds: engines.slice(0, 4) }) },
   { name: 'referrers, 365-day range', endpoint: 'referrers', args: yearTo },
   { name: 'warm-leads, 365-day range', endpoint: 'warm-leads', args: yearTo },
   { name: 'mentions, 365-day range', endpoint: 'mentions', args: yearTo },
@@ -168,7 +170,8 @@ function measure(dbFile: string): Row[] {
     const e = ENDPOINTS.find((x) => x.name === c.endpoint)!;
     const { args, scopes } = argsFor(db, e);
     const latest = db.prepare('SELECT max(day) FROM agg_prompt_day WHERE project_id = ?').pluck().get(args.projectId) as string;
-    rows.push(measureOne(dbFile, store, schemas, c.name, e, { args: { ...args, ...c.args(latest) }, scopes }));
+    const engines = db.prepare('SELECT DISTINCT engine_id FROM agg_engine_day WHERE project_id = ? ORDER BY engine_id').pluck().all(args.projectId) as string[];
+    rows.push(measureOne(dbFile, store, schemas, c.name, e, { args: { ...args, ...c.args(latest, engines) }, scopes }));
   }
   db.close();
   return rows;

@@ -120,7 +120,7 @@ t.test('a run that leaves a day where it was alone leaves no empty row behind, a
   const events = [alone('2026-03-10T09:00:00Z', '2026-03-11T00:00:00Z'), alone('2026-01-05T09:00:00Z', '2026-03-12T00:00:00Z')];
   const left: string[] = [];
   const byDeltas = digestOf(t, events, [1], (db) => {
-    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day']) {
+    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day', 'agg_cited_day', 'agg_cited_week', 'agg_cited_month']) {
       const n = db.prepare(`SELECT count(*) FROM ${table} WHERE day >= '2026-03-01'`).pluck().get() as number;
       if (n > 0) left.push(`${table}: ${n}`);
     }
@@ -144,7 +144,7 @@ function countingHistory(seed: number): Ev[] {
   const late = (n: number, engine: string, prompt: string): Ev => ev('prompt_run.completed', {
     id: id(n, '66666666'), run_group_id: W.group, project_id: W.project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
     completed_at: `${pick(rng, DAYS)}T12:00:00Z`, mentions: [{ entity_type: 'brand', name: 'Acme', position: 1 + n % 5 }, { entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 2 }],
-    citations: [],
+    citations: [{ url: URLS[n % URLS.length]!, title: `Late ${n}` }],
   }, '2026-01-07T00:00:00Z');
   const at = (minute: number): string => `2026-01-08T00:${String(minute).padStart(2, '0')}:00Z`;
   const promptEv = (prompt: string, project: string, minute: number): Ev =>
@@ -162,7 +162,7 @@ function countingHistory(seed: number): Ev[] {
   return [...runs, late(1, engineC, W.prompt1), late(2, engineC, prompt3), late(3, W.engineA, prompt3), ...entity];
 }
 
-t.test('what counts changes (prompts deleted, restored, moved; a competitor deleted; an engine and a prompt after their runs): the engine-day sums follow, whatever the order and batching', (t) => {
+t.test('what counts changes (prompts deleted, restored, moved; a competitor deleted; an engine and a prompt after their runs): the engine-day sums and cited URLs follow, whatever the order and batching', (t) => {
   for (const seed of [1, 2, 3, 6]) {
     const events = countingHistory(seed);
     const rng = mulberry32(seed * 104729);

@@ -12,6 +12,9 @@ DELETE FROM agg_prompt_month;
 DELETE FROM agg_competitor_week;
 DELETE FROM agg_competitor_month;
 DELETE FROM agg_engine_day;
+DELETE FROM agg_cited_day;
+DELETE FROM agg_cited_week;
+DELETE FROM agg_cited_month;
 
 INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
   SELECT project_id, day, engine_id, prompt_id, count(*), count(brand_position), coalesce(sum(brand_position), 0),
@@ -95,3 +98,58 @@ INSERT INTO agg_engine_day
           JOIN competitors k ON k.id = c.competitor_id AND k.project_id = c.project_id AND k.deleted = 0
         GROUP BY c.project_id, c.day, c.engine_id) m
     ON m.project_id = b.project_id AND m.day = b.day AND m.engine_id = b.engine_id;
+
+-- Cited URLs per period without the prompt and the engine (migration 009), from the runs: each URL
+-- once per counted run (a non-deleted prompt of the run's project, a known engine), as above; the
+-- title of the latest titled citation, a tie at one instant going to the first (day, engine, prompt),
+-- then to the greater run id.
+CREATE TEMP TABLE oracle_cited AS
+  WITH cited AS (
+    SELECT r.project_id, r.day, r.engine_id, r.prompt_id, r.id AS run_id, r.completed_at AS at,
+      c.value ->> 'url' AS url, c.value ->> 'domain' AS domain, nullif(c.value ->> 'title', '') AS title,
+      row_number() OVER (PARTITION BY r.id, c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth
+    FROM prompt_runs r JOIN prompts q ON q.id = r.prompt_id AND q.project_id = r.project_id AND q.deleted = 0
+      JOIN engines e ON e.id = r.engine_id, json_each(r.citations) c
+    WHERE r.status = 'succeeded'
+  )
+  SELECT * FROM cited WHERE nth = 1;
+INSERT INTO agg_cited_day (project_id, day, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
+  WITH c AS (SELECT *, day AS period FROM oracle_cited),
+  titled AS (
+    SELECT project_id, period, url, title, at, day || ' ' || engine_id || ' ' || prompt_id AS bucket, run_id,
+      row_number() OVER (PARTITION BY project_id, period, url ORDER BY at DESC, day, engine_id, prompt_id, run_id DESC) AS latest
+    FROM c WHERE title IS NOT NULL
+  )
+  SELECT c.project_id, c.period, c.url, min(c.domain), count(*),
+    (SELECT group_concat(e, ',') FROM (SELECT DISTINCT x.engine_id AS e FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    (SELECT group_concat(p, ',') FROM (SELECT DISTINCT x.prompt_id AS p FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
+  FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url
+  GROUP BY c.project_id, c.period, c.url;
+INSERT INTO agg_cited_week (project_id, day, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
+  WITH c AS (SELECT *, date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days') AS period FROM oracle_cited),
+  titled AS (
+    SELECT project_id, period, url, title, at, day || ' ' || engine_id || ' ' || prompt_id AS bucket, run_id,
+      row_number() OVER (PARTITION BY project_id, period, url ORDER BY at DESC, day, engine_id, prompt_id, run_id DESC) AS latest
+    FROM c WHERE title IS NOT NULL
+  )
+  SELECT c.project_id, c.period, c.url, min(c.domain), count(*),
+    (SELECT group_concat(e, ',') FROM (SELECT DISTINCT x.engine_id AS e FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    (SELECT group_concat(p, ',') FROM (SELECT DISTINCT x.prompt_id AS p FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
+  FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url
+  GROUP BY c.project_id, c.period, c.url;
+INSERT INTO agg_cited_month (project_id, day, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
+  WITH c AS (SELECT *, strftime('%Y-%m-01', day) AS period FROM oracle_cited),
+  titled AS (
+    SELECT project_id, period, url, title, at, day || ' ' || engine_id || ' ' || prompt_id AS bucket, run_id,
+      row_number() OVER (PARTITION BY project_id, period, url ORDER BY at DESC, day, engine_id, prompt_id, run_id DESC) AS latest
+    FROM c WHERE title IS NOT NULL
+  )
+  SELECT c.project_id, c.period, c.url, min(c.domain), count(*),
+    (SELECT group_concat(e, ',') FROM (SELECT DISTINCT x.engine_id AS e FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    (SELECT group_concat(p, ',') FROM (SELECT DISTINCT x.prompt_id AS p FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url ORDER BY 1)),
+    min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
+  FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url
+  GROUP BY c.project_id, c.period, c.url;
+DROP TABLE oracle_cited;

@@ -1,6 +1,6 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
-import { periodStart, type Grain } from '../store/aggregates';
+import { periodStart, type Grain } from '../store/periods';
 import type { Period } from './args';
 import type { ReadStore } from './store';
 

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import { addDays } from '../lib/time';
 import type { Db } from './db';
+import { periodStart, type Grain } from './periods';
+import { CitedRollups, type CitedAdd, type CitedLeft } from './cited';
 import { bestMention, type RunFacts, type StoredCitation, type StoredMention } from './runs';
 
 /**
@@ -25,20 +26,7 @@ type EngineKey = readonly [project_id: string, day: string, engine_id: string];
 interface GroupDelta { run_group_id: string; project_id: string; runs: number; succeeded: number; failed: number }
 type BucketKey = readonly [project_id: string, day: string, engine_id: string, prompt_id: string];
 
-/** The grains the brand and competitor sums are kept at (migration 007): a day, an ISO week, a calendar month. */
-export type Grain = 'day' | 'week' | 'month';
 const ROLLUPS = ['week', 'month'] as const;
-
-/**
- * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
- * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
- */
-export function periodStart(day: string, grain: Grain): string {
-  if (grain === 'day') return day;
-  if (grain === 'month') return `${day.slice(0, 8)}01`;
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
-  return addDays(day, -((weekday + 6) % 7));
-}
 
 const zeroMention = (): MentionDelta => ({ runs: 0, position_sum: 0, rr_fixed: 0, sentiment_fixed: 0, sentiment_n: 0 });
 const isZero = (d: MentionDelta): boolean => d.runs === 0 && d.position_sum === 0 && d.rr_fixed === 0 && d.sentiment_fixed === 0 && d.sentiment_n === 0;
@@ -234,9 +222,11 @@ export class Aggregator {
   private readonly countingChanges = new Map<string, { table: 'prompt' | 'competitor'; projectId: string; id: string }>();
   private readonly newEngines = new Set<string>();
   private readonly sums: Record<Grain, SumStatements>;
+  private readonly cited: CitedRollups;
   private readonly stmts;
 
   constructor(db: Db) {
+    this.cited = new CitedRollups(db);
     this.sums = { day: sumStatements(db, 'day'), week: sumStatements(db, 'week'), month: sumStatements(db, 'month') };
     const bucket = 'project_id = ? AND day = ? AND engine_id = ? AND prompt_id = ?';
     const titleWinsSql = `excluded.title IS NOT NULL AND (title IS NULL OR excluded.title_at > title_at
@@ -325,22 +315,49 @@ export class Aggregator {
   flush(): void {
     const s = this.stmts;
     const recount = this.projectsToRecount();
+    const counting = this.counting();
     writeSums(this.sums.day, this.prompt.values(), this.competitor.values());
     for (const grain of ROLLUPS) {
       writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain), rollUpCompetitors(this.competitor.values(), grain));
     }
-    this.writeEngineDays(recount);
+    this.writeEngineDays(counting, recount);
     for (const [k, u] of this.url) {
       if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store
       this.putUrl(u);
     }
     for (const { key, url } of this.urlRecount.values()) this.recountUrl(key, url);
+    this.cited.write(this.countedUrls(counting), this.urlsLeft(), recount);
     for (const g of this.group.values()) {
       if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
       s.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
       if (g.runs < 0) s.dropEmptyGroup.run(g.run_group_id, g.project_id);
     }
     this.clear();
+  }
+
+  /** What counts, asked of the entity tables once per key in the batch (they do not change while its deltas are written). */
+  private counting(): Counting {
+    const s = this.stmts;
+    const engineKnown = memo((engineId) => s.engineKnown.get(engineId) !== undefined);
+    const promptCounts = memo2((projectId, promptId) => s.promptCounts.get(promptId, projectId) !== undefined);
+    return {
+      run: (projectId, engineId, promptId) => engineKnown(engineId) && promptCounts(projectId, promptId),
+      competitor: memo2((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
+    };
+  }
+
+  /** The batch's URL additions by counted runs, for the cited roll-ups (migration 009). */
+  private *countedUrls(counting: Counting): Iterable<CitedAdd> {
+    for (const u of this.url.values()) {
+      const [projectId, day, engineId, promptId] = u.key;
+      if (!counting.run(projectId, engineId, promptId)) continue;
+      yield { projectId, day, engineId, promptId, url: u.url, domain: u.domain, runs: u.runs, firstAt: u.first_at, lastAt: u.last_at, title: u.title, titleAt: u.title_at, titleRun: u.title_run };
+    }
+  }
+
+  /** The URL rows superseded runs left, counted again in the day table above. */
+  private *urlsLeft(): Iterable<CitedLeft> {
+    for (const { key, url } of this.urlRecount.values()) yield { projectId: key[0], day: key[1], url };
   }
 
   /** Projects whose stored rows a change of what counts reaches (read before the batch's rows are written). */
@@ -356,14 +373,8 @@ export class Aggregator {
   }
 
   /** The batch's counted deltas into agg_engine_day, then the projects to recount from their day rows. */
-  private writeEngineDays(recount: ReadonlySet<string>): void {
+  private writeEngineDays(counting: Counting, recount: ReadonlySet<string>): void {
     const s = this.stmts;
-    const engineKnown = memo((engineId) => s.engineKnown.get(engineId) !== undefined);
-    const promptCounts = memo2((projectId, promptId) => s.promptCounts.get(promptId, projectId) !== undefined);
-    const counting: Counting = {
-      run: (projectId, engineId, promptId) => engineKnown(engineId) && promptCounts(projectId, promptId),
-      competitor: memo2((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
-    };
     for (const d of engineDays(this.prompt.values(), this.competitor.values(), counting, recount)) {
       const b = d.brand;
       if (d.runs === 0 && d.competitor_runs === 0 && isZero(b)) continue;

@@ -29,6 +29,9 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'agg_competitor_month', columns: '*', order: 'project_id, day, engine_id, prompt_id, competitor_id' },
   { table: 'agg_engine_day', columns: '*', order: 'project_id, day, engine_id' },
   { table: 'agg_url_day', columns: '*', order: 'project_id, day, engine_id, prompt_id, url' },
+  { table: 'agg_cited_day', columns: '*', order: 'project_id, day, url' },
+  { table: 'agg_cited_week', columns: '*', order: 'project_id, day, url' },
+  { table: 'agg_cited_month', columns: '*', order: 'project_id, day, url' },
   { table: 'agg_run_group', columns: '*', order: 'run_group_id, project_id' },
 ];
 

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
-import { COUNTED_RUNS, compareStrings, engineFilter, requestedWindow, type RangeArgs } from '../formulas';
+import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, type Piece, type RangeArgs } from '../formulas';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -61,10 +61,40 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
   return b.citation_count - a.citation_count || compareStrings(a.url, b.url);
 }
 
+/** One URL merged in SQL over the pieces of a range (see CITED_PIECES). */
+type PiecesRow = [url: string, domain: string, citation_count: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, title: string | null];
+
+/**
+ * Without an engine filter, a range is read from the cited-URL roll-ups (migration 009: counted runs
+ * only, no prompt or engine in the key): its whole months and weeks as one row per URL, only its
+ * ragged edges as days. The same numbers as summing the day rows: runs add, first/last are min/max,
+ * the id lists are unions (comma-separated, so one group_concat joins a URL's pieces), and the title is
+ * the same rule's winner (latest title_at, then first bucket: title_bucket is day, engine, prompt).
+ */
+function citedPiecesSql(pieces: readonly Piece[]): string {
+  const piece = (p: Piece): string => `SELECT url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
+    FROM agg_cited_${p.grain} WHERE project_id = ? AND day BETWEEN ? AND ?`;
+  return `SELECT url, min(domain), sum(runs), group_concat(engine_ids), group_concat(prompt_ids), min(first_at), max(last_at),
+    (json_group_array(title ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
+  FROM (${pieces.map(piece).join(' UNION ALL ')}) GROUP BY url`;
+}
+
+/** Distinct ids of a comma-joined list of comma-separated lists. */
+const distinctIds = (lists: string): string[] => [...new Set(lists.split(','))];
+
+function fromPieces(store: ReadStore, projectId: string, start: string, end: string): CitedUrl[] {
+  const pieces = rangePieces(start, end, 'total');
+  return store.rows<PiecesRow>(citedPiecesSql(pieces), ...pieces.flatMap((p) => [projectId, p.start, p.end])).map((r) => ({
+    url: r[0], domain: r[1], title: r[7], citation_count: r[2], prompt_count: distinctIds(r[4]).length,
+    engine_ids: distinctIds(r[3]).sort(), first_cited_at: r[5], last_cited_at: r[6],
+  }));
+}
+
 /** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
 export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
   const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
+  if (engineIds === null) return fromPieces(store, args.projectId, window.start, window.end).sort(byCitationsThenUrl);
   const f = engineFilter(engineIds);
   return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, args.projectId, window.start, window.end, args.projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
 }

@@ -1,0 +1,30 @@
+import { addDays } from '../lib/time';
+
+/** The grains the aggregates are kept at (migrations 007, 009): a day, an ISO week, a calendar month. */
+export type Grain = 'day' | 'week' | 'month';
+
+/**
+ * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
+ * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
+ */
+export function periodStart(day: string, grain: Grain): string {
+  if (grain === 'day') return day;
+  if (grain === 'month') return `${day.slice(0, 8)}01`;
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+  return addDays(day, -((weekday + 6) % 7));
+}
+
+/** The last day of the period that starts on `start` (a periodStart). */
+export function periodEnd(start: string, grain: Grain): string {
+  if (grain === 'day') return start;
+  if (grain === 'week') return addDays(start, 6);
+  const [y, m] = [Number(start.slice(0, 4)), Number(start.slice(5, 7))];
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10); // day 0 of the next month
+}
+
+/** periodStart in SQL, for a `day` column: strftime('%w') is 0 on Sunday, so (w + 6) % 7 days back is the Monday. */
+export const PERIOD_SQL: Record<Grain, (day: string) => string> = {
+  day: (day) => day,
+  week: (day) => `date(${day}, '-' || ((CAST(strftime('%w', ${day}) AS INTEGER) + 6) % 7) || ' days')`,
+  month: (day) => `strftime('%Y-%m-01', ${day})`,
+};
