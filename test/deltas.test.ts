@@ -120,7 +120,7 @@ t.test('a run that leaves a day where it was alone leaves no empty row behind, a
   const events = [alone('2026-03-10T09:00:00Z', '2026-03-11T00:00:00Z'), alone('2026-01-05T09:00:00Z', '2026-03-12T00:00:00Z')];
   const left: string[] = [];
   const byDeltas = digestOf(t, events, [1], (db) => {
-    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day', 'agg_cited_day', 'agg_cited_week', 'agg_cited_month']) {
+    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day', 'agg_cited_day', 'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month']) {
       const n = db.prepare(`SELECT count(*) FROM ${table} WHERE day >= '2026-03-01'`).pluck().get() as number;
       if (n > 0) left.push(`${table}: ${n}`);
     }

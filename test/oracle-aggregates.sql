@@ -15,6 +15,8 @@ DELETE FROM agg_engine_day;
 DELETE FROM agg_cited_day;
 DELETE FROM agg_cited_week;
 DELETE FROM agg_cited_month;
+DELETE FROM agg_cited_engine_week;
+DELETE FROM agg_cited_engine_month;
 
 INSERT INTO agg_prompt_day (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
   SELECT project_id, day, engine_id, prompt_id, count(*), count(brand_position), coalesce(sum(brand_position), 0),
@@ -99,7 +101,7 @@ INSERT INTO agg_engine_day
         GROUP BY c.project_id, c.day, c.engine_id) m
     ON m.project_id = b.project_id AND m.day = b.day AND m.engine_id = b.engine_id;
 
--- Cited URLs per period without the prompt and the engine (migration 009), from the runs: each URL
+-- Cited URLs per period without the prompt (migration 009), with the engine or without, from the runs: each URL
 -- once per counted run (a non-deleted prompt of the run's project, a known engine), as above; the
 -- title of the latest titled citation, a tie at one instant going to the first (day, engine, prompt),
 -- then to the greater run id.
@@ -152,4 +154,28 @@ INSERT INTO agg_cited_month (project_id, day, url, domain, runs, engine_ids, pro
     min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
   FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url
   GROUP BY c.project_id, c.period, c.url;
+INSERT INTO agg_cited_engine_week (project_id, day, url, engine_id, domain, runs, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
+  WITH c AS (SELECT *, date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days') AS period FROM oracle_cited),
+  titled AS (
+    SELECT project_id, period, url, engine_id, title, at, day || ' ' || engine_id || ' ' || prompt_id AS bucket, run_id,
+      row_number() OVER (PARTITION BY project_id, period, url, engine_id ORDER BY at DESC, day, prompt_id, run_id DESC) AS latest
+    FROM c WHERE title IS NOT NULL
+  )
+  SELECT c.project_id, c.period, c.url, c.engine_id, min(c.domain), count(*),
+    (SELECT group_concat(p, ',') FROM (SELECT DISTINCT x.prompt_id AS p FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url AND x.engine_id = c.engine_id ORDER BY 1)),
+    min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
+  FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url AND t.engine_id = c.engine_id
+  GROUP BY c.project_id, c.period, c.url, c.engine_id;
+INSERT INTO agg_cited_engine_month (project_id, day, url, engine_id, domain, runs, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
+  WITH c AS (SELECT *, strftime('%Y-%m-01', day) AS period FROM oracle_cited),
+  titled AS (
+    SELECT project_id, period, url, engine_id, title, at, day || ' ' || engine_id || ' ' || prompt_id AS bucket, run_id,
+      row_number() OVER (PARTITION BY project_id, period, url, engine_id ORDER BY at DESC, day, prompt_id, run_id DESC) AS latest
+    FROM c WHERE title IS NOT NULL
+  )
+  SELECT c.project_id, c.period, c.url, c.engine_id, min(c.domain), count(*),
+    (SELECT group_concat(p, ',') FROM (SELECT DISTINCT x.prompt_id AS p FROM c x WHERE x.project_id = c.project_id AND x.period = c.period AND x.url = c.url AND x.engine_id = c.engine_id ORDER BY 1)),
+    min(c.at), max(c.at), t.title, t.at, t.bucket, t.run_id
+  FROM c LEFT JOIN titled t ON t.latest = 1 AND t.project_id = c.project_id AND t.period = c.period AND t.url = c.url AND t.engine_id = c.engine_id
+  GROUP BY c.project_id, c.period, c.url, c.engine_id;
 DROP TABLE oracle_cited;

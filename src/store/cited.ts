@@ -45,6 +45,7 @@ interface CitedRow {
   projectId: string;
   period: string;
   url: string;
+  engineId: string | null;     // the key's engine in an engine table, null in the others
   domain: string;
   runs: number;
   engines: Set<string>;
@@ -54,7 +55,18 @@ interface CitedRow {
   titled: Titled | null;
 }
 
-const GRAINS: readonly Grain[] = ['day', 'week', 'month'];
+/**
+ * The roll-up tables: per URL over all engines at each grain (the lists without an engine filter),
+ * and per URL and engine at week and month (the lists with one: their days come from agg_url_day).
+ */
+interface Table { name: string; grain: Grain; byEngine: boolean }
+const TABLES: readonly Table[] = [
+  { name: 'agg_cited_day', grain: 'day', byEngine: false },
+  { name: 'agg_cited_week', grain: 'week', byEngine: false },
+  { name: 'agg_cited_month', grain: 'month', byEngine: false },
+  { name: 'agg_cited_engine_week', grain: 'week', byEngine: true },
+  { name: 'agg_cited_engine_month', grain: 'month', byEngine: true },
+];
 /** Bounds of "every day" for a project's recount. */
 const ALL_DAYS = { start: '0000-01-01', end: '9999-12-31' };
 
@@ -73,41 +85,48 @@ const listOf = (ids: Set<string>): string => [...ids].sort().join(',');
 
 interface Statements { get: Statement; put: Statement; drop: Statement; recount: Statement }
 
+/** The key's columns and the id lists of a table (an engine table keeps its engine in the key). */
+const keyColumns = (t: Table): string => (t.byEngine ? 'project_id, day, url, engine_id' : 'project_id, day, url');
+const listColumns = (t: Table): string => (t.byEngine ? 'prompt_ids' : 'engine_ids, prompt_ids');
+
 /**
- * The grain's rows of one project from its counted agg_url_day rows in a day range, one URL or all
+ * The table's rows of one project from its counted agg_url_day rows in a day range, one URL or all
  * (@url NULL). The same rule as migration 009's backfill, for one project.
  */
-function recountSql(grain: Grain): string {
-  return `INSERT INTO agg_cited_${grain} (project_id, day, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
-  SELECT project_id, period, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
-  FROM (SELECT a.project_id, ${PERIOD_SQL[grain]('a.day')} AS period, a.url, min(a.domain) AS domain, sum(a.runs) AS runs,
-      group_concat(DISTINCT a.engine_id ORDER BY a.engine_id) AS engine_ids, group_concat(DISTINCT a.prompt_id ORDER BY a.prompt_id) AS prompt_ids,
+function recountSql(t: Table): string {
+  const lists = t.byEngine ? 'a.engine_id' : 'group_concat(DISTINCT a.engine_id ORDER BY a.engine_id) AS engine_ids';
+  return `INSERT INTO ${t.name} (${keyColumns(t)}, domain, runs, ${listColumns(t)}, first_at, last_at, title, title_at, title_bucket, title_run)
+  SELECT ${keyColumns(t).replace('day', 'period')}, domain, runs, ${listColumns(t)}, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
+  FROM (SELECT a.project_id, ${PERIOD_SQL[t.grain]('a.day')} AS period, a.url, min(a.domain) AS domain, sum(a.runs) AS runs,
+      ${lists}, group_concat(DISTINCT a.prompt_id ORDER BY a.prompt_id) AS prompt_ids,
       min(a.first_at) AS first_at, max(a.last_at) AS last_at,
       (json_group_array(json_array(a.title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id, a.title_run)
         ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id) FILTER (WHERE a.title IS NOT NULL AND a.title_at > '')) -> 0 AS w
     FROM agg_url_day a
     WHERE a.project_id = @project AND a.day BETWEEN @start AND @end AND (@url IS NULL OR a.url = @url)
       AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = @project AND deleted = 0) AND a.engine_id IN (SELECT id FROM engines)
-    GROUP BY period, a.url)`;
+    GROUP BY period, a.url${t.byEngine ? ', a.engine_id' : ''})`;
 }
 
-function statements(db: Db, grain: Grain): Statements {
-  const table = `agg_cited_${grain}`;
+function statements(db: Db, t: Table): Statements {
+  const keys = keyColumns(t);
+  const lists = listColumns(t);
+  const setLists = lists.split(', ').map((c) => `${c} = excluded.${c}`).join(', ');
   return {
-    get: db.prepare(`SELECT domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run
-      FROM ${table} WHERE project_id = ? AND day = ? AND url = ?`).raw(true),
-    put: db.prepare(`INSERT INTO ${table} (project_id, day, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, day, url) DO UPDATE SET runs = excluded.runs, engine_ids = excluded.engine_ids, prompt_ids = excluded.prompt_ids,
+    get: db.prepare(`SELECT runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run
+      FROM ${t.name} WHERE project_id = ? AND day = ? AND url = ?${t.byEngine ? ' AND engine_id = ?' : ''}`).raw(true),
+    put: db.prepare(`INSERT INTO ${t.name} (${keys}, domain, runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run)
+      VALUES (${`${keys}, domain, runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run`.split(', ').map(() => '?').join(', ')})
+      ON CONFLICT (${keys}) DO UPDATE SET runs = excluded.runs, ${setLists},
         first_at = excluded.first_at, last_at = excluded.last_at, title = excluded.title, title_at = excluded.title_at,
         title_bucket = excluded.title_bucket, title_run = excluded.title_run`),
-    drop: db.prepare(`DELETE FROM ${table} WHERE project_id = @project AND day BETWEEN @start AND @end AND (@url IS NULL OR url = @url)`),
-    recount: db.prepare(recountSql(grain)),
+    drop: db.prepare(`DELETE FROM ${t.name} WHERE project_id = @project AND day BETWEEN @start AND @end AND (@url IS NULL OR url = @url)`),
+    recount: db.prepare(recountSql(t)),
   };
 }
 
-type StoredRow = [domain: string, runs: number, engines: string, prompts: string, firstAt: string, lastAt: string,
-  title: string | null, titleAt: string | null, titleBucket: string | null, titleRun: string | null];
+/** A stored row as `get` reads it: an engine table has no engine list (its engine is the key's). */
+type StoredRow = [runs: number, ...lists: string[]];
 
 function mergeInto(into: CitedRow, add: CitedAdd): void {
   into.runs += add.runs;
@@ -121,10 +140,11 @@ function mergeInto(into: CitedRow, add: CitedAdd): void {
 }
 
 /** The stored row's values merged into the batch's (both are sums of disjoint citations). */
-function mergeStored(into: CitedRow, s: StoredRow): void {
-  const [, runs, engines, prompts, firstAt, lastAt, title, titleAt, titleBucket, titleRun] = s;
+function mergeStored(into: CitedRow, stored: StoredRow, byEngine: boolean): void {
+  const [runs, ...rest] = stored;
+  if (!byEngine) for (const e of rest.shift()!.split(',')) into.engines.add(e);
+  const [prompts, firstAt, lastAt, title, titleAt, titleBucket, titleRun] = rest as [string, string, string, string | null, string | null, string | null, string | null];
   into.runs += runs;
-  for (const e of engines.split(',')) into.engines.add(e);
   for (const p of prompts.split(',')) into.prompts.add(p);
   if (firstAt < into.firstAt) into.firstAt = firstAt;
   if (lastAt > into.lastAt) into.lastAt = lastAt;
@@ -134,10 +154,10 @@ function mergeStored(into: CitedRow, s: StoredRow): void {
 }
 
 export class CitedRollups {
-  private readonly stmts: Record<Grain, Statements>;
+  private readonly stmts: ReadonlyArray<{ table: Table; s: Statements }>;
 
   constructor(db: Db) {
-    this.stmts = { day: statements(db, 'day'), week: statements(db, 'week'), month: statements(db, 'month') };
+    this.stmts = TABLES.map((table) => ({ table, s: statements(db, table) }));
   }
 
   /**
@@ -145,45 +165,49 @@ export class CitedRollups {
    * again. Called once agg_url_day holds the batch.
    */
   write(adds: Iterable<CitedAdd>, left: Iterable<CitedLeft>, projects: ReadonlySet<string>): void {
-    const again = new Map<string, { grain: Grain; projectId: string; period: string; url: string }>();
+    // Per table, period and URL (all of its engines: a recount is per URL).
+    const again = new Map<string, { at: number; projectId: string; period: string; url: string }>();
     for (const l of left) {
       if (projects.has(l.projectId)) continue;
-      for (const grain of GRAINS) {
-        const period = periodStart(l.day, grain);
-        again.set(`${grain}|${l.projectId}|${period}|${l.url}`, { grain, projectId: l.projectId, period, url: l.url });
-      }
+      this.stmts.forEach(({ table }, at) => {
+        const period = periodStart(l.day, table.grain);
+        again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
+      });
     }
-    const merged = new Map<string, { grain: Grain; row: CitedRow }>();
+    const merged = new Map<string, { at: number; row: CitedRow }>();
     for (const a of adds) {
       if (projects.has(a.projectId)) continue;
-      for (const grain of GRAINS) {
-        const period = periodStart(a.day, grain);
-        const k = `${grain}|${a.projectId}|${period}|${a.url}`;
-        if (again.has(k)) continue; // counted from the day rows below, this batch's among them
-        let m = merged.get(k);
+      this.stmts.forEach(({ table }, at) => {
+        const period = periodStart(a.day, table.grain);
+        const k = `${at}|${a.projectId}|${period}|${a.url}`;
+        if (again.has(k)) return; // counted from the day rows below, this batch's among them
+        const engineId = table.byEngine ? a.engineId : null;
+        const mk = engineId === null ? k : `${k}|${engineId}`;
+        let m = merged.get(mk);
         if (!m) {
-          const row: CitedRow = { projectId: a.projectId, period, url: a.url, domain: a.domain, runs: 0, engines: new Set(), prompts: new Set(), firstAt: a.firstAt, lastAt: a.lastAt, titled: null };
-          merged.set(k, (m = { grain, row }));
+          const row: CitedRow = { projectId: a.projectId, period, url: a.url, engineId, domain: a.domain, runs: 0, engines: new Set(), prompts: new Set(), firstAt: a.firstAt, lastAt: a.lastAt, titled: null };
+          merged.set(mk, (m = { at, row }));
         }
         mergeInto(m.row, a);
-      }
+      });
     }
-    for (const { grain, row } of merged.values()) this.put(grain, row);
-    for (const r of again.values()) this.recount(r.grain, r.projectId, r.period, periodEnd(r.period, r.grain), r.url);
-    for (const projectId of projects) for (const grain of GRAINS) this.recount(grain, projectId, ALL_DAYS.start, ALL_DAYS.end, null);
+    for (const { at, row } of merged.values()) this.put(at, row);
+    for (const r of again.values()) this.recount(r.at, r.projectId, r.period, periodEnd(r.period, this.stmts[r.at]!.table.grain), r.url);
+    for (const projectId of projects) this.stmts.forEach((_, at) => this.recount(at, projectId, ALL_DAYS.start, ALL_DAYS.end, null));
   }
 
-  private put(grain: Grain, row: CitedRow): void {
-    const s = this.stmts[grain];
-    const stored = s.get.get(row.projectId, row.period, row.url) as StoredRow | undefined;
-    if (stored) mergeStored(row, stored);
+  private put(at: number, row: CitedRow): void {
+    const { table, s } = this.stmts[at]!;
+    const key = row.engineId === null ? [row.projectId, row.period, row.url] : [row.projectId, row.period, row.url, row.engineId];
+    const stored = s.get.get(...key) as StoredRow | undefined;
+    if (stored) mergeStored(row, stored, table.byEngine);
+    const lists = table.byEngine ? [listOf(row.prompts)] : [listOf(row.engines), listOf(row.prompts)];
     const t = row.titled;
-    s.put.run(row.projectId, row.period, row.url, row.domain, row.runs, listOf(row.engines), listOf(row.prompts), row.firstAt, row.lastAt,
-      t?.title ?? null, t?.at ?? null, t?.bucket ?? null, t?.run ?? null);
+    s.put.run(...key, row.domain, row.runs, ...lists, row.firstAt, row.lastAt, t?.title ?? null, t?.at ?? null, t?.bucket ?? null, t?.run ?? null);
   }
 
-  private recount(grain: Grain, projectId: string, start: string, end: string, url: string | null): void {
-    const s = this.stmts[grain];
+  private recount(at: number, projectId: string, start: string, end: string, url: string | null): void {
+    const { s } = this.stmts[at]!;
     s.drop.run({ project: projectId, start, end, url });
     s.recount.run({ project: projectId, start, end, url });
   }

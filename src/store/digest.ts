@@ -32,6 +32,8 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'agg_cited_day', columns: '*', order: 'project_id, day, url' },
   { table: 'agg_cited_week', columns: '*', order: 'project_id, day, url' },
   { table: 'agg_cited_month', columns: '*', order: 'project_id, day, url' },
+  { table: 'agg_cited_engine_week', columns: '*', order: 'project_id, day, url, engine_id' },
+  { table: 'agg_cited_engine_month', columns: '*', order: 'project_id, day, url, engine_id' },
   { table: 'agg_run_group', columns: '*', order: 'run_group_id, project_id' },
 ];
 

@@ -6,7 +6,7 @@ import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindo
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
-/** One cited URL summed over the window's agg_url_day rows. Referrers and warm leads start from these too. */
+/** One cited URL over the requested days, from the cited-URL roll-ups. Referrers and warm leads start from these too. */
 export interface CitedUrl {
   url: string;
   domain: string;
@@ -18,85 +18,70 @@ export interface CitedUrl {
   last_cited_at: string;
 }
 
-/** One URL summed in SQL over the window's counted agg_url_day rows (see CITED_URLS). */
-interface UrlRow {
-  url: string;
-  domain: string;
-  citation_count: number;
-  prompt_count: number;
-  engine_ids: string;          // JSON array of distinct engine ids, unordered
-  first_at: string;
-  last_at: string;
-  titles: string;              // JSON array: titles of titled rows, the one to show first
-}
-
-/**
- * Summed per URL in SQL: a window has a few URLs cited from thousands of bucket rows, and turning each
- * row into a JS object cost most of the build (about 0.5 us a row plus every string column).
- * - domain: a URL's rows all hold domainOf(url) (the write path derives it, never the event), so min is any row's.
- * - title: of the latest titled citation; at equal title_at the first row in bucket (primary key) order,
- *   which is what the ORDER BY inside the aggregate states (unique per URL: one row per bucket).
- * - first/last: min/max of ISO instants (fixed width ASCII: text order is time order).
- */
-const CITED_URLS = `SELECT a.url, min(a.domain) AS domain, sum(a.runs) AS citation_count,
-    count(DISTINCT a.prompt_id) AS prompt_count, json_group_array(DISTINCT a.engine_id) AS engine_ids,
-    min(a.first_at) AS first_at, max(a.last_at) AS last_at,
-    json_group_array(a.title ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id)
-      FILTER (WHERE a.title IS NOT NULL AND a.title_at > '') AS titles
-  FROM agg_url_day a
-  WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
-const BY_URL = ' GROUP BY a.url';
-
-function toCitedUrl(r: UrlRow): CitedUrl {
-  const titles = JSON.parse(r.titles) as string[];
-  return {
-    url: r.url, domain: r.domain, title: titles.length > 0 ? titles[0]! : null, citation_count: r.citation_count,
-    prompt_count: r.prompt_count, engine_ids: (JSON.parse(r.engine_ids) as string[]).sort(),
-    first_cited_at: r.first_at, last_cited_at: r.last_at,
-  };
-}
-
 /** Most cited first, then by URL. */
 export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
   return b.citation_count - a.citation_count || compareStrings(a.url, b.url);
 }
 
-/** One URL merged in SQL over the pieces of a range (see CITED_PIECES). */
-type PiecesRow = [url: string, domain: string, citation_count: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, title: string | null];
+/** The rows of one piece of a range, in the columns every piece gives (see citedSql). */
+const PIECE_COLUMNS = 'url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket';
 
 /**
- * Without an engine filter, a range is read from the cited-URL roll-ups (migration 009: counted runs
- * only, no prompt or engine in the key): its whole months and weeks as one row per URL, only its
- * ragged edges as days. The same numbers as summing the day rows: runs add, first/last are min/max,
- * the id lists are unions (comma-separated, so one group_concat joins a URL's pieces), and the title is
- * the same rule's winner (latest title_at, then first bucket: title_bucket is day, engine, prompt).
+ * A piece of a range from the cited-URL roll-ups (migration 009: counted runs only, no prompt in the
+ * key). Without an engine filter: agg_cited_day/_week/_month, one row per URL and period. With one:
+ * agg_cited_engine_week/_month, and days from agg_url_day itself (counted rows, the same columns; a
+ * day row's title counts only with its instant, as the roll-ups keep it).
  */
-function citedPiecesSql(pieces: readonly Piece[]): string {
-  const piece = (p: Piece): string => `SELECT url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
-    FROM agg_cited_${p.grain} WHERE project_id = ? AND day BETWEEN ? AND ?`;
-  return `SELECT url, min(domain), sum(runs), group_concat(engine_ids), group_concat(prompt_ids), min(first_at), max(last_at),
-    (json_group_array(title ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
-  FROM (${pieces.map(piece).join(' UNION ALL ')}) GROUP BY url`;
+function pieceSql(p: Piece, filtered: boolean): string {
+  const range = 'a.project_id = ? AND a.day BETWEEN ? AND ?';
+  if (!filtered) return `SELECT ${PIECE_COLUMNS} FROM agg_cited_${p.grain} a WHERE ${range}`;
+  const engines = engineFilter([]).sql;
+  if (p.grain !== 'day') {
+    return `SELECT url, domain, runs, engine_id AS engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
+    FROM agg_cited_engine_${p.grain} a WHERE ${range}${engines}`;
+  }
+  return `SELECT a.url, a.domain, a.runs, a.engine_id AS engine_ids, a.prompt_id AS prompt_ids, a.first_at, a.last_at,
+      CASE WHEN a.title_at > '' THEN a.title END AS title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id AS title_bucket
+    FROM agg_url_day a WHERE ${range}${COUNTED_RUNS}${engines}`;
 }
+
+/** What pieceSql binds: the project and the piece's days, the project again (COUNTED_RUNS), the engines. */
+function pieceParams(p: Piece, projectId: string, engines: string | null): unknown[] {
+  if (engines === null) return [projectId, p.start, p.end];
+  return p.grain === 'day' ? [projectId, p.start, p.end, projectId, engines] : [projectId, p.start, p.end, engines];
+}
+
+/**
+ * A range's URLs merged in SQL over its pieces (rangePieces: whole months and weeks as one row per
+ * URL, only the ragged edges as days). The same numbers as summing its day rows: runs add, first and
+ * last are min and max (ISO instants: text order is time order), the id lists are unions
+ * (comma-separated, so one group_concat joins a URL's pieces; DISTINCT drops the lists repeated from
+ * month to month before JavaScript splits them), domain is any row's (the write path
+ * derives it from the URL), and the title is the day rows' rule: the latest title_at, then the first
+ * bucket in key order (title_bucket: day, engine, prompt).
+ */
+function citedSql(pieces: readonly Piece[], filtered: boolean): string {
+  return `SELECT url, min(domain), sum(runs), group_concat(DISTINCT engine_ids), group_concat(DISTINCT prompt_ids), min(first_at), max(last_at),
+    (json_group_array(title ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
+  FROM (${pieces.map((p) => pieceSql(p, filtered)).join(' UNION ALL ')}) GROUP BY url`;
+}
+
+type CitedRow = [url: string, domain: string, citation_count: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, title: string | null];
 
 /** Distinct ids of a comma-joined list of comma-separated lists. */
-const distinctIds = (lists: string): string[] => [...new Set(lists.split(','))];
-
-function fromPieces(store: ReadStore, projectId: string, start: string, end: string): CitedUrl[] {
-  const pieces = rangePieces(start, end, 'total');
-  return store.rows<PiecesRow>(citedPiecesSql(pieces), ...pieces.flatMap((p) => [projectId, p.start, p.end])).map((r) => ({
-    url: r[0], domain: r[1], title: r[7], citation_count: r[2], prompt_count: distinctIds(r[4]).length,
-    engine_ids: distinctIds(r[3]).sort(), first_cited_at: r[5], last_cited_at: r[6],
-  }));
-}
+const distinctIds = (lists: string): Set<string> => new Set(lists.split(','));
 
 /** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
 export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
   const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
-  if (engineIds === null) return fromPieces(store, args.projectId, window.start, window.end).sort(byCitationsThenUrl);
-  const f = engineFilter(engineIds);
-  return store.all<UrlRow>(CITED_URLS + f.sql + BY_URL, args.projectId, window.start, window.end, args.projectId, ...f.params).map(toCitedUrl).sort(byCitationsThenUrl);
+  const pieces = rangePieces(window.start, window.end, 'total');
+  const engines = engineIds === null ? null : JSON.stringify(engineIds);
+  const rows = store.rows<CitedRow>(citedSql(pieces, engines !== null), ...pieces.flatMap((p) => pieceParams(p, args.projectId, engines)));
+  return rows.map((r): CitedUrl => ({
+    url: r[0], domain: r[1], title: r[7], citation_count: r[2], prompt_count: distinctIds(r[4]).size,
+    engine_ids: [...distinctIds(r[3])].sort(), first_cited_at: r[5], last_cited_at: r[6],
+  })).sort(byCitationsThenUrl);
 }
 
 type Citation = Citations[number];

@@ -70,6 +70,42 @@ CREATE TABLE agg_cited_month (
   PRIMARY KEY (project_id, day, url)
 ) WITHOUT ROWID;
 
+-- The same per URL and engine, at week and month: the lists with an engine filter read these and only
+-- their days from agg_url_day (a day of a URL is about one row per engine there already).
+CREATE TABLE agg_cited_engine_week (
+  project_id    TEXT NOT NULL,
+  day           TEXT NOT NULL,     -- Monday of the ISO week
+  url           TEXT NOT NULL,
+  engine_id     TEXT NOT NULL,
+  domain        TEXT NOT NULL,
+  runs          INTEGER NOT NULL,
+  prompt_ids    TEXT NOT NULL,
+  first_at      TEXT NOT NULL,
+  last_at       TEXT NOT NULL,
+  title         TEXT,
+  title_at      TEXT,
+  title_bucket  TEXT,
+  title_run     TEXT,
+  PRIMARY KEY (project_id, day, url, engine_id)
+) WITHOUT ROWID;
+
+CREATE TABLE agg_cited_engine_month (
+  project_id    TEXT NOT NULL,
+  day           TEXT NOT NULL,     -- 1st of the month
+  url           TEXT NOT NULL,
+  engine_id     TEXT NOT NULL,
+  domain        TEXT NOT NULL,
+  runs          INTEGER NOT NULL,
+  prompt_ids    TEXT NOT NULL,
+  first_at      TEXT NOT NULL,
+  last_at       TEXT NOT NULL,
+  title         TEXT,
+  title_at      TEXT,
+  title_bucket  TEXT,
+  title_run     TEXT,
+  PRIMARY KEY (project_id, day, url, engine_id)
+) WITHOUT ROWID;
+
 -- Filled in from the counted day rows (the winning title's four columns as one JSON array, NULL when
 -- none is titled). src/store/cited.ts states the same statement for one project.
 INSERT INTO agg_cited_day
@@ -105,3 +141,25 @@ INSERT INTO agg_cited_month
     WHERE EXISTS (SELECT 1 FROM prompts q WHERE q.id = a.prompt_id AND q.project_id = a.project_id AND q.deleted = 0)
       AND EXISTS (SELECT 1 FROM engines e WHERE e.id = a.engine_id)
     GROUP BY a.project_id, period, a.url);
+INSERT INTO agg_cited_engine_week
+  SELECT project_id, period, url, engine_id, domain, runs, prompt_ids, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
+  FROM (SELECT a.project_id, date(a.day, '-' || ((CAST(strftime('%w', a.day) AS INTEGER) + 6) % 7) || ' days') AS period, a.url, a.engine_id, min(a.domain) AS domain, sum(a.runs) AS runs,
+      group_concat(DISTINCT a.prompt_id ORDER BY a.prompt_id) AS prompt_ids,
+      min(a.first_at) AS first_at, max(a.last_at) AS last_at,
+      (json_group_array(json_array(a.title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id, a.title_run)
+        ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id) FILTER (WHERE a.title IS NOT NULL AND a.title_at > '')) -> 0 AS w
+    FROM agg_url_day a
+    WHERE EXISTS (SELECT 1 FROM prompts q WHERE q.id = a.prompt_id AND q.project_id = a.project_id AND q.deleted = 0)
+      AND EXISTS (SELECT 1 FROM engines e WHERE e.id = a.engine_id)
+    GROUP BY a.project_id, period, a.url, a.engine_id);
+INSERT INTO agg_cited_engine_month
+  SELECT project_id, period, url, engine_id, domain, runs, prompt_ids, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
+  FROM (SELECT a.project_id, strftime('%Y-%m-01', a.day) AS period, a.url, a.engine_id, min(a.domain) AS domain, sum(a.runs) AS runs,
+      group_concat(DISTINCT a.prompt_id ORDER BY a.prompt_id) AS prompt_ids,
+      min(a.first_at) AS first_at, max(a.last_at) AS last_at,
+      (json_group_array(json_array(a.title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id, a.title_run)
+        ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id) FILTER (WHERE a.title IS NOT NULL AND a.title_at > '')) -> 0 AS w
+    FROM agg_url_day a
+    WHERE EXISTS (SELECT 1 FROM prompts q WHERE q.id = a.prompt_id AND q.project_id = a.project_id AND q.deleted = 0)
+      AND EXISTS (SELECT 1 FROM engines e WHERE e.id = a.engine_id)
+    GROUP BY a.project_id, period, a.url, a.engine_id);
