@@ -3,11 +3,12 @@ import type { Db } from './db';
 import { PERIOD_SQL, periodEnd, periodStart, type Grain } from './periods';
 
 /**
- * The cited-URL roll-ups of migration 009: per project, period and URL, over counted runs, without
- * the prompt and the engine. What a batch adds is merged into the stored rows (runs add, first and
- * last by min and max, the id lists by union, the title by the winning rule); a row a superseded run
- * left, and every row of a project whose counting changed, is counted again from agg_url_day, which
- * holds the batch by then.
+ * The cited-URL roll-ups of migration 009: per project, period and URL (and engine, in the engine
+ * tables), over counted runs, without the prompt. What a batch adds is merged into the stored rows in
+ * one upsert per row (runs add, first and last by min and max, the id lists by union, the title by the
+ * winning rule); a row a superseded run left, and every row of a project whose counting changed, is
+ * counted again from agg_url_day, which holds the batch by then. Nothing here subtracts: lists, min
+ * and max cannot.
  */
 
 /** A counted agg_url_day delta of the batch: one bucket's citations of one URL. */
@@ -83,7 +84,7 @@ function wins(a: Titled, over: Titled | null): boolean {
 /** A comma-separated sorted list, as the rows keep it. */
 const listOf = (ids: Set<string>): string => [...ids].sort().join(',');
 
-interface Statements { get: Statement; put: Statement; drop: Statement; recount: Statement }
+interface Statements { put: Statement; drop: Statement; recount: Statement }
 
 /** The key's columns and the id lists of a table (an engine table keeps its engine in the key). */
 const keyColumns = (t: Table): string => (t.byEngine ? 'project_id, day, url, engine_id' : 'project_id, day, url');
@@ -108,25 +109,33 @@ function recountSql(t: Table): string {
     GROUP BY period, a.url${t.byEngine ? ', a.engine_id' : ''})`;
 }
 
+/**
+ * The union of two sorted comma-separated id lists, sorted. When `b` is already in `a` (the usual
+ * case once a row has seen its prompts and engines) `a` stays as it is; otherwise the two are split
+ * with json_each (ids are UUIDs: no quote or comma inside) and joined again in order.
+ */
+const unionSql = (a: string, b: string): string => `CASE WHEN instr(',' || ${a} || ',', ',' || ${b} || ',') > 0 THEN ${a}
+  ELSE (SELECT group_concat(DISTINCT value ORDER BY value) FROM json_each('["' || replace(${a} || ',' || ${b}, ',', '","') || '"]')) END`;
+
+/** The batch's title wins over the stored one: latest title_at, then first bucket, then greater run (wins()). */
+const TITLE_WINS = `excluded.title IS NOT NULL AND (title IS NULL OR excluded.title_at > title_at OR (excluded.title_at = title_at
+  AND (excluded.title_bucket < title_bucket OR (excluded.title_bucket = title_bucket AND excluded.title_run > title_run))))`;
+
 function statements(db: Db, t: Table): Statements {
   const keys = keyColumns(t);
-  const lists = listColumns(t);
-  const setLists = lists.split(', ').map((c) => `${c} = excluded.${c}`).join(', ');
+  const columns = `${keys}, domain, runs, ${listColumns(t)}, first_at, last_at, title, title_at, title_bucket, title_run`;
+  const lists = listColumns(t).split(', ').map((c) => `${c} = ${unionSql(c, `excluded.${c}`)}`).join(',\n        ');
+  const title = ['title', 'title_at', 'title_bucket', 'title_run'].map((c) => `${c} = CASE WHEN ${TITLE_WINS} THEN excluded.${c} ELSE ${c} END`).join(',\n        ');
   return {
-    get: db.prepare(`SELECT runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run
-      FROM ${t.name} WHERE project_id = ? AND day = ? AND url = ?${t.byEngine ? ' AND engine_id = ?' : ''}`).raw(true),
-    put: db.prepare(`INSERT INTO ${t.name} (${keys}, domain, runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run)
-      VALUES (${`${keys}, domain, runs, ${lists}, first_at, last_at, title, title_at, title_bucket, title_run`.split(', ').map(() => '?').join(', ')})
-      ON CONFLICT (${keys}) DO UPDATE SET runs = excluded.runs, ${setLists},
-        first_at = excluded.first_at, last_at = excluded.last_at, title = excluded.title, title_at = excluded.title_at,
-        title_bucket = excluded.title_bucket, title_run = excluded.title_run`),
+    // The batch's sums of a row merged into the stored ones in one statement (both are sums of disjoint citations).
+    put: db.prepare(`INSERT INTO ${t.name} (${columns}) VALUES (${columns.split(', ').map(() => '?').join(', ')})
+      ON CONFLICT (${keys}) DO UPDATE SET runs = runs + excluded.runs, first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at),
+        ${lists},
+        ${title}`),
     drop: db.prepare(`DELETE FROM ${t.name} WHERE project_id = @project AND day BETWEEN @start AND @end AND (@url IS NULL OR url = @url)`),
     recount: db.prepare(recountSql(t)),
   };
 }
-
-/** A stored row as `get` reads it: an engine table has no engine list (its engine is the key's). */
-type StoredRow = [runs: number, ...lists: string[]];
 
 function mergeInto(into: CitedRow, add: CitedAdd): void {
   into.runs += add.runs;
@@ -136,20 +145,6 @@ function mergeInto(into: CitedRow, add: CitedAdd): void {
   if (add.lastAt > into.lastAt) into.lastAt = add.lastAt;
   if (add.title === null) return;
   const t = { title: add.title, at: add.titleAt, bucket: bucketOf(add.day, add.engineId, add.promptId), run: add.titleRun };
-  if (wins(t, into.titled)) into.titled = t;
-}
-
-/** The stored row's values merged into the batch's (both are sums of disjoint citations). */
-function mergeStored(into: CitedRow, stored: StoredRow, byEngine: boolean): void {
-  const [runs, ...rest] = stored;
-  if (!byEngine) for (const e of rest.shift()!.split(',')) into.engines.add(e);
-  const [prompts, firstAt, lastAt, title, titleAt, titleBucket, titleRun] = rest as [string, string, string, string | null, string | null, string | null, string | null];
-  into.runs += runs;
-  for (const p of prompts.split(',')) into.prompts.add(p);
-  if (firstAt < into.firstAt) into.firstAt = firstAt;
-  if (lastAt > into.lastAt) into.lastAt = lastAt;
-  if (title === null || titleAt === null) return;
-  const t = { title, at: titleAt, bucket: titleBucket ?? '', run: titleRun ?? '' };
   if (wins(t, into.titled)) into.titled = t;
 }
 
@@ -165,12 +160,18 @@ export class CitedRollups {
    * again. Called once agg_url_day holds the batch.
    */
   write(adds: Iterable<CitedAdd>, left: Iterable<CitedLeft>, projects: ReadonlySet<string>): void {
+    const periods = new Map<string, Record<Grain, string>>(); // a batch holds few days: each one's periods once
+    const periodOf = (day: string, grain: Grain): string => {
+      let p = periods.get(day);
+      if (!p) periods.set(day, (p = { day, week: periodStart(day, 'week'), month: periodStart(day, 'month') }));
+      return p[grain];
+    };
     // Per table, period and URL (all of its engines: a recount is per URL).
     const again = new Map<string, { at: number; projectId: string; period: string; url: string }>();
     for (const l of left) {
       if (projects.has(l.projectId)) continue;
       this.stmts.forEach(({ table }, at) => {
-        const period = periodStart(l.day, table.grain);
+        const period = periodOf(l.day, table.grain);
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
       });
     }
@@ -178,7 +179,7 @@ export class CitedRollups {
     for (const a of adds) {
       if (projects.has(a.projectId)) continue;
       this.stmts.forEach(({ table }, at) => {
-        const period = periodStart(a.day, table.grain);
+        const period = periodOf(a.day, table.grain);
         const k = `${at}|${a.projectId}|${period}|${a.url}`;
         if (again.has(k)) return; // counted from the day rows below, this batch's among them
         const engineId = table.byEngine ? a.engineId : null;
@@ -199,8 +200,6 @@ export class CitedRollups {
   private put(at: number, row: CitedRow): void {
     const { table, s } = this.stmts[at]!;
     const key = row.engineId === null ? [row.projectId, row.period, row.url] : [row.projectId, row.period, row.url, row.engineId];
-    const stored = s.get.get(...key) as StoredRow | undefined;
-    if (stored) mergeStored(row, stored, table.byEngine);
     const lists = table.byEngine ? [listOf(row.prompts)] : [listOf(row.engines), listOf(row.prompts)];
     const t = row.titled;
     s.put.run(...key, row.domain, row.runs, ...lists, row.firstAt, row.lastAt, t?.title ?? null, t?.at ?? null, t?.bucket ?? null, t?.run ?? null);
