@@ -10,7 +10,7 @@ import { addDays } from '../src/lib/time';
 import { periodStart, rangePieces } from '../src/readmodels/formulas';
 import type { Db } from '../src/store';
 import { activeKeys, demoDb } from './demo';
-import { asSource, freshDb, type Ev } from './helpers';
+import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
 import { request, startApi, withKey } from './http';
 import { canonical, isoWeek, Oracle, periodLabel } from './oracle-metrics';
 
@@ -267,6 +267,10 @@ t.test('ranges and intervals against the oracle, over HTTP, on 420 days across a
     t.same(canonical(await get(`${base}/visibility?${q}&engine_ids=${engines[0]!}&engine_ids=${engines[2]!}`)), canonical(oracle.visibility(project, [engines[0]!, engines[2]!])), `visibility with engine_ids, ${label}`);
     t.same(canonical(await get(`${base}/segments/analytics?${q}`)), canonical(oracle.segmentAnalytics(project)), `segment analytics, ${label}`);
     t.same(canonical(await get(`${base}/competitor-rankings?${q}`)), canonical(oracle.competitorRankings(project)), `competitor rankings, ${label}`);
+    // The cited-URL roll-ups (migration 009): every URL of the range, with and without an engine filter.
+    t.same(canonical(await get(`${base}/citations?${q}&limit=1000`)), canonical(oracle.citations(project, null, 1000)), `citations, ${label}`);
+    t.same(canonical(await get(`${base}/citations?${q}&limit=1000&engine_ids=${engines[0]!}&engine_ids=${engines[2]!}`)),
+      canonical(oracle.citations(project, [engines[0]!, engines[2]!], 1000)), `citations with engine_ids, ${label}`);
     for (const interval of ['day', 'week', 'month'] as const) {
       t.same(canonical(await get(`${base}/visibility/timeseries?${q}&interval=${interval}`)), canonical(oracle.timeseries(project, interval)), `timeseries by ${interval}, ${label}`);
       t.same(canonical(await get(`${base}/scores/daily?${q}&interval=${interval}&limit=365`)), canonical(oracle.periodScores(project, interval, 365)), `daily scores by ${interval}, ${label}`);
@@ -280,4 +284,57 @@ t.test('ranges and intervals against the oracle, over HTTP, on 420 days across a
   const weeks = (await get(`${base}/visibility/timeseries?start_date=2026-12-20&end_date=2027-01-10&interval=week`)) as Array<{ date: string }>;
   t.same(weeks.map((w) => w.date), ['2026-12-14', '2026-12-21', '2026-12-28', '2027-01-04'], 'weeks labelled by their Monday; 2026-12-28 is ISO week 53, holding 2026-12-31 and 2027-01-01');
   t.same(canonical(await get(`${base}/visibility`)), canonical(oracle.visibility(project)), 'no range: the current window, as in v1');
+});
+
+/**
+ * Citations over a range come from the cited-URL roll-ups (migration 009): whole months and weeks as
+ * one row per URL, ragged days as days. One URL cited in each kind of piece, with titles that change
+ * over time and tie at one instant across engines, then a run re-analysed away: the title, first and
+ * last, prompt and engine sets are those of the citations in the range, by the rules of docs/metrics.md.
+ */
+t.test('citations merged across month, week and day pieces: title, first/last, prompts, engines, supersedes', async (t) => {
+  const url = 'https://docs.example.org/guide';
+  const cite = (n: number, at: string, engine: string, prompt: string, title: string | null, occurred = '2026-03-20T00:00:00Z'): Ev => ev('prompt_run.completed', {
+    id: id(n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
+    completed_at: at, mentions: [], citations: title === null ? [{ url }] : [{ url, title }],
+  }, occurred);
+  const runs = [
+    cite(1, '2026-01-27T09:00:00Z', W.engineA, W.prompt1, 'January'),   // a day of the range's first ragged days
+    cite(2, '2026-02-10T10:00:00Z', W.engineB, W.prompt2, 'February'),  // the whole month of February
+    cite(3, '2026-03-04T12:00:00Z', W.engineB, W.prompt1, 'Tie by B'),  // the week of Monday 2026-03-02 ...
+    cite(4, '2026-03-04T12:00:00Z', W.engineA, W.prompt1, 'Tie by A'),  // ... at the same instant: engine A's bucket is first
+    cite(5, '2026-03-10T07:00:00Z', W.engineB, W.prompt1, null),        // the last ragged day: latest, untitled
+    cite(6, '2026-03-11T08:00:00Z', W.engineA, W.prompt2, 'After'),     // after the range
+  ];
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(world()));
+  projector.applyBatch(asSource(runs, 'test', 100));
+  const api = await startApi({ db, buildThreads: 0 });
+  t.teardown(() => api.close());
+  const citations = async (query: string): Promise<unknown> => {
+    const r = await request(`${api.base}/projects/${W.project}/citations?${query}`, withKey(W.key));
+    t.equal(r.status, 200, query);
+    return (r.json as Array<Record<string, unknown>>).map(({ url: u, title, citation_count, prompt_count, engine_ids, first_cited_at, last_cited_at }) =>
+      ({ url: u, title, citation_count, prompt_count, engine_ids, first_cited_at, last_cited_at }));
+  };
+  const both = [W.engineA, W.engineB].sort();
+  t.same(rangePieces('2026-01-26', '2026-03-10', 'total').map((p) => p.grain), ['day', 'month', 'day', 'week', 'day'], 'the range is days, a month, a day, a week and days');
+  t.same(await citations('start_date=2026-01-26&end_date=2026-03-10'), [{
+    url, title: 'Tie by A', citation_count: 5, prompt_count: 2, engine_ids: both, first_cited_at: '2026-01-27T09:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
+  }], 'the whole range: the latest titled citation, its tie going to the first engine');
+  t.same(await citations('start_date=2026-01-26&end_date=2026-02-28'), [{
+    url, title: 'February', citation_count: 2, prompt_count: 2, engine_ids: both, first_cited_at: '2026-01-27T09:00:00.000Z', last_cited_at: '2026-02-10T10:00:00.000Z',
+  }], 'to the end of February');
+  t.same(await citations(`start_date=2026-01-26&end_date=2026-03-10&engine_ids=${W.engineB}`), [{
+    url, title: 'Tie by B', citation_count: 3, prompt_count: 2, engine_ids: [W.engineB], first_cited_at: '2026-02-10T10:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
+  }], 'engine B alone: its own citations, its own title');
+  // With a filter, ragged days are read from the day rows, one per engine and prompt: the tie is decided there.
+  t.same(await citations(`start_date=2026-03-04&end_date=2026-03-10&engine_ids=${W.engineB}&engine_ids=${W.engineA}`), [{
+    url, title: 'Tie by A', citation_count: 3, prompt_count: 1, engine_ids: both, first_cited_at: '2026-03-04T12:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
+  }], 'both engines over ragged days only: the tie goes to the first engine there too');
+  // Run 4 re-analysed: it no longer cites the URL. The tie's winner is gone from every piece it was in.
+  projector.applyBatch(asSource([ev('prompt_run.completed', { ...runs[3]!.data, citations: [] }, '2026-03-21T00:00:00Z')], 'test', 200));
+  t.same(await citations('start_date=2026-01-26&end_date=2026-03-10'), [{
+    url, title: 'Tie by B', citation_count: 4, prompt_count: 2, engine_ids: both, first_cited_at: '2026-01-27T09:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
+  }], 'after the supersede: engine B\'s title, one citation fewer');
 });
