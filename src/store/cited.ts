@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { PERIOD_SQL, periodEnd, periodStart, type Grain } from './periods';
+import { periodEnd, periodStart, type Grain } from './periods';
 
 /**
  * The cited-URL roll-ups of migration 009: per project, period and URL (and engine, in the engine
@@ -24,7 +24,7 @@ export interface CitedAdd {
   lastAt: string;
   title: string | null;
   titleAt: string;
-  titleRun: string;
+  titleRun: string | null;     // null only on rows written before migration 005 could name the run
 }
 
 /** An agg_url_day row a superseded run left: its periods are counted again. */
@@ -39,7 +39,7 @@ interface Titled {
   title: string;
   at: string;
   bucket: string;
-  run: string;
+  run: string | null;
 }
 
 interface CitedRow {
@@ -78,36 +78,30 @@ function wins(a: Titled, over: Titled | null): boolean {
   if (!over) return true;
   if (a.at !== over.at) return a.at > over.at;
   if (a.bucket !== over.bucket) return a.bucket < over.bucket;
-  return a.run > over.run;
+  return (a.run ?? '') > (over.run ?? '');
 }
 
 /** A comma-separated sorted list, as the rows keep it. */
 const listOf = (ids: Set<string>): string => [...ids].sort().join(',');
 
-interface Statements { put: Statement; drop: Statement; recount: Statement }
+interface Statements { put: Statement; drop: Statement }
 
 /** The key's columns and the id lists of a table (an engine table keeps its engine in the key). */
 const keyColumns = (t: Table): string => (t.byEngine ? 'project_id, day, url, engine_id' : 'project_id, day, url');
 const listColumns = (t: Table): string => (t.byEngine ? 'prompt_ids' : 'engine_ids, prompt_ids');
 
 /**
- * The table's rows of one project from its counted agg_url_day rows in a day range, one URL or all
- * (@url NULL). The same rule as migration 009's backfill, for one project.
+ * The counted agg_url_day rows of one project in a day range, one URL or all (@url NULL): what the
+ * roll-up rows are counted again from, as the adds that made them. A title counts with its instant
+ * only (rows from before migration 004 may lack it), as the lists read day rows.
  */
-function recountSql(t: Table): string {
-  const lists = t.byEngine ? 'a.engine_id' : 'group_concat(DISTINCT a.engine_id ORDER BY a.engine_id) AS engine_ids';
-  return `INSERT INTO ${t.name} (${keyColumns(t)}, domain, runs, ${listColumns(t)}, first_at, last_at, title, title_at, title_bucket, title_run)
-  SELECT ${keyColumns(t).replace('day', 'period')}, domain, runs, ${listColumns(t)}, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
-  FROM (SELECT a.project_id, ${PERIOD_SQL[t.grain]('a.day')} AS period, a.url, min(a.domain) AS domain, sum(a.runs) AS runs,
-      ${lists}, group_concat(DISTINCT a.prompt_id ORDER BY a.prompt_id) AS prompt_ids,
-      min(a.first_at) AS first_at, max(a.last_at) AS last_at,
-      (json_group_array(json_array(a.title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id, a.title_run)
-        ORDER BY a.title_at DESC, a.day, a.engine_id, a.prompt_id) FILTER (WHERE a.title IS NOT NULL AND a.title_at > '')) -> 0 AS w
-    FROM agg_url_day a
-    WHERE a.project_id = @project AND a.day BETWEEN @start AND @end AND (@url IS NULL OR a.url = @url)
-      AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = @project AND deleted = 0) AND a.engine_id IN (SELECT id FROM engines)
-    GROUP BY period, a.url${t.byEngine ? ', a.engine_id' : ''})`;
-}
+const DAY_ROWS = `SELECT a.day, a.engine_id, a.prompt_id, a.url, a.domain, a.runs, a.first_at, a.last_at,
+    CASE WHEN a.title_at > '' THEN a.title END, a.title_at, a.title_run
+  FROM agg_url_day a
+  WHERE a.project_id = @project AND a.day BETWEEN @start AND @end AND (@url IS NULL OR a.url = @url)
+    AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = @project AND deleted = 0) AND a.engine_id IN (SELECT id FROM engines)`;
+type DayRow = [day: string, engineId: string, promptId: string, url: string, domain: string, runs: number, firstAt: string, lastAt: string,
+  title: string | null, titleAt: string | null, titleRun: string | null];
 
 /**
  * The union of two sorted comma-separated id lists, sorted. When `b` is already in `a` (the usual
@@ -133,7 +127,6 @@ function statements(db: Db, t: Table): Statements {
         ${lists},
         ${title}`),
     drop: db.prepare(`DELETE FROM ${t.name} WHERE project_id = @project AND day BETWEEN @start AND @end AND (@url IS NULL OR url = @url)`),
-    recount: db.prepare(recountSql(t)),
   };
 }
 
@@ -148,11 +141,26 @@ function mergeInto(into: CitedRow, add: CitedAdd): void {
   if (wins(t, into.titled)) into.titled = t;
 }
 
+/** The periods of a day at each grain, computed once per day (a process sees few distinct days). */
+const periodsOfDay = new Map<string, Record<Grain, string>>();
+function periodOf(day: string, grain: Grain): string {
+  let p = periodsOfDay.get(day);
+  if (!p) periodsOfDay.set(day, (p = { day, week: periodStart(day, 'week'), month: periodStart(day, 'month') }));
+  return p[grain];
+}
+
+/** A row of one table merged from adds: `at` is the table's index. */
+interface Merged { at: number; row: CitedRow }
+
 export class CitedRollups {
   private readonly stmts: ReadonlyArray<{ table: Table; s: Statements }>;
+  private readonly everyTable: readonly number[];
+  private readonly dayRows: Statement;
 
   constructor(db: Db) {
     this.stmts = TABLES.map((table) => ({ table, s: statements(db, table) }));
+    this.everyTable = TABLES.map((_, at) => at);
+    this.dayRows = db.prepare(DAY_ROWS).raw(true);
   }
 
   /**
@@ -160,28 +168,31 @@ export class CitedRollups {
    * again. Called once agg_url_day holds the batch.
    */
   write(adds: Iterable<CitedAdd>, left: Iterable<CitedLeft>, projects: ReadonlySet<string>): void {
-    const periods = new Map<string, Record<Grain, string>>(); // a batch holds few days: each one's periods once
-    const periodOf = (day: string, grain: Grain): string => {
-      let p = periods.get(day);
-      if (!p) periods.set(day, (p = { day, week: periodStart(day, 'week'), month: periodStart(day, 'month') }));
-      return p[grain];
-    };
-    // Per table, period and URL (all of its engines: a recount is per URL).
+    // Per table, period and URL (all of its engines: a row is counted again per URL).
     const again = new Map<string, { at: number; projectId: string; period: string; url: string }>();
     for (const l of left) {
       if (projects.has(l.projectId)) continue;
-      this.stmts.forEach(({ table }, at) => {
-        const period = periodOf(l.day, table.grain);
+      for (const at of this.everyTable) {
+        const period = periodOf(l.day, this.stmts[at]!.table.grain);
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
-      });
+      }
     }
-    const merged = new Map<string, { at: number; row: CitedRow }>();
+    const fresh = (a: CitedAdd): boolean => !projects.has(a.projectId);
+    for (const m of this.merge(adds, this.everyTable, fresh, again).values()) this.put(m);
+    for (const r of again.values()) this.countAgain(r.projectId, [r.at], { start: r.period, end: periodEnd(r.period, this.stmts[r.at]!.table.grain) }, r.url);
+    for (const projectId of projects) this.countAgain(projectId, this.everyTable, ALL_DAYS, null);
+  }
+
+  /** Adds merged per row of the tables `ats`; rows `skip` holds (counted again instead) are left out. */
+  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], accept: (a: CitedAdd) => boolean, skip?: ReadonlyMap<string, unknown>): Map<string, Merged> {
+    const merged = new Map<string, Merged>();
     for (const a of adds) {
-      if (projects.has(a.projectId)) continue;
-      this.stmts.forEach(({ table }, at) => {
+      if (!accept(a)) continue;
+      for (const at of ats) {
+        const table = this.stmts[at]!.table;
         const period = periodOf(a.day, table.grain);
         const k = `${at}|${a.projectId}|${period}|${a.url}`;
-        if (again.has(k)) return; // counted from the day rows below, this batch's among them
+        if (skip?.has(k)) continue; // counted from the day rows, this batch's among them
         const engineId = table.byEngine ? a.engineId : null;
         const mk = engineId === null ? k : `${k}|${engineId}`;
         let m = merged.get(mk);
@@ -190,24 +201,26 @@ export class CitedRollups {
           merged.set(mk, (m = { at, row }));
         }
         mergeInto(m.row, a);
-      });
+      }
     }
-    for (const { at, row } of merged.values()) this.put(at, row);
-    for (const r of again.values()) this.recount(r.at, r.projectId, r.period, periodEnd(r.period, this.stmts[r.at]!.table.grain), r.url);
-    for (const projectId of projects) this.stmts.forEach((_, at) => this.recount(at, projectId, ALL_DAYS.start, ALL_DAYS.end, null));
+    return merged;
   }
 
-  private put(at: number, row: CitedRow): void {
+  /** The rows of `ats` in a day range (one URL or all) dropped and merged again from their day rows. */
+  private countAgain(projectId: string, ats: readonly number[], days: { start: string; end: string }, url: string | null): void {
+    const range = { project: projectId, start: days.start, end: days.end, url };
+    for (const at of ats) this.stmts[at]!.s.drop.run(range);
+    const rows = this.dayRows.all(range) as DayRow[];
+    const adds = rows.map(([day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun]): CitedAdd =>
+      ({ projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun }));
+    for (const m of this.merge(adds, ats, () => true).values()) this.put(m);
+  }
+
+  private put({ at, row }: Merged): void {
     const { table, s } = this.stmts[at]!;
     const key = row.engineId === null ? [row.projectId, row.period, row.url] : [row.projectId, row.period, row.url, row.engineId];
     const lists = table.byEngine ? [listOf(row.prompts)] : [listOf(row.engines), listOf(row.prompts)];
     const t = row.titled;
     s.put.run(...key, row.domain, row.runs, ...lists, row.firstAt, row.lastAt, t?.title ?? null, t?.at ?? null, t?.bucket ?? null, t?.run ?? null);
-  }
-
-  private recount(at: number, projectId: string, start: string, end: string, url: string | null): void {
-    const { s } = this.stmts[at]!;
-    s.drop.run({ project: projectId, start, end, url });
-    s.recount.run({ project: projectId, start, end, url });
   }
 }

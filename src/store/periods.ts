@@ -21,10 +21,3 @@ export function periodEnd(start: string, grain: Grain): string {
   const [y, m] = [Number(start.slice(0, 4)), Number(start.slice(5, 7))];
   return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10); // day 0 of the next month
 }
-
-/** periodStart in SQL, for a `day` column: strftime('%w') is 0 on Sunday, so (w + 6) % 7 days back is the Monday. */
-export const PERIOD_SQL: Record<Grain, (day: string) => string> = {
-  day: (day) => day,
-  week: (day) => `date(${day}, '-' || ((CAST(strftime('%w', ${day}) AS INTEGER) + 6) % 7) || ' days')`,
-  month: (day) => `strftime('%Y-%m-01', ${day})`,
-};
