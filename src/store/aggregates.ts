@@ -290,7 +290,7 @@ export class Aggregator {
 
   /**
    * A prompt or competitor changed project or deleted flag (or is new): the runs or mentions that
-   * count in `projectId` may change, so its engine-day sums are counted again at the flush.
+   * count in `projectId` may change, so its engine-day sums and cited URLs are counted again at the flush.
    */
   countingChanged(table: 'prompt' | 'competitor', projectId: string, id: string): void {
     this.countingChanges.set(`${table}|${projectId}|${id}`, { table, projectId, id });

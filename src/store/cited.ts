@@ -178,42 +178,52 @@ export class CitedRollups {
       }
     }
     const fresh = (a: CitedAdd): boolean => !projects.has(a.projectId);
-    for (const m of this.merge(adds, this.everyTable, fresh, again).values()) this.put(m);
+    for (const m of this.merge(adds, this.everyTable, fresh, again)) this.put(m);
     for (const r of again.values()) this.countAgain(r.projectId, [r.at], { start: r.period, end: periodEnd(r.period, this.stmts[r.at]!.table.grain) }, r.url);
     for (const projectId of projects) this.countAgain(projectId, this.everyTable, ALL_DAYS, null);
   }
 
-  /** Adds merged per row of the tables `ats`; rows `skip` holds (counted again instead) are left out. */
-  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], accept: (a: CitedAdd) => boolean, skip?: ReadonlyMap<string, unknown>): Map<string, Merged> {
-    const merged = new Map<string, Merged>();
+  /**
+   * Adds merged per row of the tables `ats`; rows `skip` holds (counted again instead) are left out.
+   * One map per table, keyed by project, period and URL (and engine): the key of a grain is built
+   * once per add and shared by the tables of that grain.
+   */
+  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], accept: (a: CitedAdd) => boolean, skip?: ReadonlyMap<string, unknown>): Merged[] {
+    const merged = ats.map(() => new Map<string, Merged>());
+    const checkSkip = skip !== undefined && skip.size > 0;
     for (const a of adds) {
       if (!accept(a)) continue;
-      for (const at of ats) {
+      const keys: Partial<Record<Grain, string>> = {};
+      ats.forEach((at, i) => {
         const table = this.stmts[at]!.table;
         const period = periodOf(a.day, table.grain);
-        const k = `${at}|${a.projectId}|${period}|${a.url}`;
-        if (skip?.has(k)) continue; // counted from the day rows, this batch's among them
+        const k = (keys[table.grain] ??= `${a.projectId}|${period}|${a.url}`);
+        if (checkSkip && skip.has(`${at}|${k}`)) return; // counted from the day rows, this batch's among them
         const engineId = table.byEngine ? a.engineId : null;
         const mk = engineId === null ? k : `${k}|${engineId}`;
-        let m = merged.get(mk);
+        let m = merged[i]!.get(mk);
         if (!m) {
           const row: CitedRow = { projectId: a.projectId, period, url: a.url, engineId, domain: a.domain, runs: 0, engines: new Set(), prompts: new Set(), firstAt: a.firstAt, lastAt: a.lastAt, titled: null };
-          merged.set(mk, (m = { at, row }));
+          merged[i]!.set(mk, (m = { at, row }));
         }
         mergeInto(m.row, a);
-      }
+      });
     }
-    return merged;
+    return merged.flatMap((byKey) => [...byKey.values()]);
   }
 
   /** The rows of `ats` in a day range (one URL or all) dropped and merged again from their day rows. */
   private countAgain(projectId: string, ats: readonly number[], days: { start: string; end: string }, url: string | null): void {
     const range = { project: projectId, start: days.start, end: days.end, url };
     for (const at of ats) this.stmts[at]!.s.drop.run(range);
-    const rows = this.dayRows.all(range) as DayRow[];
-    const adds = rows.map(([day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun]): CitedAdd =>
-      ({ projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun }));
-    for (const m of this.merge(adds, ats, () => true).values()) this.put(m);
+    // Row by row: a busy project's history is tens of thousands of rows, merged into a few thousand.
+    function* adds(rows: IterableIterator<DayRow>): Iterable<CitedAdd> {
+      for (const [day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun] of rows) {
+        yield { projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun };
+      }
+    }
+    const merged = this.merge(adds(this.dayRows.iterate(range) as IterableIterator<DayRow>), ats, () => true);
+    for (const m of merged) this.put(m);
   }
 
   private put({ at, row }: Merged): void {

@@ -246,7 +246,7 @@ export class Projector {
   /**
    * A prompt or competitor change that may move what counts (COUNTED_RUNS, tracked competitors): its
    * project or deleted flag changed, or it is new. The aggregator then counts the projects concerned
-   * again (their engine-day sums, migration 008); an edit of a name or text does not.
+   * again (their engine-day sums and cited URLs, migrations 008 and 009); an edit of a name or text does not.
    */
   private counting(table: 'prompt' | 'competitor', rows: EntityTable, id: string, write: () => Outcome): Outcome {
     const before = rows.current(id);
