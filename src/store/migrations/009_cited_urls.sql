@@ -1,9 +1,10 @@
--- 009: cited URLs per project, period and URL, without the prompt and the engine (issue 15: the
+-- 009: cited URLs per project, period and URL (and engine), without the prompt (issue 15: the
 -- citations, referrers and warm leads of a range of up to 366 days).
 --
 -- Those lists add up agg_url_day over the range: ~100k rows for a year of a busy project (15
 -- prompts x 5 engines), 140-170 ms a build. Here the same year is ~1.5k month rows plus a few
--- weeks and days at its edges (src/readmodels/formulas.ts rangePieces), 3-6 ms.
+-- weeks and days at its edges (src/readmodels/formulas.ts rangePieces), 3-6 ms; with an engine filter
+-- the engine tables below, 3-9 ms.
 --
 -- One table per grain, as 007: `day` is the period's first day (the day itself, the Monday of the
 -- ISO week, the 1st of the month). Only what counts is in these rows, as in 008: citations by runs of
@@ -17,7 +18,7 @@
 --   rule the lists apply to day rows; title_run breaks a tie inside one bucket for the writer.
 -- The writer merges the same citations in the same transaction as the day rows and counts a row again
 -- from them when a superseded run leaves it, or the project's rows when what counts changes
--- (src/store/aggregates.ts). Lists, min and max do not subtract, so nothing here moves by deltas alone.
+-- (src/store/cited.ts). Lists, min and max do not subtract, so nothing here moves by deltas alone.
 
 CREATE TABLE agg_cited_day (
   project_id    TEXT NOT NULL,
@@ -107,7 +108,8 @@ CREATE TABLE agg_cited_engine_month (
 ) WITHOUT ROWID;
 
 -- Filled in from the counted day rows (the winning title's four columns as one JSON array, NULL when
--- none is titled). src/store/cited.ts states the same statement for one project.
+-- none is titled). src/store/cited.ts counts a project's rows again by the same rule, merging its
+-- day rows in JavaScript as it merges a batch.
 INSERT INTO agg_cited_day
   SELECT project_id, period, url, domain, runs, engine_ids, prompt_ids, first_at, last_at, w ->> 0, w ->> 1, w ->> 2, w ->> 3
   FROM (SELECT a.project_id, a.day AS period, a.url, min(a.domain) AS domain, sum(a.runs) AS runs,
