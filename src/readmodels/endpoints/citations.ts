@@ -58,7 +58,8 @@ function pieceParams(p: Piece, projectId: string, engines: string | null): unkno
  * (comma-separated, so one group_concat joins a URL's pieces; DISTINCT drops the lists repeated from
  * month to month before JavaScript splits them), domain is any row's (the write path
  * derives it from the URL), and the title is the day rows' rule: the latest title_at, then the first
- * bucket in key order (title_bucket: day, engine, prompt).
+ * bucket in key order (title_bucket: day, engine, prompt). One text per sequence of piece grains (a
+ * few dozen sequences exist), each prepared once by the store.
  */
 function citedSql(pieces: readonly Piece[], filtered: boolean): string {
   return `SELECT url, min(domain), sum(runs), group_concat(DISTINCT engine_ids), group_concat(DISTINCT prompt_ids), min(first_at), max(last_at),
