@@ -174,3 +174,31 @@ t.test('what counts changes (prompts deleted, restored, moved; a competitor dele
   }
   t.end();
 });
+
+t.test('a project counted again over weeks of history (a prompt deleted, then restored) is what the oracle counts, day after day', (t) => {
+  const rng = mulberry32(42);
+  const runs: Ev[] = [];
+  for (let d = 0; d < 40; d += 1) {
+    const day = new Date(Date.UTC(2026, 0, 20 + d)).toISOString().slice(0, 10); // 2026-01-20 .. 2026-02-28: weeks and a month across
+    for (let n = 0; n < 3; n += 1) {
+      runs.push(ev('prompt_run.completed', {
+        id: id(1000 + d * 10 + n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: pick(rng, [W.prompt1, W.prompt2]),
+        engine_id: pick(rng, [W.engineA, W.engineB]), status: 'succeeded', completed_at: `${day}T${pick(rng, ['09', '12'])}:00:00Z`, mentions: [],
+        citations: URLS.filter(() => rng() < 0.6).map((url) => ({ url, title: pick(rng, ['T0', 'T1']) })),
+      }, '2026-03-01T00:00:00Z'));
+    }
+  }
+  const deleted = ev('prompt.deleted', { id: W.prompt2, project_id: W.project }, '2026-03-02T00:00:00Z');
+  const restored = ev('prompt.upserted', { id: W.prompt2, project_id: W.project, text: 'back', segment_ids: [], active: true }, '2026-03-03T00:00:00Z');
+  const left: string[] = [];
+  const afterDelete = digestOf(t, [...runs, deleted], [runs.length, 1], (db) => {
+    for (const table of ['agg_cited_day', 'agg_cited_month', 'agg_cited_engine_week']) {
+      const n = db.prepare(`SELECT count(*) FROM ${table} WHERE instr(prompt_ids, ?) > 0`).pluck().get(W.prompt2) as number;
+      if (n > 0) left.push(`${table}: ${n}`);
+    }
+  });
+  t.same(left, [], 'the deleted prompt is in no cited row');
+  t.equal(afterDelete, digestOf(t, [...runs, deleted], [runs.length, 1], recomputeBySql), 'deleted: the rows the SQL oracle counts from the runs');
+  t.equal(digestOf(t, [...runs, deleted, restored], [runs.length, 1, 1]), digestOf(t, [...runs, deleted, restored], [runs.length + 2], recomputeBySql), 'restored: the same');
+  t.end();
+});

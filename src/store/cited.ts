@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { addDays } from '../lib/time';
 import type { Db } from './db';
 import { periodEnd, periodStart, type Grain } from './periods';
 
@@ -70,6 +71,11 @@ const TABLES: readonly Table[] = [
 ];
 /** Bounds of "every day" for a project's recount. */
 const ALL_DAYS = { start: '0000-01-01', end: '9999-12-31' };
+/**
+ * Days of day rows read at a time when rows are counted again: a project's whole history would be
+ * tens of millions of rows in one heap (the writer's is capped), a week of it is bounded.
+ */
+const RECOUNT_DAYS = 7;
 
 /** day, engine, prompt as one text whose order is the key's (a space sorts before every id character). */
 const bucketOf = (day: string, engineId: string, promptId: string): string => `${day} ${engineId} ${promptId}`;
@@ -149,6 +155,11 @@ function periodOf(day: string, grain: Grain): string {
   return p[grain];
 }
 
+/** The adds of projects not counted again whole (those are read back from their day rows). */
+function* counted(adds: Iterable<CitedAdd>, projects: ReadonlySet<string>): Iterable<CitedAdd> {
+  for (const a of adds) if (!projects.has(a.projectId)) yield a;
+}
+
 /** A row of one table merged from adds: `at` is the table's index. */
 interface Merged { at: number; row: CitedRow }
 
@@ -156,11 +167,18 @@ export class CitedRollups {
   private readonly stmts: ReadonlyArray<{ table: Table; s: Statements }>;
   private readonly everyTable: readonly number[];
   private readonly dayRows: Statement;
+  private readonly firstDay: Statement;
+  private readonly lastDay: Statement;
 
   constructor(db: Db) {
     this.stmts = TABLES.map((table) => ({ table, s: statements(db, table) }));
     this.everyTable = TABLES.map((_, at) => at);
     this.dayRows = db.prepare(DAY_ROWS).raw(true);
+    // The first and last day of a range that has rows, each along the primary key (project, day, ...).
+    const edge = (order: string): Statement => db.prepare(`SELECT day FROM agg_url_day WHERE project_id = @project
+      AND day BETWEEN @start AND @end AND (@url IS NULL OR url = @url) ORDER BY day ${order} LIMIT 1`).pluck();
+    this.firstDay = edge('ASC');
+    this.lastDay = edge('DESC');
   }
 
   /**
@@ -177,22 +195,20 @@ export class CitedRollups {
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
       }
     }
-    const fresh = (a: CitedAdd): boolean => !projects.has(a.projectId);
-    for (const m of this.merge(adds, this.everyTable, fresh, again)) this.put(m);
+    for (const byKey of this.merge(counted(adds, projects), this.everyTable, again)) for (const m of byKey.values()) this.put(m);
     for (const r of again.values()) this.countAgain(r.projectId, [r.at], { start: r.period, end: periodEnd(r.period, this.stmts[r.at]!.table.grain) }, r.url);
     for (const projectId of projects) this.countAgain(projectId, this.everyTable, ALL_DAYS, null);
   }
 
   /**
-   * Adds merged per row of the tables `ats`; rows `skip` holds (counted again instead) are left out.
-   * One map per table, keyed by project, period and URL (and engine): the key of a grain is built
-   * once per add and shared by the tables of that grain.
+   * Adds merged per row of the tables `ats` (into `merged`, one map per table, when given); rows
+   * `skip` holds (counted again instead) are left out. Maps are keyed by project, period and URL
+   * (and engine): the key of a grain is built once per add and shared by the tables of that grain.
    */
-  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], accept: (a: CitedAdd) => boolean, skip?: ReadonlyMap<string, unknown>): Merged[] {
-    const merged = ats.map(() => new Map<string, Merged>());
+  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], skip?: ReadonlyMap<string, unknown>,
+    merged: Array<Map<string, Merged>> = ats.map(() => new Map())): Array<Map<string, Merged>> {
     const checkSkip = skip !== undefined && skip.size > 0;
     for (const a of adds) {
-      if (!accept(a)) continue;
       const keys: Partial<Record<Grain, string>> = {};
       ats.forEach((at, i) => {
         const table = this.stmts[at]!.table;
@@ -209,21 +225,36 @@ export class CitedRollups {
         mergeInto(m.row, a);
       });
     }
-    return merged.flatMap((byKey) => [...byKey.values()]);
+    return merged;
   }
 
-  /** The rows of `ats` in a day range (one URL or all) dropped and merged again from their day rows. */
+  /**
+   * The rows of `ats` in a day range (one URL or all) dropped and merged again from their day rows,
+   * RECOUNT_DAYS at a time: a row is written once the days read have passed its period's end.
+   */
   private countAgain(projectId: string, ats: readonly number[], days: { start: string; end: string }, url: string | null): void {
     const range = { project: projectId, start: days.start, end: days.end, url };
     for (const at of ats) this.stmts[at]!.s.drop.run(range);
-    // Row by row: a busy project's history is tens of thousands of rows, merged into a few thousand.
-    function* adds(rows: IterableIterator<DayRow>): Iterable<CitedAdd> {
-      for (const [day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun] of rows) {
-        yield { projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun };
-      }
+    const first = this.firstDay.get(range) as string | undefined;
+    const last = this.lastDay.get(range) as string | undefined;
+    if (first === undefined || last === undefined) return;
+    const pending = ats.map(() => new Map<string, Merged>());
+    for (let from = first; from <= last; from = addDays(from, RECOUNT_DAYS)) {
+      const to = addDays(from, RECOUNT_DAYS - 1);
+      const rows = this.dayRows.all({ ...range, start: from, end: to < last ? to : last }) as DayRow[];
+      const adds = rows.map(([day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun]): CitedAdd =>
+        ({ projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun }));
+      this.merge(adds, ats, undefined, pending);
+      pending.forEach((byKey, i) => {
+        const grain = this.stmts[ats[i]!]!.table.grain;
+        for (const [k, m] of byKey) {
+          if (periodEnd(m.row.period, grain) > to) continue; // its period goes on in the next days
+          this.put(m);
+          byKey.delete(k);
+        }
+      });
     }
-    const merged = this.merge(adds(this.dayRows.iterate(range) as IterableIterator<DayRow>), ats, () => true);
-    for (const m of merged) this.put(m);
+    for (const byKey of pending) for (const m of byKey.values()) this.put(m);
   }
 
   private put({ at, row }: Merged): void {
