@@ -1,6 +1,6 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
-import { periodStart, type Grain } from '../store/periods';
+import { nextMonth, periodEnd, periodStart, type Grain } from '../store/periods';
 import type { Period } from './args';
 import type { ReadStore } from './store';
 
@@ -175,11 +175,6 @@ export interface Piece {
 }
 
 const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
-const nextMonth = (day: string): string => {
-  const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
-  const year = (n: number): string => String(n).padStart(4, '0');
-  return m === 12 ? `${year(y + 1)}-01-01` : `${year(y)}-${String(m + 1).padStart(2, '0')}-01`;
-};
 const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
 
 /**
@@ -202,14 +197,14 @@ export function rangePieces(start: string, end: string, grouping: Period | 'tota
   // A month that starts after `day` within 6 days and fits in the range: the week would cut it.
   const cutsAMonth = (day: string): boolean => {
     const m = nextMonth(day);
-    return months && m <= addDays(day, 6) && addDays(nextMonth(m), -1) <= end;
+    return months && m <= periodEnd(day, 'week') && periodEnd(m, 'month') <= end;
   };
   for (let day = start; day <= end;) {
-    if (months && isFirstOfMonth(day) && addDays(nextMonth(day), -1) <= end) {
+    if (months && isFirstOfMonth(day) && periodEnd(day, 'month') <= end) {
       push('month', day);
       day = nextMonth(day);
-    } else if (weeks && isMonday(day) && addDays(day, 6) <= end && !cutsAMonth(day)
-      && (grouping !== 'month' || addDays(day, 6).slice(0, 7) === day.slice(0, 7))) {
+    } else if (weeks && isMonday(day) && periodEnd(day, 'week') <= end && !cutsAMonth(day)
+      && (grouping !== 'month' || periodEnd(day, 'week').slice(0, 7) === day.slice(0, 7))) {
       push('week', day);
       day = addDays(day, 7);
     } else {

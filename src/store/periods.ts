@@ -14,10 +14,16 @@ export function periodStart(day: string, grain: Grain): string {
   return addDays(day, -((weekday + 6) % 7));
 }
 
+/** The 1st of the month after the month of `day`. */
+export function nextMonth(day: string): string {
+  const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
+  const year = (n: number): string => String(n).padStart(4, '0');
+  return m === 12 ? `${year(y + 1)}-01-01` : `${year(y)}-${String(m + 1).padStart(2, '0')}-01`;
+}
+
 /** The last day of the period that starts on `start` (a periodStart). */
 export function periodEnd(start: string, grain: Grain): string {
   if (grain === 'day') return start;
   if (grain === 'week') return addDays(start, 6);
-  const [y, m] = [Number(start.slice(0, 4)), Number(start.slice(5, 7))];
-  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10); // day 0 of the next month
+  return addDays(nextMonth(start), -1);
 }
