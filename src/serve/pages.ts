@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
 import { packageRoot } from '../lib/root';
-import { compressed, strongEtag } from './cache';
+import { compressed, strongEtag, THOROUGH } from './cache';
 import { httpError } from './errors';
 import { encodedEtag, etagMatches, type Encoding } from './send';
 
@@ -43,7 +43,7 @@ interface Asset {
 }
 
 function asset(type: string, bytes: Buffer): Asset {
-  return { type, identity: bytes, ...compressed(bytes), etag: strongEtag(bytes) };
+  return { type, identity: bytes, ...compressed(bytes, THOROUGH), etag: strongEtag(bytes) };
 }
 
 /** One route: the built file it serves, and what the bytes become (the dashboard's page gets its keys). */
