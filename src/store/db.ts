@@ -86,10 +86,11 @@ function problemOf(e: unknown): string {
 
 /**
  * Page cache per writing connection. Aggregates move by deltas, so a batch touches the pages of its
- * own days, not whole buckets: 32 MiB costs a replay a few percent of its rate and keeps its RSS
- * flat whatever the log's length.
+ * own days, not whole buckets: replaying the 117k- and 230k-event bench logs ran at the same rate with
+ * 8, 16, 32 and 128 MiB, and 16 MiB keeps replay's peak RSS ~15 MB lower than 32 (under its 250 MB
+ * budget: docs/benchmarks.md), flat whatever the log's length.
  */
-const CACHE_KIB = 32768;
+const CACHE_KIB = 16384;
 
 /** Numbered SQL files in src/store/migrations, applied in order; PRAGMA user_version is the number applied last. */
 function migrations(): Array<{ version: number; file: string }> {
