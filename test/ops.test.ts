@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { bootstrapFrom } from '../src/ingest/bootstrap';
 import { createMetrics, createOpsServer } from '../src/ops';
+import { digest, openDb } from '../src/store';
 import { activeKeys, demoDb } from './demo';
 import { request, startApi, withKey } from './http';
 
@@ -109,7 +111,36 @@ t.test('/snapshot: copies orphaned by a dead process are removed when the ops po
   const bytes = Buffer.from(await res.arrayBuffer());
   t.equal(createHash('sha256').update(bytes).digest('hex'), res.headers.get('x-snapshot-sha256'), 'the checksum header matches the bytes');
   t.equal(bytes.subarray(0, 16).toString('latin1'), 'SQLite format 3\0', 'a database file');
-  await new Promise((r) => setTimeout(r, 50)); // the copy is removed once the response has closed
-  const left = fs.readdirSync(dir).filter((n) => n.startsWith(`.${base}.snapshot-${process.pid}-`));
-  t.same(left, [], 'no copy of this process is left behind');
+  // The copy is removed once the response has closed, a moment after the client has the bytes: wait for it (up to 5 s).
+  const copies = (): string[] => fs.readdirSync(dir).filter((n) => n.startsWith(`.${base}.snapshot-${process.pid}-`));
+  for (const until = Date.now() + 5000; copies().length > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
+  t.same(copies(), [], 'no copy of this process is left behind');
+});
+
+t.test('a replica bootstraps from /snapshot the same data, whatever a killed bootstrap left beside its file', async (t) => {
+  const { db, file } = await demoDb();
+  const api = await startApi({ db });
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    ops.close();
+    await api.close();
+    db.close();
+  });
+  const dir = fs.mkdtempSync(path.join(path.dirname(file), 'replica-'));
+  const replica = path.join(dir, 'replica.db');
+  // A bootstrap killed while it opened its download leaves DBFILE.part and a WAL of committed frames beside it.
+  const other = openDb(path.join(dir, 'other.db'), { fast: true });
+  other.pragma('wal_autocheckpoint = 0');
+  other.exec("CREATE TABLE stale (x TEXT); INSERT INTO stale VALUES ('left by a killed bootstrap')");
+  fs.copyFileSync(path.join(dir, 'other.db-wal'), `${replica}.part-wal`);
+  other.close();
+  fs.writeFileSync(`${replica}.part`, 'half a download');
+
+  const got = await bootstrapFrom(`http://127.0.0.1:${(ops.address() as AddressInfo).port}`, replica);
+  t.equal(got.bytes, fs.statSync(replica).size, 'the snapshot is in place');
+  const copy = openDb(replica, { readonly: true });
+  t.teardown(() => copy.close());
+  t.equal(digest(copy), digest(db), 'the replica holds the peer\'s data, nothing else');
+  t.same(fs.readdirSync(dir).filter((n) => n.startsWith('replica.db.part')), [], 'nothing of the killed bootstrap is left');
 });

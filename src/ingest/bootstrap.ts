@@ -19,12 +19,15 @@ export interface Bootstrapped {
 /**
  * Downloads the peer's snapshot next to `dbFile` (as DBFILE.part), checks its length, SHA-256 and
  * schema version, opens and quick-checks it, then renames it to `dbFile`. A failure anywhere
- * removes the partial file and rejects with BootstrapError.
+ * removes the partial file and rejects with BootstrapError. What a killed bootstrap left is removed
+ * first: a stale DBFILE.part-wal would be read into the new download when it is opened (SQLite
+ * cannot tell whose WAL it is) and checkpointed into it on close.
  */
 export async function bootstrapFrom(opsUrl: string, dbFile: string): Promise<Bootstrapped> {
   const started = performance.now();
   const url = new URL('/snapshot', opsUrl);
   const part = `${dbFile}.part`;
+  removeFiles(part);
   try {
     const res = await fetch(url).catch((e: unknown) => {
       throw new BootstrapError(`cannot reach ${url.href}: ${e instanceof Error ? (e.cause as Error | undefined)?.message ?? e.message : String(e)}`);
@@ -51,10 +54,15 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string): Promise<Boo
     fs.renameSync(part, dbFile);
     return { bytes, seconds: (performance.now() - started) / 1000, schemaVersion: expected.schema };
   } catch (e) {
-    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(part + suffix, { force: true });
+    removeFiles(part);
     if (e instanceof BootstrapError) throw e;
     throw new BootstrapError(`bootstrap from ${url.href} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** A database file and its WAL and shared-memory files, if present. */
+function removeFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
 }
 
 /** Opens the download as the service will (migrating an older schema) and runs quick_check. */
