@@ -144,6 +144,21 @@ t.test('digest prints 64 hex characters; equal data gives equal digests, other d
   tt.equal(a!.stdout, `${digestOf(evs)}\n`, 'the CLI prints the digest of the store');
 });
 
+t.test('digest says so when week and month roll-ups are pending (a bulk writer stopped), and prints the settled digest once settled', async (tt) => {
+  const { db, projector, file } = tmpDb();
+  tt.teardown(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
+  const evs = events();
+  projector.applyBatch(asSource(evs), true); // bulk, as replay's batches: left pending, not settled (a stopped replay)
+  const pending = cli(['digest', '--db', file]);
+  tt.equal(pending.status, 0);
+  tt.match(pending.stderr, /^visibility-api digest: \d+ week\/month roll-up period\(s\) pending \(a bulk writer stopped before settling them\); the next replay or Kafka ingest settles them, and the digest changes then\n$/, 'one line on stderr');
+  projector.settle();
+  db.close();
+  const settled = cli(['digest', '--db', file]);
+  tt.equal(settled.stderr, '', 'nothing to say once settled');
+  tt.equal(settled.stdout, `${digestOf(evs)}\n`, 'the digest of the events applied in one batch');
+});
+
 t.test('a file that breaks midway (truncated gzip): exit 1, one line, the batches before it kept', async (tt) => {
   const dir = workDir(tt);
   const lines = [...events(), ...Array.from({ length: 400 }, (_, i) => run({ n: 10 + i, brand: 1 + (i % 5) }))].map((e) => JSON.stringify(e));

@@ -7,7 +7,8 @@ import t from 'tap';
 import { mulberry32 } from '../fixtures/random';
 import fs from 'node:fs';
 import path from 'node:path';
-import { digest, type Db } from '../src/store';
+import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
+import { digest, Projector, type Db } from '../src/store';
 import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
 
 const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
@@ -63,17 +64,25 @@ function shuffled<T>(rng: Rng, xs: T[]): T[] {
   return out;
 }
 
-/** Applies the world, then `events` cut into batches of the given sizes (cycled); returns the digest. */
-function digestOf(tt: Parameters<typeof freshDb>[0], events: Ev[], sizes: number[], then?: (db: Db) => void): string {
+/**
+ * Applies the world, then `events` cut into batches of the given sizes (cycled); returns the digest.
+ * `bulk`: the batches are bulk (their week and month roll-ups pending, store/rollups.ts), settled at the end.
+ */
+function digestOf(tt: Parameters<typeof freshDb>[0], events: Ev[], sizes: number[], then?: (db: Db) => void, bulk = false): string {
   const { db, projector } = freshDb(tt);
   projector.applyBatch(asSource(world()));
-  for (let i = 0, b = 0; i < events.length; b += 1) {
-    const size = sizes[b % sizes.length]!;
-    projector.applyBatch(asSource(events.slice(i, i + size), 'test', 1000 + i));
-    i += size;
-  }
+  applyIn(projector, events, sizes, bulk);
+  if (bulk) projector.settle();
   then?.(db);
   return digest(db);
+}
+
+function applyIn(projector: Projector, events: Ev[], sizes: number[], bulk: boolean): void {
+  for (let i = 0, b = 0; i < events.length; b += 1) {
+    const size = sizes[b % sizes.length]!;
+    projector.applyBatch(asSource(events.slice(i, i + size), 'test', 1000 + i), bulk);
+    i += size;
+  }
 }
 
 t.test('superseding runs leave the aggregates of their winning versions alone, whatever the order and batching', (t) => {
@@ -86,6 +95,7 @@ t.test('superseding runs leave the aggregates of their winning versions alone, w
     t.equal(digestOf(t, shuffled(rng, all), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
     t.equal(digestOf(t, [...shuffled(rng, all), ...shuffled(rng, all)], [5]), expected, `seed ${seed}: shuffled, twice over`);
     t.equal(digestOf(t, all, [4], recomputeBySql), expected, `seed ${seed}: the aggregates the SQL oracle computes from the runs`);
+    t.equal(digestOf(t, shuffled(rng, all), [3, 1, 7, 2], undefined, true), expected, `seed ${seed}: shuffled, in uneven bulk batches, settled`);
   }
   t.end();
 });
@@ -171,6 +181,7 @@ t.test('what counts changes (prompts deleted, restored, moved; a competitor dele
     t.equal(digestOf(t, events, [1]), expected, `seed ${seed}: one event per batch`);
     t.equal(digestOf(t, shuffled(rng, events), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
     t.equal(digestOf(t, [...shuffled(rng, events), ...shuffled(rng, events)], [5]), expected, `seed ${seed}: shuffled, twice over`);
+    t.equal(digestOf(t, shuffled(rng, events), [4, 9, 1], undefined, true), expected, `seed ${seed}: shuffled, in bulk batches, settled`);
   }
   t.end();
 });
@@ -200,5 +211,99 @@ t.test('a project counted again over weeks of history (a prompt deleted, then re
   t.same(left, [], 'the deleted prompt is in no cited row');
   t.equal(afterDelete, digestOf(t, [...runs, deleted], [runs.length, 1], recomputeBySql), 'deleted: the rows the SQL oracle counts from the runs');
   t.equal(digestOf(t, [...runs, deleted, restored], [runs.length, 1, 1]), digestOf(t, [...runs, deleted, restored], [runs.length + 2], recomputeBySql), 'restored: the same');
+  t.end();
+});
+
+/** 40 days of runs (2026-01-20 .. 2026-02-28: weeks and a month across), three a day, in day order as a replay reads them. */
+function daysOfRuns(seed: number): Ev[] {
+  const rng = mulberry32(seed);
+  const runs: Ev[] = [];
+  for (let d = 0; d < 40; d += 1) {
+    const day = new Date(Date.UTC(2026, 0, 20 + d)).toISOString().slice(0, 10);
+    for (let n = 0; n < 3; n += 1) {
+      runs.push(ev('prompt_run.completed', {
+        id: id(3000 + d * 10 + n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: pick(rng, [W.prompt1, W.prompt2]),
+        engine_id: pick(rng, [W.engineA, W.engineB]), status: 'succeeded', completed_at: `${day}T${pick(rng, ['09', '12'])}:00:00Z`,
+        mentions: [{ entity_type: 'brand', name: 'Acme', position: 1 + n }, ...(rng() < 0.5 ? [{ entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 2 }] : [])],
+        citations: URLS.filter(() => rng() < 0.6).map((url) => ({ url, title: pick(rng, ['T0', 'T1']) })),
+      }, '2026-03-01T00:00:00Z'));
+    }
+  }
+  return runs;
+}
+
+/** Every ranged body of the project the roll-ups serve, over ranges whose weeks and months are whole or cut. */
+function rangedBodies(db: Db): string[] {
+  const store = new ReadStore(db);
+  const bodies: string[] = [];
+  const ranges: Array<[string, string]> = [['2026-01-20', '2026-02-28'], ['2026-01-26', '2026-02-22'], ['2026-02-01', '2026-02-28'], ['2026-02-23', '2026-03-01']];
+  for (const name of ['visibility', 'timeseries', 'segment-analytics', 'competitor-rankings', 'citations', 'referrers', 'warm-leads', 'daily-scores']) {
+    const e = ENDPOINTS.find((x) => x.name === name)!;
+    for (const [startDate, endDate] of ranges) {
+      for (const interval of ['day', 'week', 'month'] as const) {
+        for (const engineIds of [null, [W.engineA]]) {
+          const args: ReadArgs = { accountId: W.account, projectId: W.project, runGroupId: '', engineIds, limit: 1000, entityType: null, windowDays: 7, startDate, endDate, interval };
+          bodies.push(`${name} ${startDate}..${endDate} ${interval} ${engineIds?.length ?? 'all'}: ${JSON.stringify(db.transaction(() => e.build(store, args))())}`);
+        }
+      }
+    }
+  }
+  return bodies;
+}
+
+t.test('bulk batches leave week and month roll-ups pending: answers over them are the same bytes meanwhile, and settling leaves what the deltas leave', (t) => {
+  const runs = daysOfRuns(7);
+  const { db: perBatch, projector: p1 } = freshDb(t);
+  p1.applyBatch(asSource(world()));
+  applyIn(p1, runs, [9], false);
+  const expected = rangedBodies(perBatch);
+
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(world()));
+  applyIn(projector, runs, [9], true); // three days a batch, in day order
+  const pending = db.prepare("SELECT grain || ' ' || day FROM rollup_pending ORDER BY grain, day").pluck().all();
+  t.same(pending, ['month 2026-02-01', 'week 2026-02-23'], 'the latest week and month are pending; those the batches moved past were counted once');
+  const stale = db.prepare("SELECT count(*) FROM agg_prompt_week WHERE day = '2026-02-23'").pluck().get() as number;
+  t.equal(stale, 0, 'the pending week has no roll-up rows yet');
+  t.same(rangedBodies(db), expected, 'every ranged body, while pending');
+
+  projector.settle();
+  t.same(db.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'settled: nothing pending');
+  t.equal(digest(db), digest(perBatch), 'the digest of per-batch deltas');
+  recomputeBySql(db);
+  t.equal(digest(db), digest(perBatch), 'and of the SQL oracle');
+  t.end();
+});
+
+t.test('a batch that is not bulk settles what bulk batches left pending, in its own transaction', (t) => {
+  const runs = daysOfRuns(8);
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(world()));
+  applyIn(projector, runs.slice(0, 60), [12], true);
+  t.ok((db.prepare('SELECT count(*) FROM rollup_pending').pluck().get() as number) > 0, 'bulk batches left periods pending');
+  applyIn(projector, runs.slice(60), [runs.length], false);
+  t.same(db.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'the next batch settled them');
+  t.equal(digest(db), digestOf(t, runs, [runs.length]), 'the digest of applying the runs in one batch');
+  t.end();
+});
+
+t.test('what counts changes after bulk batches: runs in a pending month are found (a new engine, a deleted prompt and competitor)', (t) => {
+  const engineC = id(3, 'cccccccc');
+  const run = (n: number, engine: string, prompt: string): Ev => ev('prompt_run.completed', {
+    id: id(n, '66666666'), run_group_id: W.group, project_id: W.project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
+    completed_at: '2026-02-10T12:00:00Z', mentions: [{ entity_type: 'brand', name: 'Acme', position: 2 }, { entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position: 1 }],
+    citations: [{ url: URLS[n % URLS.length]!, title: `T${n}` }],
+  }, '2026-02-11T00:00:00Z');
+  const runs = [run(1, engineC, W.prompt1), run(2, W.engineA, W.prompt2), run(3, W.engineB, W.prompt1)];
+  const cases: Array<[string, Ev]> = [
+    ['an engine seen after its runs', ev('engine.upserted', { id: engineC, name: 'Gemini', provider: 'google' }, '2026-02-12T00:00:00Z')],
+    ['a prompt deleted', ev('prompt.deleted', { id: W.prompt2, project_id: W.project }, '2026-02-12T00:00:00Z')],
+    ['a competitor deleted', ev('competitor.deleted', { id: W.competitor, project_id: W.project }, '2026-02-12T00:00:00Z')],
+  ];
+  for (const [what, change] of cases) {
+    const events = [...runs, change];
+    // The runs in one bulk batch (February pending), the change in the next, still bulk.
+    t.equal(digestOf(t, events, [runs.length, 1], undefined, true), digestOf(t, events, [events.length], recomputeBySql), `${what}: what the SQL oracle counts`);
+  }
   t.end();
 });

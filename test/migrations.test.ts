@@ -28,9 +28,13 @@ function events(): ReturnType<typeof world> {
   ];
 }
 
-/** What migrations 007 to 009 add: the week and month roll-ups, the engine-day sums and the cited URLs, filled in from the day rows on migrate. */
+/**
+ * What migrations 007 to 010 add: the week and month roll-ups, the engine-day sums and the cited URLs,
+ * filled in from the day rows on migrate, and the roll-ups' pending periods (empty).
+ */
 const DROP_ROLLUPS = `DROP TABLE agg_prompt_week; DROP TABLE agg_prompt_month; DROP TABLE agg_competitor_week; DROP TABLE agg_competitor_month; DROP TABLE agg_engine_day;
-  DROP TABLE agg_cited_day; DROP TABLE agg_cited_week; DROP TABLE agg_cited_month; DROP TABLE agg_cited_engine_week; DROP TABLE agg_cited_engine_month;`;
+  DROP TABLE agg_cited_day; DROP TABLE agg_cited_week; DROP TABLE agg_cited_month; DROP TABLE agg_cited_engine_week; DROP TABLE agg_cited_engine_month;
+  DROP TABLE rollup_pending;`;
 
 t.test('an older database is migrated to what this build writes', async (t) => {
   const dir = tmpDir('migrate-');

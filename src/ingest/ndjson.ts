@@ -73,6 +73,8 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
     await replayFile(projector, { file, source, resumeAt, batchSize: opts.batchSize }, opts, totals);
     if (totals.stopped) break;
   }
+  // The batches were bulk: what they left pending is brought up to date, stopped or not.
+  projector.settle();
   return totals;
 }
 
@@ -100,7 +102,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       if (settled) return;
       if (opts.shouldStop?.()) return stop();
       try {
-        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events));
+        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events, true));
       } catch (e) {
         finish(e); // the batch was rolled back whole: what committed before it stands
         return;

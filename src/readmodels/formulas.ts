@@ -174,6 +174,22 @@ export interface Piece {
   end: string;
 }
 
+/**
+ * Whether the roll-up rows of a week or month of the project are pending (migration 010: a bulk
+ * writer has not counted them again yet): a range reads that period's days instead, which sum to the
+ * same. Asked in the read's own transaction, so it is the snapshot the rows come from.
+ */
+export type Stale = (grain: Exclude<Grain, 'day'>, start: string) => boolean;
+const NOTHING_STALE: Stale = () => false;
+const PENDING_PERIODS = "SELECT grain || ' ' || day AS period FROM rollup_pending WHERE project_id = ?";
+
+export function stalePeriods(store: ReadStore, projectId: string): Stale {
+  const pending = store.all<{ period: string }>(PENDING_PERIODS, projectId);
+  if (pending.length === 0) return NOTHING_STALE;
+  const periods = new Set(pending.map((p) => p.period));
+  return (grain, start) => periods.has(`${grain} ${start}`);
+}
+
 const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
 const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
 
@@ -183,9 +199,9 @@ const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDa
  * week rows and the days of its ragged edges, not 365 day rows. `grouping` keeps every piece inside
  * one period of the answer: 'week' never reads a month row (a month cuts weeks), 'month' never a
  * week that crosses a month's end, 'day' only days; 'total' (one sum over the range) uses them all.
- * Consecutive pieces of one grain are joined: one query each.
+ * Consecutive pieces of one grain are joined: one query each. A `stale` period is read as smaller pieces.
  */
-export function rangePieces(start: string, end: string, grouping: Period | 'total'): Piece[] {
+export function rangePieces(start: string, end: string, grouping: Period | 'total', stale: Stale = NOTHING_STALE): Piece[] {
   const pieces: Piece[] = [];
   const push = (grain: Grain, day: string): void => {
     const last = pieces[pieces.length - 1];
@@ -197,13 +213,13 @@ export function rangePieces(start: string, end: string, grouping: Period | 'tota
   // A month that starts after `day` within 6 days and fits in the range: the week would cut it.
   const cutsAMonth = (day: string): boolean => {
     const m = nextMonth(day);
-    return months && m <= periodEnd(day, 'week') && periodEnd(m, 'month') <= end;
+    return months && m <= periodEnd(day, 'week') && periodEnd(m, 'month') <= end && !stale('month', m);
   };
   for (let day = start; day <= end;) {
-    if (months && isFirstOfMonth(day) && periodEnd(day, 'month') <= end) {
+    if (months && isFirstOfMonth(day) && periodEnd(day, 'month') <= end && !stale('month', day)) {
       push('month', day);
       day = nextMonth(day);
-    } else if (weeks && isMonday(day) && periodEnd(day, 'week') <= end && !cutsAMonth(day)
+    } else if (weeks && isMonday(day) && periodEnd(day, 'week') <= end && !cutsAMonth(day) && !stale('week', day)
       && (grouping !== 'month' || periodEnd(day, 'week').slice(0, 7) === day.slice(0, 7))) {
       push('week', day);
       day = addDays(day, 7);
@@ -257,8 +273,8 @@ const BRAND_BY_ENGINE_PROMPT_AT = { unfiltered: perGrain(BRAND_BY_ENGINE_PROMPT 
  * of up to 6 days, the v1 window among them) is its query's rows as they come; several are
  * integers added, so the same numbers, then put back in the order `compare` states (the queries').
  */
-function sliceSums<T extends MentionSums>(s: Slice, query: (piece: Piece) => T[], keyOf: (r: T) => string, compare: (a: T, b: T) => number): T[] {
-  const pieces = rangePieces(s.start, s.end, 'total');
+function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, query: (piece: Piece) => T[], keyOf: (r: T) => string, compare: (a: T, b: T) => number): T[] {
+  const pieces = rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId));
   if (pieces.length === 1) return query(pieces[0]!);
   const out = new Map<string, T>();
   for (const piece of pieces) {
@@ -275,7 +291,7 @@ function sliceSums<T extends MentionSums>(s: Slice, query: (piece: Piece) => T[]
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
   const f = engineFilter(s.engineIds);
   const sql = BRAND_BY_ENGINE_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(s, (p) => store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, ...f.params),
+  return sliceSums(store, s, (p) => store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, ...f.params),
     (r) => `${r.engine_id}|${r.prompt_id}`, (a, b) => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id));
 }
 
@@ -294,7 +310,7 @@ const COMPETITOR_BY_PROMPT_AT = { unfiltered: perGrain(COMPETITOR_BY_PROMPT + GR
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
   const f = engineFilter(s.engineIds);
   const sql = COMPETITOR_BY_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(s, (p) => store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, s.projectId, ...f.params),
+  return sliceSums(store, s, (p) => store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, s.projectId, ...f.params),
     (r) => `${r.competitor_id}|${r.prompt_id}`, (a, b) => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id));
 }
 
@@ -395,7 +411,7 @@ const PROMPTS_BY_DAY_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_da
 export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const periodOf = periodsOf(interval);
-  for (const p of rangePieces(start, end, interval)) {
+  for (const p of rangePieces(start, end, interval, stalePeriods(store, projectId))) {
     for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_DAY_AT[p.grain], projectId, p.start, p.end, projectId)) {
       const period = periodOf(r.day);
       let prompts = out.get(period);

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { periodStart, type Grain } from './periods';
 import { CitedRollups, type CitedAdd, type CitedLeft } from './cited';
+import { PendingRollups, type RolledGrain } from './rollups';
 import { bestMention, type RunFacts, type StoredCitation, type StoredMention } from './runs';
 
 /**
@@ -201,6 +202,10 @@ function writeSums(s: SumStatements, prompts: Iterable<PromptDelta>, competitors
   }
 }
 
+/** The day rows (`d`) of the months pending (`r`, migration 010) in a day table. */
+const PENDING_MONTH_DAYS = (dayTable: string): string => `rollup_pending r JOIN ${dayTable} d ON d.project_id = r.project_id
+  AND d.day BETWEEN r.day AND date(r.day, '+1 month', '-1 day') AND r.grain = 'month'`;
+
 function bucketOf(run: RunFacts): { key: BucketKey; text: string } {
   return { key: [run.project_id, run.day, run.engine_id, run.prompt_id], text: `${run.project_id}|${run.day}|${run.engine_id}|${run.prompt_id}` };
 }
@@ -223,10 +228,12 @@ export class Aggregator {
   private readonly newEngines = new Set<string>();
   private readonly sums: Record<Grain, SumStatements>;
   private readonly cited: CitedRollups;
+  private readonly pending: PendingRollups;
   private readonly stmts;
 
   constructor(db: Db) {
     this.cited = new CitedRollups(db);
+    this.pending = new PendingRollups(db, this.cited);
     this.sums = { day: sumStatements(db, 'day'), week: sumStatements(db, 'week'), month: sumStatements(db, 'month') };
     const bucket = 'project_id = ? AND day = ? AND engine_id = ? AND prompt_id = ?';
     const titleWinsSql = `excluded.title IS NOT NULL AND (title IS NULL OR excluded.title_at > title_at
@@ -243,10 +250,14 @@ export class Aggregator {
       promptCounts: db.prepare('SELECT 1 FROM prompts WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
       engineKnown: db.prepare('SELECT 1 FROM engines WHERE id = ?').pluck(),
       competitorTracked: db.prepare('SELECT 1 FROM competitors WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
-      // Stored rows (the batches before): whether a change of what counts changes any sum.
-      promptHasRows: db.prepare('SELECT 1 FROM agg_prompt_month WHERE project_id = ? AND prompt_id = ? LIMIT 1').pluck(),
-      competitorHasRows: db.prepare('SELECT 1 FROM agg_competitor_month WHERE project_id = ? AND competitor_id = ? LIMIT 1').pluck(),
-      engineProjects: db.prepare('SELECT DISTINCT project_id FROM agg_prompt_month WHERE engine_id = ?').pluck(),
+      // Stored rows (the batches before): whether a change of what counts changes any sum. The month
+      // rows answer in a few reads; the days of a pending month (migration 010) may not be in them yet.
+      promptHasRows: db.prepare(`SELECT 1 FROM agg_prompt_month WHERE project_id = @project AND prompt_id = @id
+        UNION ALL SELECT 1 FROM ${PENDING_MONTH_DAYS('agg_prompt_day')} WHERE r.project_id = @project AND d.prompt_id = @id LIMIT 1`).pluck(),
+      competitorHasRows: db.prepare(`SELECT 1 FROM agg_competitor_month WHERE project_id = @project AND competitor_id = @id
+        UNION ALL SELECT 1 FROM ${PENDING_MONTH_DAYS('agg_competitor_day')} WHERE r.project_id = @project AND d.competitor_id = @id LIMIT 1`).pluck(),
+      engineProjects: db.prepare(`SELECT project_id FROM agg_prompt_month WHERE engine_id = @id
+        UNION SELECT r.project_id FROM ${PENDING_MONTH_DAYS('agg_prompt_day')} WHERE d.engine_id = @id`).pluck(),
       dropEngineDays: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ?'),
       // The rows of migration 008 for one project, from its day rows.
       countEngineDays: db.prepare(`INSERT INTO agg_engine_day
@@ -311,14 +322,22 @@ export class Aggregator {
     this.count(run, -1);
   }
 
-  /** Writes the batch's deltas, one statement per row moved, then forgets them. */
-  flush(): void {
+  /**
+   * Writes the batch's deltas, one statement per row moved, then forgets them. `bulk`: the week and
+   * month rows are left pending and counted again once the writer has moved past them (rollups.ts);
+   * otherwise they move with the batch, and whatever a bulk writer left pending is settled.
+   */
+  flush(bulk = false): void {
     const s = this.stmts;
     const recount = this.projectsToRecount();
     const counting = this.counting();
+    // Every bucket a run moved has a prompt delta (its competitor and URL rows share the bucket).
+    const plan = bulk ? this.pending.plan([...this.prompt.values()].map((d) => [d.key[0], d.key[1]] as const)) : null;
+    const moves = (grain: RolledGrain, key: BucketKey): boolean => plan === null || !plan.waits(key[0], grain, key[1]);
     writeSums(this.sums.day, this.prompt.values(), this.competitor.values());
     for (const grain of ROLLUPS) {
-      writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain), rollUpCompetitors(this.competitor.values(), grain));
+      writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain).filter((d) => moves(grain, d.key)),
+        rollUpCompetitors(this.competitor.values(), grain).filter((d) => moves(grain, d.key)));
     }
     this.writeEngineDays(counting, recount);
     for (const [k, u] of this.url) {
@@ -326,13 +345,20 @@ export class Aggregator {
       this.putUrl(u);
     }
     for (const { key, url } of this.urlRecount.values()) this.recountUrl(key, url);
-    this.cited.write(this.countedUrls(counting), this.urlsLeft(), recount);
+    this.cited.write(this.countedUrls(counting), this.urlsLeft(), recount, plan?.waits);
     for (const g of this.group.values()) {
       if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
       s.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
       if (g.runs < 0) s.dropEmptyGroup.run(g.run_group_id, g.project_id);
     }
+    if (plan) plan.finish();
+    else this.pending.settle();
     this.clear();
+  }
+
+  /** Every pending week and month counted again (a bulk writer's last step). */
+  settle(): void {
+    this.pending.settle();
   }
 
   /** What counts, asked of the entity tables once per key in the batch (they do not change while its deltas are written). */
@@ -366,9 +392,9 @@ export class Aggregator {
     const out = new Set<string>();
     for (const c of this.countingChanges.values()) {
       const rows = c.table === 'prompt' ? s.promptHasRows : s.competitorHasRows;
-      if (rows.get(c.projectId, c.id) !== undefined) out.add(c.projectId);
+      if (rows.get({ project: c.projectId, id: c.id }) !== undefined) out.add(c.projectId);
     }
-    for (const engineId of this.newEngines) for (const p of s.engineProjects.all(engineId) as string[]) out.add(p);
+    for (const engineId of this.newEngines) for (const p of s.engineProjects.all({ id: engineId }) as string[]) out.add(p);
     return out;
   }
 

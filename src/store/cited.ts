@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { addDays } from '../lib/time';
 import type { Db } from './db';
 import { periodEnd, periodStart, type Grain } from './periods';
+import type { Waits } from './rollups';
 
 /**
  * The cited-URL roll-ups of migration 009: per project, period and URL (and engine, in the engine
@@ -166,6 +167,7 @@ interface Merged { at: number; row: CitedRow }
 export class CitedRollups {
   private readonly stmts: ReadonlyArray<{ table: Table; s: Statements }>;
   private readonly everyTable: readonly number[];
+  private readonly tablesOf: Record<Exclude<Grain, 'day'>, readonly number[]>;
   private readonly dayRows: Statement;
   private readonly firstDay: Statement;
   private readonly lastDay: Statement;
@@ -173,6 +175,8 @@ export class CitedRollups {
   constructor(db: Db) {
     this.stmts = TABLES.map((table) => ({ table, s: statements(db, table) }));
     this.everyTable = TABLES.map((_, at) => at);
+    const ofGrain = (g: Grain): number[] => this.everyTable.filter((at) => TABLES[at]!.grain === g);
+    this.tablesOf = { week: ofGrain('week'), month: ofGrain('month') };
     this.dayRows = db.prepare(DAY_ROWS).raw(true);
     // The first and last day of a range that has rows, each along the primary key (project, day, ...).
     const edge = (order: string): Statement => db.prepare(`SELECT day FROM agg_url_day WHERE project_id = @project
@@ -183,21 +187,32 @@ export class CitedRollups {
 
   /**
    * The batch's counted citations merged in, the periods `left` touches and the `projects` counted
-   * again. Called once agg_url_day holds the batch.
+   * again. Called once agg_url_day holds the batch. `waits`: the week and month periods a bulk batch
+   * leaves alone (rollups.ts: they are counted again later, with countPeriodAgain).
    */
-  write(adds: Iterable<CitedAdd>, left: Iterable<CitedLeft>, projects: ReadonlySet<string>): void {
+  write(adds: Iterable<CitedAdd>, left: Iterable<CitedLeft>, projects: ReadonlySet<string>, waits?: Waits): void {
+    const moves = (projectId: string, at: number, period: string): boolean => {
+      const grain = this.stmts[at]!.table.grain;
+      return grain === 'day' || waits === undefined || !waits(projectId, grain, period);
+    };
     // Per table, period and URL (all of its engines: a row is counted again per URL).
     const again = new Map<string, { at: number; projectId: string; period: string; url: string }>();
     for (const l of left) {
       if (projects.has(l.projectId)) continue;
       for (const at of this.everyTable) {
         const period = periodOf(l.day, this.stmts[at]!.table.grain);
+        if (!moves(l.projectId, at, period)) continue;
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
       }
     }
-    for (const byKey of this.merge(counted(adds, projects), this.everyTable, again)) for (const m of byKey.values()) this.put(m);
+    for (const byKey of this.merge(counted(adds, projects), this.everyTable, again, undefined, moves)) for (const m of byKey.values()) this.put(m);
     for (const r of again.values()) this.countAgain(r.projectId, [r.at], { start: r.period, end: periodEnd(r.period, this.stmts[r.at]!.table.grain) }, r.url);
     for (const projectId of projects) this.countAgain(projectId, this.everyTable, ALL_DAYS, null);
+  }
+
+  /** One period's rows of the tables of its grain (every URL, every engine) counted again from its day rows. */
+  countPeriodAgain(projectId: string, grain: Exclude<Grain, 'day'>, start: string): void {
+    this.countAgain(projectId, this.tablesOf[grain], { start, end: periodEnd(start, grain) }, null);
   }
 
   /**
@@ -206,7 +221,7 @@ export class CitedRollups {
    * (and engine): the key of a grain is built once per add and shared by the tables of that grain.
    */
   private merge(adds: Iterable<CitedAdd>, ats: readonly number[], skip?: ReadonlyMap<string, unknown>,
-    merged: Array<Map<string, Merged>> = ats.map(() => new Map())): Array<Map<string, Merged>> {
+    merged: Array<Map<string, Merged>> = ats.map(() => new Map()), moves?: (projectId: string, at: number, period: string) => boolean): Array<Map<string, Merged>> {
     const checkSkip = skip !== undefined && skip.size > 0;
     for (const a of adds) {
       const keys: Partial<Record<Grain, string>> = {};
@@ -215,6 +230,7 @@ export class CitedRollups {
         const period = periodOf(a.day, table.grain);
         const k = (keys[table.grain] ??= `${a.projectId}|${period}|${a.url}`);
         if (checkSkip && skip.has(`${at}|${k}`)) return; // counted from the day rows, this batch's among them
+        if (moves && !moves(a.projectId, at, period)) return; // a period a bulk batch leaves pending
         const engineId = table.byEngine ? a.engineId : null;
         const mk = engineId === null ? k : `${k}|${engineId}`;
         let m = merged[i]!.get(mk);

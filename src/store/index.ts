@@ -2,6 +2,7 @@ export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVer
 export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
+export { pendingPeriods } from './rollups';
 export { domainOf } from './runs';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';

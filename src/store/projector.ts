@@ -52,6 +52,7 @@ export class Projector {
   private readonly handlers: Handlers;
   private readonly stmts;
   private readonly applyInTx;
+  private readonly settleInTx;
   private readonly eventInSavepoint;
 
   constructor(private readonly db: Db) {
@@ -82,7 +83,8 @@ export class Projector {
       clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
-    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean) => this.applyAll(events, isolate));
+    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean, bulk: boolean) => this.applyAll(events, isolate, bulk));
+    this.settleInTx = db.transaction(() => this.aggregator.settle());
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
   }
@@ -93,23 +95,37 @@ export class Projector {
    * refuses), the batch is re-run with a savepoint per event so only the failing event is
    * dead-lettered. Savepoints are not free, so the fast path does without them.
    */
-  applyBatch(events: SourceEvent[]): BatchResult {
-    return this.applyPrepared(events.map((e) => prepareEvent(e)));
+  applyBatch(events: SourceEvent[], bulk = false): BatchResult {
+    return this.applyPrepared(events.map((e) => prepareEvent(e)), bulk);
   }
 
-  /** applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another). */
-  applyPrepared(events: PreparedEvent[]): BatchResult {
+  /**
+   * applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another).
+   * `bulk` (a writer with more batches to come: replay, a consumer catching up): the week and month
+   * roll-ups of the batch's days are left pending (store/rollups.ts), and settle() ends the run. A
+   * batch that is not bulk settles whatever was left pending, in its own transaction.
+   */
+  applyPrepared(events: PreparedEvent[], bulk = false): BatchResult {
     try {
-      return this.applyInTx(events, false);
+      return this.applyInTx(events, false, bulk);
     } catch (err) {
       if (isStorageError(err)) throw err; // the disk, not an event: nothing to isolate
-      return this.applyInTx(events, true);
+      return this.applyInTx(events, true, bulk);
     } finally {
       noteCommit();
     }
   }
 
-  private applyAll(events: PreparedEvent[], isolate: boolean): BatchResult {
+  /** The roll-ups bulk batches left pending brought up to date, in one transaction (nothing pending: nothing written). */
+  settle(): void {
+    try {
+      this.settleInTx();
+    } finally {
+      noteCommit();
+    }
+  }
+
+  private applyAll(events: PreparedEvent[], isolate: boolean, bulk: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
@@ -139,7 +155,7 @@ export class Projector {
       for (const r of fx.removed) this.aggregator.remove(r);
       for (const r of fx.added) this.aggregator.add(r);
     }
-    this.aggregator.flush();
+    this.aggregator.flush(bulk);
     result.changed = [...changes.scopes].sort();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
     for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);

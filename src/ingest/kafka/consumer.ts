@@ -105,6 +105,13 @@ const RECENT = 50;
 
 /** Undrained durations kept at most (a scraper that stops scraping must not grow memory). */
 export const UNDRAINED = 10_000;
+/**
+ * Messages left in a partition after a chunk from which the consumer is catching up: its batches are
+ * bulk (Projector.applyPrepared), and the first chunk closer to the end settles what they left
+ * pending, once. Live traffic a few seconds behind or less never goes bulk: settling costs a
+ * project's current week and month counted again, ~10-30 ms each, too much to pay every few batches.
+ */
+const CATCHING_UP = 20_000;
 
 class Timings {
   private count = 0;
@@ -211,8 +218,8 @@ class KafkaIngestRunner implements KafkaIngest {
     const deadLetters = new DeadLetterOutbox(db);
     // A record that is not valid UTF-8 is decoded with replacement characters; if it is dead-lettered,
     // the table (and so the DLQ) must still get its original bytes. Nested transactions are savepoints.
-    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[]) => {
-      const result = projector.applyBatch(events);
+    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[], bulk: boolean) => {
+      const result = projector.applyBatch(events, bulk);
       for (const m of originals) deadLetters.setRaw(events[0]!.source, m.offset, m.value!); // non-null: see notUtf8
       return result;
     });
@@ -223,6 +230,7 @@ class KafkaIngestRunner implements KafkaIngest {
   /** Connects and subscribes within a deadline; consumption then continues in the background. */
   async start(): Promise<void> {
     this.dlq?.kick(); // dead letters left unpublished by a previous run
+    this.projector.settle(); // roll-ups a killed bulk writer left pending (a replay, a consumer catching up)
     await this.pollOffsets();
     const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
     try {
@@ -386,7 +394,8 @@ class KafkaIngestRunner implements KafkaIngest {
       const chunk = fresh.slice(i, i + (this.sizer?.size ?? this.chunkSize));
       i += chunk.length;
       const started = performance.now();
-      const result = this.applyChunk(source, chunk);
+      // Far behind: a bulk batch (its week and month roll-ups wait until the consumer catches up; store/rollups.ts).
+      const result = this.applyChunk(source, chunk, batch.highWatermark - chunk[chunk.length - 1]!.offset - 1 >= CATCHING_UP);
       this.sizer?.record(chunk.length, performance.now() - started);
       if (result.deadLettered > 0) this.dlq?.kick();
       control.resolveOffset(chunk[chunk.length - 1]!.offset);
@@ -397,11 +406,11 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
-  private applyChunk(source: string, chunk: InboundMessage[]): BatchResult {
+  private applyChunk(source: string, chunk: InboundMessage[], bulk: boolean): BatchResult {
     const events: SourceEvent[] = chunk.map((m) => ({ raw: m.value ? m.value.toString('utf8') : '', source, position: m.offset }));
     const notUtf8 = chunk.filter((m) => m.value !== null && !isUtf8(m.value));
     const started = process.hrtime.bigint();
-    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8) : this.projector.applyBatch(events);
+    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8, bulk) : this.projector.applyBatch(events, bulk);
     this.timings.record(Number(process.hrtime.bigint() - started) / 1e9);
     this.batches += 1;
     this.events.applied += result.applied;

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
-import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, type Piece, type RangeArgs } from '../formulas';
+import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, stalePeriods, type Piece, type RangeArgs } from '../formulas';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -76,7 +76,7 @@ const distinctIds = (lists: string): Set<string> => new Set(lists.split(','));
 export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
   const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
-  const pieces = rangePieces(window.start, window.end, 'total');
+  const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));
   const engines = engineIds === null ? null : JSON.stringify(engineIds);
   const rows = store.rows<CitedRow>(citedSql(pieces, engines !== null), ...pieces.flatMap((p) => pieceParams(p, args.projectId, engines)));
   return rows.map((r): CitedUrl => ({
