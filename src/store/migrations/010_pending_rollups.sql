@@ -3,10 +3,12 @@
 --
 -- A replay ordered by day wrote every week row 7 times and every month row ~30 times (once per
 -- batch of each day), and those upserts were about half of all it wrote. A bulk writer (replay, a
--- Kafka consumer catching up) now writes the day rows only and marks the periods of its days here,
--- in the same transaction. A period it has moved past (a later period of the same project is marked)
--- is counted again from its day rows once (src/store/rollups.ts), and so is every marked period when
--- the writer ends or catches up, or when any writer starts a batch that is not bulk.
+-- Kafka consumer catching up) now leaves the roll-up rows of the latest period of each project and
+-- grain it writes (the frontier) as they are, stale, and marks it here, in the same transaction; once its batches
+-- have moved past it (a later period of that project), it is counted again from its day rows, once
+-- (src/store/rollups.ts). Other periods move by their deltas as before. So a project has at most one
+-- week and one month marked, and they are counted again when the writer ends or catches up, or when
+-- any writer starts a batch that is not bulk.
 --
 -- Readers never read the roll-up rows of a marked period: they read its days instead
 -- (src/readmodels/formulas.ts rangePieces), which give the same sums, so an answer is the same
