@@ -148,13 +148,6 @@ function mergeInto(into: CitedRow, add: CitedAdd): void {
   if (wins(t, into.titled)) into.titled = t;
 }
 
-/** The periods of a day at each grain, computed once per day (a process sees few distinct days). */
-const periodsOfDay = new Map<string, Record<Grain, string>>();
-function periodOf(day: string, grain: Grain): string {
-  let p = periodsOfDay.get(day);
-  if (!p) periodsOfDay.set(day, (p = { day, week: periodStart(day, 'week'), month: periodStart(day, 'month') }));
-  return p[grain];
-}
 
 /** The adds of projects not counted again whole (those are read back from their day rows). */
 function* counted(adds: Iterable<CitedAdd>, projects: ReadonlySet<string>): Iterable<CitedAdd> {
@@ -200,7 +193,7 @@ export class CitedRollups {
     for (const l of left) {
       if (projects.has(l.projectId)) continue;
       for (const at of this.everyTable) {
-        const period = periodOf(l.day, this.stmts[at]!.table.grain);
+        const period = periodStart(l.day, this.stmts[at]!.table.grain);
         if (!moves(l.projectId, at, period)) continue;
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
       }
@@ -227,7 +220,7 @@ export class CitedRollups {
       const keys: Partial<Record<Grain, string>> = {};
       ats.forEach((at, i) => {
         const table = this.stmts[at]!.table;
-        const period = periodOf(a.day, table.grain);
+        const period = periodStart(a.day, table.grain);
         const k = (keys[table.grain] ??= `${a.projectId}|${period}|${a.url}`);
         if (checkSkip && skip.has(`${at}|${k}`)) return; // counted from the day rows, this batch's among them
         if (moves && !moves(a.projectId, at, period)) return; // a period a bulk batch leaves pending

@@ -4,14 +4,26 @@ import { addDays } from '../lib/time';
 export type Grain = 'day' | 'week' | 'month';
 
 /**
+ * The Monday of each day asked: a writer asks for the same few days for every row of a batch, and
+ * two Date computations each were ~3 % of a replay's writer. Bounded: ~27 years of days.
+ */
+const mondays = new Map<string, string>();
+const MONDAYS_KEPT = 10_000;
+
+/**
  * The first day of the period a day belongs to: itself, the Monday of its ISO week (ISO 8601 weeks
  * run Monday to Sunday; 2027-01-01, a Friday, is in the week of Monday 2026-12-28), or the 1st of its month.
  */
 export function periodStart(day: string, grain: Grain): string {
   if (grain === 'day') return day;
   if (grain === 'month') return `${day.slice(0, 8)}01`;
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
-  return addDays(day, -((weekday + 6) % 7));
+  let monday = mondays.get(day);
+  if (monday === undefined) {
+    if (mondays.size >= MONDAYS_KEPT) mondays.clear();
+    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+    mondays.set(day, (monday = addDays(day, -((weekday + 6) % 7))));
+  }
+  return monday;
 }
 
 /** The 1st of the month after the month of `day`. */
