@@ -112,6 +112,8 @@ export const UNDRAINED = 10_000;
  * project's current week and month counted again, ~10-30 ms each, too much to pay every few batches.
  */
 const CATCHING_UP = 20_000;
+/** Events per transaction while catching up: replay's batch (an 8 ms slice is ~80 events, each commit rewriting the same hot pages). */
+const CATCH_UP_CHUNK = 1000;
 
 class Timings {
   private count = 0;
@@ -391,11 +393,14 @@ class KafkaIngestRunner implements KafkaIngest {
     for (let i = 0; i < fresh.length;) {
       // Stale: a rebalance registered a seek for this partition; the seek decides where to resume.
       if (this.stopped || !control.isRunning() || control.isStale()) return;
-      const chunk = fresh.slice(i, i + (this.sizer?.size ?? this.chunkSize));
+      // Far behind: bulk batches of CATCH_UP_CHUNK (their week and month roll-ups wait until the
+      // consumer catches up, store/rollups.ts; a long transaction commits the same hot pages once).
+      const catchingUp = batch.highWatermark - fresh[i]!.offset >= CATCHING_UP;
+      const size = this.sizer?.size ?? this.chunkSize;
+      const chunk = fresh.slice(i, i + (catchingUp ? Math.max(size, CATCH_UP_CHUNK) : size));
       i += chunk.length;
       const started = performance.now();
-      // Far behind: a bulk batch (its week and month roll-ups wait until the consumer catches up; store/rollups.ts).
-      const result = this.applyChunk(source, chunk, batch.highWatermark - chunk[chunk.length - 1]!.offset - 1 >= CATCHING_UP);
+      const result = this.applyChunk(source, chunk, catchingUp);
       this.sizer?.record(chunk.length, performance.now() - started);
       if (result.deadLettered > 0) this.dlq?.kick();
       control.resolveOffset(chunk[chunk.length - 1]!.offset);
