@@ -275,7 +275,7 @@ t.test('bulk batches leave week and month roll-ups pending: answers over them ar
   t.end();
 });
 
-t.test('a batch that is not bulk settles what bulk batches left pending, in its own transaction', (t) => {
+t.test('a batch that is not bulk settles what bulk batches left pending, in its transaction', (t) => {
   const runs = daysOfRuns(8);
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource(world()));

@@ -148,7 +148,6 @@ function mergeInto(into: CitedRow, add: CitedAdd): void {
   if (wins(t, into.titled)) into.titled = t;
 }
 
-
 /** The adds of projects not counted again whole (those are read back from their day rows). */
 function* counted(adds: Iterable<CitedAdd>, projects: ReadonlySet<string>): Iterable<CitedAdd> {
   for (const a of adds) if (!projects.has(a.projectId)) yield a;

@@ -103,7 +103,7 @@ export class Projector {
    * applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another).
    * `bulk` (a writer with more batches to come: replay, a consumer catching up): the week and month
    * roll-ups of the batch's days are left pending (store/rollups.ts), and settle() ends the run. A
-   * batch that is not bulk settles whatever was left pending, in its own transaction.
+   * batch that is not bulk settles whatever was left pending, in the same transaction.
    */
   applyPrepared(events: PreparedEvent[], bulk = false): BatchResult {
     try {
