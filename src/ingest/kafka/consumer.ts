@@ -106,12 +106,15 @@ const RECENT = 50;
 /** Undrained durations kept at most (a scraper that stops scraping must not grow memory). */
 export const UNDRAINED = 10_000;
 /**
- * Messages left in a partition after a chunk from which the consumer is catching up: its batches are
- * bulk (Projector.applyPrepared), and the first chunk closer to the end settles what they left
- * pending, once. Live traffic a few seconds behind or less never goes bulk: settling costs a
- * project's current week and month counted again, ~10-30 ms each, too much to pay every few batches.
+ * Lag (over every assigned partition) from which the consumer is catching up: its transactions are
+ * bulk (Projector.applyPrepared) until the lag is under CAUGHT_UP, when the first chunk settles what
+ * they left pending, once. One mode for all partitions, with a gap between the two thresholds: a
+ * chunk that is not bulk settles every pending period, so partitions in different modes, or a lag
+ * going back and forth across one threshold, would pay it again and again (each project's latest
+ * week and month counted again, ~10 ms each). Live traffic a few seconds behind never goes bulk.
  */
 const CATCHING_UP = 20_000;
+const CAUGHT_UP = 2_000;
 /** Events per transaction while catching up: replay's batch (an 8 ms slice is ~80 events, each commit rewriting the same hot pages). */
 const CATCH_UP_CHUNK = 1000;
 
@@ -186,6 +189,8 @@ class KafkaIngestRunner implements KafkaIngest {
   private readonly timings = new Timings();
   private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
   private redelivered = 0;
+  /** Catching up (see CATCHING_UP): this consumer's transactions are bulk. */
+  private bulk = false;
   private batches = 0;
   private readonly watermarks = new Map<string, Watermarks>();
   private assigned = new Set<string>();
@@ -395,7 +400,7 @@ class KafkaIngestRunner implements KafkaIngest {
       if (this.stopped || !control.isRunning() || control.isStale()) return;
       // Far behind: bulk batches of CATCH_UP_CHUNK (their week and month roll-ups wait until the
       // consumer catches up, store/rollups.ts; a long transaction commits the same hot pages once).
-      const catchingUp = batch.highWatermark - fresh[i]!.offset >= CATCHING_UP;
+      const catchingUp = this.catchingUp();
       const size = this.sizer?.size ?? this.chunkSize;
       const chunk = fresh.slice(i, i + (catchingUp ? Math.max(size, CATCH_UP_CHUNK) : size));
       i += chunk.length;
@@ -408,6 +413,14 @@ class KafkaIngestRunner implements KafkaIngest {
       await control.commitOffsetsIfNecessary();
       if (i < fresh.length) await yieldToLoop();
     }
+  }
+
+  /** Whether the next chunk is bulk: from CATCHING_UP behind until under CAUGHT_UP, over the assigned partitions. */
+  private catchingUp(): boolean {
+    let lag = 0;
+    for (const p of this.partitionStatuses()) if (p.assigned) lag += p.lag ?? 0;
+    this.bulk = this.bulk ? lag >= CAUGHT_UP : lag >= CATCHING_UP;
+    return this.bulk;
   }
 
   /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
