@@ -5,10 +5,10 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { bootstrapFrom } from '../src/ingest/bootstrap';
 import { createMetrics, createOpsServer } from '../src/ops';
-import { digest, openDb } from '../src/store';
+import { digest, openDb, type Db } from '../src/store';
 import { activeKeys, demoDb } from './demo';
 import { request, startApi, withKey } from './http';
 
@@ -78,6 +78,19 @@ t.test('the LRU stays within CACHE_MAX_BYTES and counts evictions', async (t) =>
   t.ok(api.service.cache.evictions > 0, 'evictions were counted');
 });
 
+/** The API on `db` and an ops port serving GET /snapshot of `file`, both closed (and `db`) when the test ends; the port's URL. */
+async function snapshotPort(t: Test, db: Db, file: string): Promise<string> {
+  const api = await startApi({ db });
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    ops.close();
+    await api.close();
+    db.close();
+  });
+  return `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+}
+
 t.test('/snapshot: copies orphaned by a dead process are removed when the ops port starts; its own copy is gone after sending', async (t) => {
   const { db, file } = await demoDb();
   const dir = path.dirname(file);
@@ -94,19 +107,12 @@ t.test('/snapshot: copies orphaned by a dead process are removed when the ops po
     fs.mkdirSync(d);
     fs.writeFileSync(path.join(d, 'snapshot.db'), 'partial copy');
   }
-  const api = await startApi({ db });
-  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
-  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
-  t.teardown(async () => {
-    ops.close();
-    await api.close();
-    db.close();
-  });
+  const opsUrl = await snapshotPort(t, db, file);
   t.notOk(fs.existsSync(orphan), 'the dead process\'s copy of this database is removed');
   t.ok(fs.existsSync(live), 'a copy whose process runs is left alone');
   t.ok(fs.existsSync(otherDb), 'another database\'s copy is left alone');
 
-  const res = await fetch(`http://127.0.0.1:${(ops.address() as AddressInfo).port}/snapshot`);
+  const res = await fetch(`${opsUrl}/snapshot`);
   t.equal(res.status, 200);
   const bytes = Buffer.from(await res.arrayBuffer());
   t.equal(createHash('sha256').update(bytes).digest('hex'), res.headers.get('x-snapshot-sha256'), 'the checksum header matches the bytes');
@@ -119,14 +125,7 @@ t.test('/snapshot: copies orphaned by a dead process are removed when the ops po
 
 t.test('a replica bootstraps from /snapshot the same data, whatever a killed bootstrap left beside its file', async (t) => {
   const { db, file } = await demoDb();
-  const api = await startApi({ db });
-  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
-  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
-  t.teardown(async () => {
-    ops.close();
-    await api.close();
-    db.close();
-  });
+  const opsUrl = await snapshotPort(t, db, file);
   const dir = fs.mkdtempSync(path.join(path.dirname(file), 'replica-'));
   const replica = path.join(dir, 'replica.db');
   // A bootstrap killed while it opened its download leaves DBFILE.part and a WAL of committed frames beside it.
@@ -137,7 +136,7 @@ t.test('a replica bootstraps from /snapshot the same data, whatever a killed boo
   other.close();
   fs.writeFileSync(`${replica}.part`, 'half a download');
 
-  const got = await bootstrapFrom(`http://127.0.0.1:${(ops.address() as AddressInfo).port}`, replica);
+  const got = await bootstrapFrom(opsUrl, replica);
   t.equal(got.bytes, fs.statSync(replica).size, 'the snapshot is in place');
   const copy = openDb(replica, { readonly: true });
   t.teardown(() => copy.close());
