@@ -212,7 +212,7 @@ t.test('snapshot writes a consistent copy with the same digest', async (t) => {
   t.match(again.stderr, /exists \(use --force to overwrite\)/);
 });
 
-t.test('a snapshot appears whole or not at all: copied as OUT.part, renamed when complete', async (t) => {
+t.test('a snapshot appears whole or not at all: copied as OUT.part, renamed when complete; an older copy\'s WAL does not follow it', async (t) => {
   const dir = tmpDir('snap-part-');
   const dbFile = path.join(dir, 'a.db');
   const db = openDb(dbFile, { fast: true });
@@ -228,6 +228,18 @@ t.test('a snapshot appears whole or not at all: copied as OUT.part, renamed when
   const copy = openDb(out, { readonly: true });
   t.equal(digest(copy), digest(db), 'the stale .part was replaced, not appended to');
   copy.close();
+  // Over an older copy that a killed process had open: its WAL of committed frames is still beside it.
+  const old = openDb(out, { fast: true });
+  old.pragma('wal_autocheckpoint = 0');
+  new Projector(old).applyBatch(asSource([run({ n: 9, brand: 1 })]));
+  fs.copyFileSync(`${out}-wal`, path.join(dir, 'stale-wal'));
+  old.close();
+  fs.copyFileSync(path.join(dir, 'stale-wal'), `${out}-wal`);
+  await writeSnapshot(dbFile, out);
+  t.notOk(fs.existsSync(`${out}-wal`), 'the replaced copy\'s WAL is gone');
+  const fresh = openDb(out, { readonly: true });
+  t.equal(digest(fresh), digest(db), 'the new copy holds the database, not the old copy\'s frames');
+  fresh.close();
   db.close();
   // A copy that fails (here: the output's folder does not exist) leaves nothing either.
   await t.rejects(writeSnapshot(dbFile, path.join(dir, 'missing', 'x.db')));

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DbOpenError, knownSchemaVersion, openDb, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER, verifyDb } from '../store';
+import { DbOpenError, knownSchemaVersion, openDb, removeFiles, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER, verifyDb } from '../store';
 
 /** A snapshot that cannot be used: the peer, the transfer or the file is wrong. Nothing is left in place. */
 export class BootstrapError extends Error {}
@@ -58,11 +58,6 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string): Promise<Boo
     if (e instanceof BootstrapError) throw e;
     throw new BootstrapError(`bootstrap from ${url.href} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
-}
-
-/** A database file and its WAL and shared-memory files, if present. */
-function removeFiles(file: string): void {
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
 }
 
 /** Opens the download as the service will (migrating an older schema) and runs quick_check. */

@@ -26,6 +26,8 @@ export interface SnapshotInfo {
  * Writes a consistent copy of `dbFile` to `out` (replaced); returns its size, checksum and schema
  * version. The copy is made as OUT.part and renamed when complete, so `out` is never a half-copied
  * database, whenever the process dies; a .part left by a killed run is replaced by the next one.
+ * The WAL and shared-memory files of a replaced `out` go too: SQLite cannot tell whose WAL it finds
+ * beside a file, and would read the old one's committed frames into the copy when it is opened.
  */
 export async function writeSnapshot(dbFile: string, out: string, progress?: SnapshotProgress): Promise<SnapshotInfo> {
   // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it.
@@ -35,7 +37,7 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-    fs.rmSync(part, { force: true });
+    removeFiles(part);
     await db.backup(part, {
       progress: ({ totalPages, remainingPages }) => {
         progress?.(totalPages - remainingPages, totalPages, pageSize);
@@ -43,14 +45,20 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
       },
     });
     info = { bytes: fs.statSync(part).size, sha256: await sha256Of(part), schemaVersion };
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(out + suffix, { force: true });
     fs.renameSync(part, out);
   } catch (e) {
-    fs.rmSync(part, { force: true });
+    removeFiles(part);
     throw e;
   } finally {
     db.close();
   }
   return info;
+}
+
+/** A database file and its WAL and shared-memory files, if present. */
+export function removeFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
 }
 
 export function sha256Of(file: string): Promise<string> {
