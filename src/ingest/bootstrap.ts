@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DbOpenError, knownSchemaVersion, openDb, removeFiles, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER, verifyDb } from '../store';
+import { DbOpenError, knownSchemaVersion, openDb, removeFiles, removeWal, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER, verifyDb } from '../store';
 
 /** A snapshot that cannot be used: the peer, the transfer or the file is wrong. Nothing is left in place. */
 export class BootstrapError extends Error {}
@@ -50,7 +50,7 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string): Promise<Boo
     const sha256 = hash.digest('hex');
     if (sha256 !== expected.sha256) throw new BootstrapError(`snapshot checksum mismatch: got ${sha256}, the peer sent ${expected.sha256}`);
     checkOpens(part);
-    for (const suffix of ['-wal', '-shm']) fs.rmSync(dbFile + suffix, { force: true });
+    removeWal(dbFile);
     fs.renameSync(part, dbFile);
     return { bytes, seconds: (performance.now() - started) / 1000, schemaVersion: expected.schema };
   } catch (e) {

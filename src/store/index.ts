@@ -12,4 +12,4 @@ export { ReadStore } from './read-store';
 export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
 export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, oldestLoggedVersion, type LoggedChange } from './changes';
 export type { ChangeKind } from './versions';
-export { writeSnapshot, sha256Of, removeFiles, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';
+export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';

@@ -45,7 +45,7 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
       },
     });
     info = { bytes: fs.statSync(part).size, sha256: await sha256Of(part), schemaVersion };
-    for (const suffix of ['-wal', '-shm']) fs.rmSync(out + suffix, { force: true });
+    removeWal(out);
     fs.renameSync(part, out);
   } catch (e) {
     removeFiles(part);
@@ -56,9 +56,18 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
   return info;
 }
 
+/**
+ * The WAL and shared-memory files beside a database file, if present: SQLite cannot tell whose WAL it
+ * finds beside a file, and reads its committed frames into whatever file is there when it is opened.
+ */
+export function removeWal(file: string): void {
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+}
+
 /** A database file and its WAL and shared-memory files, if present. */
 export function removeFiles(file: string): void {
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  fs.rmSync(file, { force: true });
+  removeWal(file);
 }
 
 export function sha256Of(file: string): Promise<string> {
