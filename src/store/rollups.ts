@@ -54,14 +54,12 @@ export class PendingRollups {
   private readonly mark: Statement;
   private readonly unmark: Statement;
   private readonly marked: Statement;
-  private readonly anyMarked: Statement;
 
   constructor(db: Db, private readonly cited: CitedRollups) {
     this.sums = { week: grainStatements(db, 'week'), month: grainStatements(db, 'month') };
     this.mark = db.prepare('INSERT OR IGNORE INTO rollup_pending (project_id, grain, day) VALUES (?, ?, ?)');
     this.unmark = db.prepare('DELETE FROM rollup_pending WHERE project_id = ? AND grain = ? AND day = ?');
     this.marked = db.prepare('SELECT project_id, grain, day FROM rollup_pending');
-    this.anyMarked = db.prepare('SELECT 1 FROM rollup_pending LIMIT 1').pluck();
   }
 
   /** What a bulk batch touching these (project, day) pairs leaves waiting; call finish() once its day rows are written. */
@@ -100,7 +98,6 @@ export class PendingRollups {
 
   /** Every pending period counted again: the roll-ups are up to date (what a writer leaves when it ends or catches up). */
   settle(): void {
-    if (this.anyMarked.get() === undefined) return;
     for (const p of this.marked.all() as Pending[]) this.countAgain(p);
   }
 
