@@ -30,8 +30,19 @@ export function ev(type: string, data: Record<string, unknown>, occurred_at = '2
   return { event_id: event_id ?? id(counter, 'eeeeeeee'), type, schema_version: 1, occurred_at, data };
 }
 
+const made: string[] = [];
+
+/**
+ * A fresh folder in the temporary directory, removed when this test process exits: the suite writes
+ * gigabytes of databases per run, and a machine that runs it often must not fill its disk.
+ */
 export function tmpDir(prefix = 'vis-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (made.length === 0) process.once('exit', () => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export function tmpDb(): { db: Db; projector: Projector; file: string } {

@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 import { start, StartError } from '../src/index';
 import { MEMO_MAX_BYTES } from '../src/serve/hot';
 import { openDb, Projector } from '../src/store';
+import { activeKeys } from './demo';
 import { asSource, run, tmpDir, W, world } from './helpers';
 import { silentLogger } from '../src/lib/log';
 import { request, startApi, withKey } from './http';
@@ -100,6 +101,25 @@ t.test('SIGTERM while starting up: it finishes starting, then stops cleanly (exi
   const exit = await s.exited;
   t.same([exit.code, exit.signal], [0, null], `exit status 0, not killed by the signal (${exit.stderr})`);
   t.match(exit.stdout, /listening on[^]*SIGTERM: stopping[^]*stopped/, 'it came up, then stopped');
+  t.ok(fs.existsSync(dbFile), 'a database at --db is kept');
+});
+
+// Every `npm start` used to leave its ~50 MB demo database in the temporary directory.
+t.test('serve --demo without --db: its temporary database is removed at the stop', async (t) => {
+  const tmp = tmpDir('lifecycle-tmp-');
+  t.teardown(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const demoDirs = (): string[] => fs.readdirSync(tmp).filter((n) => n.startsWith('visibility-demo-'));
+  const s = await startServe(['--demo'], { TMPDIR: tmp });
+  t.teardown(() => {
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  });
+  const [dir] = demoDirs();
+  t.ok(dir !== undefined && fs.existsSync(path.join(tmp, dir, 'demo.db')), `the demo database is in ${tmp}/visibility-demo-*`);
+  t.equal((await request(projects(s.base), withKey(activeKeys[0]!.key))).status, 200, 'and served');
+  s.child.kill('SIGTERM');
+  const exit = await s.exited;
+  t.same([exit.code, exit.signal], [0, null], `exit status 0 (${exit.stderr})`);
+  t.same(demoDirs(), [], 'the folder and everything in it (the database, its WAL, the key file) are gone');
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

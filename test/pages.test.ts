@@ -9,7 +9,7 @@ import Koa from 'koa';
 import t from 'tap';
 import { errorMiddleware } from '../src/serve/errors';
 import { pagesMiddleware } from '../src/serve/pages';
-import { tmpDb } from './helpers';
+import { tmpDb, tmpDir } from './helpers';
 import { request, startApi, type Api } from './http';
 
 const WEB = path.join(__dirname, '..', 'dist', 'web');
@@ -89,7 +89,7 @@ t.test('pages of a built checkout', async (t) => {
 t.test('a checkout that was never built says what to run', async (t) => {
   const app = new Koa();
   app.use(errorMiddleware(() => undefined));
-  app.use(pagesMiddleware({ basePath: '/v1/public', dir: fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'vis-noweb-')) }));
+  app.use(pagesMiddleware({ basePath: '/v1/public', dir: fs.realpathSync(tmpDir('vis-noweb-')) }));
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));

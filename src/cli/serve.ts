@@ -30,19 +30,33 @@ const ENV = {
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
 
-/** --demo: a fresh database in a temporary folder (or --db), filled from the committed demo fixtures. */
-async function demoDb(p: Parsed, logger: Logger): Promise<string> {
-  const file = flag(p, 'db') ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-demo-')), 'demo.db');
+/**
+ * --demo: a fresh database filled from the committed demo fixtures, at --db or in a temporary
+ * folder. The temporary folder is the service's own: `remove` deletes it once the service has stopped,
+ * so that every `npm start` does not leave ~50 MB behind in the system's temporary directory.
+ */
+async function demoDb(p: Parsed, logger: Logger): Promise<{ file: string; remove: () => void }> {
+  const given = flag(p, 'db');
+  const dir = given === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-demo-')) : null;
+  const remove = (): void => {
+    if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const file = given ?? path.join(dir!, 'demo.db');
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
-  const db = openDb(file, { fast: true });
   try {
-    const started = Date.now();
-    const totals = await replayFiles(db, new Projector(db), [path.join(packageRoot(), DEMO_EVENTS)], { batchSize: 2000 });
-    logger.info({ events: totals.lines, db: file }, `demo: replayed ${totals.lines} events in ${((Date.now() - started) / 1000).toFixed(1)} s into ${file}`);
-  } finally {
-    db.close();
+    const db = openDb(file, { fast: true });
+    try {
+      const started = Date.now();
+      const totals = await replayFiles(db, new Projector(db), [path.join(packageRoot(), DEMO_EVENTS)], { batchSize: 2000 });
+      logger.info({ events: totals.lines, db: file }, `demo: replayed ${totals.lines} events in ${((Date.now() - started) / 1000).toFixed(1)} s into ${file}`);
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    remove();
+    throw e;
   }
-  return file;
+  return { file, remove };
 }
 
 /** Kafka is on when --kafka-brokers or KAFKA_BROKERS is set; the other settings come from KAFKA_* (docs/kafka.md). */
@@ -120,14 +134,19 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
-  const dbFile = p.values.demo === true ? await demoDb(p, logger) : requireString(p, 'db');
-  const keys = p.values.demo === true ? demoKeys() : null;
-  const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
-  logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
-  if (keys) showDemo(logger, running.url, dbFile, keys);
-  const signal = await stopSignal;
-  logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
-  await running.close();
+  const demo = p.values.demo === true ? await demoDb(p, logger) : null;
+  try {
+    const dbFile = demo?.file ?? requireString(p, 'db');
+    const keys = demo ? demoKeys() : null;
+    const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
+    logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
+    if (keys) showDemo(logger, running.url, dbFile, keys);
+    const signal = await stopSignal;
+    logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
+    await running.close();
+  } finally {
+    demo?.remove();
+  }
   logger.info('visibility-api: stopped');
   await flushLogger(logger);
   return 0;
