@@ -88,9 +88,16 @@ t.test('serve --demo at LOG_LEVEL=debug: JSON lines, one access line per request
   t.same([line(unknown).account_id, line(revoked).account_id, line(docs).account_id], [null, null, null], 'no account without a valid key');
   t.notOk(lines.some((l) => typeof l.route === 'string' && (l.route.includes(projectId) || l.route.includes('?'))), 'no project id or query in a route');
 
+  const hint = jsonLines(srv.stdout()).find((l) => typeof l.key_file === 'string');
+  t.ok(hint, 'the demo names the file that holds a key');
+  const keyFile = hint!.key_file as string;
+  t.equal(fs.readFileSync(keyFile, 'utf8').trim(), ACTIVE.key, 'which holds a working demo key');
+  t.equal(fs.statSync(keyFile).mode & 0o077, 0, 'readable by its owner only');
+
   await stop(srv);
   const exit = await srv.exited;
   t.equal(exit.code, 0);
+  t.notOk(fs.existsSync(keyFile), 'the key file goes with the temporary demo database at the stop');
   const all = jsonLines(exit.stdout);
   t.ok(all.every((l) => typeof l.level === 'number' && typeof l.time === 'number' && typeof l.msg === 'string'), 'every stdout line is a pino JSON object');
   t.ok(all.some((l) => l.msg === 'visibility-api: stopped'), 'the stop is logged');
@@ -100,10 +107,6 @@ t.test('serve --demo at LOG_LEVEL=debug: JSON lines, one access line per request
     t.notOk(output.includes(createHash('sha256').update(k.key).digest('hex')), 'nor its hash');
   }
   t.notOk(output.includes('vk_not_a_real_key_123456'), 'nor an unknown key a caller presented');
-  const hint = all.find((l) => typeof l.key_file === 'string');
-  t.ok(hint, 'the demo names the file that holds a key');
-  t.equal(fs.readFileSync(hint!.key_file as string, 'utf8').trim(), ACTIVE.key, 'which holds a working demo key');
-  t.equal(fs.statSync(hint!.key_file as string).mode & 0o077, 0, 'readable by its owner only');
 });
 
 t.test('at info, cache hits of the hot path are sampled (one line per N, saying N); every other request has its line', async (t) => {
