@@ -7,6 +7,11 @@ export interface Ready {
   json: Buffer;
   gzip: Buffer | null;
   br: Buffer | null;
+  /**
+   * A large body's gzip variant is not made with it: made by gzipOf on the first request that takes
+   * gzip but not br (most clients take br). Until then gzip is null and this is true.
+   */
+  gzipLater: boolean;
   /** Strong ETag of the JSON bytes; the compressed variants append -gz / -br (RFC 9110: one per representation). */
   etag: string;
   version: number;
@@ -44,17 +49,35 @@ export const THOROUGH: Effort = { gzip: 6, brotli: 5 };
  * Bodies above LARGE_BODY_BYTES: a cache miss pays its compression in its latency, and that grows with
  * the size. On the year-long trend (486 KB) gzip 6 + brotli 5 took ~5.7 ms of an ~10 ms build, gzip 3 +
  * brotli 4 ~2.6 ms, for variants 22 % (gzip) and 11 % (brotli) larger (docs/benchmarks.md, "Large
- * bodies compressed faster").
+ * bodies compressed faster"). The build makes only the brotli variant of such a body (gzipLater).
  */
 export const QUICK: Effort = { gzip: 3, brotli: 4 };
 const LARGE_BODY_BYTES = 64 * 1024;
+/** What the cache counts for a gzip variant not made yet: gzip 3 was 1.37x brotli 4 on the trend. */
+const GZIP_OVER_BR = 1.5;
+
+const effortFor = (bytes: Buffer): Effort => (bytes.length > LARGE_BODY_BYTES ? QUICK : THOROUGH);
+
+const gzip = (bytes: Buffer, level: number): Buffer => own(zlib.gzipSync(bytes, { level }));
+
+const brotli = (bytes: Buffer, quality: number): Buffer =>
+  own(zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
 
 /** Bytes as gzip and brotli: a body at the effort its size gets, unless told. */
-export function compressed(bytes: Buffer, effort: Effort = bytes.length > LARGE_BODY_BYTES ? QUICK : THOROUGH): { gzip: Buffer; br: Buffer } {
-  return {
-    gzip: own(zlib.gzipSync(bytes, { level: effort.gzip })),
-    br: own(zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: effort.brotli, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } })),
-  };
+export function compressed(bytes: Buffer, effort: Effort = effortFor(bytes)): { gzip: Buffer; br: Buffer } {
+  return { gzip: gzip(bytes, effort.gzip), br: brotli(bytes, effort.brotli) };
+}
+
+/**
+ * The body's gzip variant, made now if it was left for later (the bytes an eager build would have
+ * made). The cache counted it in advance (readySize), so the entry does not outgrow its count by much.
+ */
+export function gzipOf(r: Ready): Buffer | null {
+  if (r.gzipLater) {
+    r.gzip = gzip(r.json, effortFor(r.json).gzip);
+    r.gzipLater = false;
+  }
+  return r.gzip;
 }
 
 /** The strong ETag of bytes (the compressed variants append -gz / -br: send.ts encodedEtag). */
@@ -64,11 +87,14 @@ export function strongEtag(bytes: Buffer): string {
 
 export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
   const json = own(Buffer.from(JSON.stringify(body)));
-  const variants = json.length >= COMPRESS_MIN_BYTES ? compressed(json) : null;
+  const compress = json.length >= COMPRESS_MIN_BYTES;
+  const effort = effortFor(json);
+  const gzipLater = json.length > LARGE_BODY_BYTES;
   return {
     json,
-    gzip: variants?.gzip ?? null,
-    br: variants?.br ?? null,
+    gzip: compress && !gzipLater ? gzip(json, effort.gzip) : null,
+    br: compress ? brotli(json, effort.brotli) : null,
+    gzipLater,
     etag: strongEtag(json),
     version,
     updatedAt,
@@ -80,7 +106,8 @@ export function prepare(body: unknown, version: number, updatedAt: string, heade
 export function readySize(r: Ready): number {
   let headerBytes = 0;
   for (const [k, v] of Object.entries(r.headers)) headerBytes += k.length + v.length;
-  return r.json.length + (r.gzip?.length ?? 0) + (r.br?.length ?? 0) + 256 + headerBytes;
+  const gzipBytes = r.gzip?.length ?? (r.gzipLater ? Math.ceil((r.br?.length ?? 0) * GZIP_OVER_BR) : 0);
+  return r.json.length + gzipBytes + (r.br?.length ?? 0) + 256 + headerBytes;
 }
 
 export interface RouteStats {

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import type { Ready } from './cache';
+import { gzipOf, type Ready } from './cache';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -36,7 +36,7 @@ export function pickEncoding(acceptEncoding: string | undefined, r: Ready): Enco
   if (!acceptEncoding || (!r.gzip && !r.br)) return 'identity';
   const a = accepts(acceptEncoding);
   if (r.br && a.br) return 'br';
-  if (r.gzip && a.gzip) return 'gzip';
+  if ((r.gzip || r.gzipLater) && a.gzip) return 'gzip';
   return 'identity';
 }
 
@@ -59,13 +59,13 @@ export interface Representation {
   body: Buffer | null;
 }
 
-type Variants = Record<Encoding, { ok: Representation; notModified: Representation }>;
+interface Variant { ok: Representation; notModified: Representation }
 
-/** Each ready body's representations, header objects included, made once on first use. */
-const variantsOf = new WeakMap<Ready, Variants>();
+/** Each ready body's representations, header objects included, each made once on its first use. */
+const variantsOf = new WeakMap<Ready, Partial<Record<Encoding, Variant>>>();
 
-function variant(r: Ready, encoding: Encoding): { ok: Representation; notModified: Representation } {
-  const body = encoding === 'br' ? r.br : encoding === 'gzip' ? r.gzip : r.json;
+function variant(r: Ready, encoding: Encoding): Variant {
+  const body = encoding === 'br' ? r.br : encoding === 'gzip' ? gzipOf(r) : r.json;
   const common = {
     etag: encodedEtag(r.etag, encoding),
     'cache-control': 'private, no-cache',
@@ -83,14 +83,14 @@ function variant(r: Ready, encoding: Encoding): { ok: Representation; notModifie
 
 /**
  * What to send for ready bytes: no serialization, compression or header building happens here
- * after the first time. Each variant has its own strong ETag; a conditional request matching any
- * of them gets 304.
+ * after the first time (a large body's gzip variant is made on the first request that takes it).
+ * Each variant has its own strong ETag; a conditional request matching any of them gets 304.
  */
 export function represent(r: Ready, acceptEncoding: string | undefined, ifNoneMatch: string | undefined): Representation {
   const encoding = pickEncoding(acceptEncoding, r);
   let v = variantsOf.get(r);
-  if (!v) variantsOf.set(r, (v = { identity: variant(r, 'identity'), gzip: variant(r, r.gzip ? 'gzip' : 'identity'), br: variant(r, r.br ? 'br' : 'identity') }));
-  const pair = v[encoding];
+  if (!v) variantsOf.set(r, (v = {}));
+  const pair = (v[encoding] ??= variant(r, encoding));
   return ifNoneMatch && etagMatches(ifNoneMatch, r.etag) ? pair.notModified : pair.ok;
 }
 
