@@ -2,7 +2,8 @@
 // (`npm run bench` ends with `--only-ranges --days 365`: the ranged builds of issue 15.)
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
 // the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
-// read model and the data_version, ajv validation, JSON + gzip + brotli + ETag), timed per stage.
+// read model and the data_version, ajv validation, JSON + gzip + brotli + ETag; a body over 64 KiB
+// gets brotli only), timed per stage.
 //
 // Worlds: 2 accounts, one project each, 5 engines all tracked, 15 prompts, one run per prompt,
 // engine and day; 365 days (the target) and 40 days (the issue's smaller figure). Each world is
@@ -229,7 +230,7 @@ function table(days: number, dbFile: string, rows: Row[]): string {
 async function main(): Promise<void> {
   const out = [`machine: ${machineLine()}`, '',
     'ms per body. build = read transaction (data_version + read model); build+JSON adds JSON.stringify;',
-    'buildReady = what a build thread does on a cache miss: build + ajv validation + JSON + gzip + brotli + ETag.',
+    'buildReady = what a build thread does on a cache miss: build + ajv validation + JSON + gzip + brotli + ETag (over 64 KiB: brotli only, gzip waits for a gzip-only client).',
     'Same ReadStore throughout (prepared statements, as in a build thread after its first request), page cache warm;',
     '"fresh store" = new connection + new ReadStore per build (build + JSON only).', ''];
   for (const days of DAYS) {
