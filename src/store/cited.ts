@@ -197,7 +197,12 @@ export class CitedRollups {
         again.set(`${at}|${l.projectId}|${period}|${l.url}`, { at, projectId: l.projectId, period, url: l.url });
       }
     }
-    for (const byKey of this.merge(counted(adds, projects), this.everyTable, again, undefined, moves)) for (const m of byKey.values()) this.put(m);
+    // A row counted again from the day rows (this batch's among them) or in a period a bulk batch leaves pending is not merged.
+    const leaveOut = (at: number, key: string, projectId: string, period: string): boolean =>
+      (again.size > 0 && again.has(`${at}|${key}`)) || !moves(projectId, at, period);
+    const merged = this.everyTable.map(() => new Map<string, Merged>());
+    this.merge(counted(adds, projects), this.everyTable, merged, leaveOut);
+    for (const byKey of merged) for (const m of byKey.values()) this.put(m);
     for (const r of again.values()) this.countAgain(r.projectId, [r.at], { start: r.period, end: periodEnd(r.period, this.stmts[r.at]!.table.grain) }, r.url);
     for (const projectId of projects) this.countAgain(projectId, this.everyTable, ALL_DAYS, null);
   }
@@ -208,21 +213,19 @@ export class CitedRollups {
   }
 
   /**
-   * Adds merged per row of the tables `ats` (into `merged`, one map per table, when given); rows
-   * `skip` holds (counted again instead) are left out. Maps are keyed by project, period and URL
-   * (and engine): the key of a grain is built once per add and shared by the tables of that grain.
+   * Adds merged per row of the tables `ats` into `merged` (one map per table, in the order of `ats`);
+   * rows `leaveOut` names are left out. Maps are keyed by project, period and URL (and engine): the
+   * key of a grain is built once per add and shared by the tables of that grain.
    */
-  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], skip?: ReadonlyMap<string, unknown>,
-    merged: Array<Map<string, Merged>> = ats.map(() => new Map()), moves?: (projectId: string, at: number, period: string) => boolean): Array<Map<string, Merged>> {
-    const checkSkip = skip !== undefined && skip.size > 0;
+  private merge(adds: Iterable<CitedAdd>, ats: readonly number[], merged: Array<Map<string, Merged>>,
+    leaveOut?: (at: number, key: string, projectId: string, period: string) => boolean): void {
     for (const a of adds) {
       const keys: Partial<Record<Grain, string>> = {};
       ats.forEach((at, i) => {
         const table = this.stmts[at]!.table;
         const period = periodStart(a.day, table.grain);
         const k = (keys[table.grain] ??= `${a.projectId}|${period}|${a.url}`);
-        if (checkSkip && skip.has(`${at}|${k}`)) return; // counted from the day rows, this batch's among them
-        if (moves && !moves(a.projectId, at, period)) return; // a period a bulk batch leaves pending
+        if (leaveOut?.(at, k, a.projectId, period) === true) return;
         const engineId = table.byEngine ? a.engineId : null;
         const mk = engineId === null ? k : `${k}|${engineId}`;
         let m = merged[i]!.get(mk);
@@ -233,7 +236,6 @@ export class CitedRollups {
         mergeInto(m.row, a);
       });
     }
-    return merged;
   }
 
   /**
@@ -252,7 +254,7 @@ export class CitedRollups {
       const rows = this.dayRows.all({ ...range, start: from, end: to < last ? to : last }) as DayRow[];
       const adds = rows.map(([day, engineId, promptId, u, domain, runs, firstAt, lastAt, title, titleAt, titleRun]): CitedAdd =>
         ({ projectId, day, engineId, promptId, url: u, domain, runs, firstAt, lastAt, title, titleAt: titleAt ?? '', titleRun }));
-      this.merge(adds, ats, undefined, pending);
+      this.merge(adds, ats, pending);
       pending.forEach((byKey, i) => {
         const grain = this.stmts[ats[i]!]!.table.grain;
         for (const [k, m] of byKey) {

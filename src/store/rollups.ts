@@ -65,32 +65,34 @@ export class PendingRollups {
   /** What a bulk batch touching these (project, day) pairs leaves waiting; call finish() once its day rows are written. */
   plan(days: Iterable<readonly [projectId: string, day: string]>): RollupPlan {
     // Per project and grain: the pending periods, and the frontier (the latest of those and of the batch's).
-    const pending = new Map<string, Set<string>>();
+    // Maps by project, then a field per grain: waits() runs for every roll-up row of the batch, and builds no key.
+    const pending = new Map<string, Record<RolledGrain, Set<string>>>();
     for (const p of this.marked.all() as Pending[]) {
-      const k = `${p.project_id}|${p.grain}`;
-      (pending.get(k) ?? pending.set(k, new Set()).get(k)!).add(p.day);
+      let of = pending.get(p.project_id);
+      if (!of) pending.set(p.project_id, (of = { week: new Set(), month: new Set() }));
+      of[p.grain].add(p.day);
     }
-    const frontier = new Map<string, { projectId: string; grain: RolledGrain; start: string }>();
+    const frontier = new Map<string, Record<RolledGrain, string>>();
     for (const [projectId, day] of days) {
+      let f = frontier.get(projectId);
+      if (!f) {
+        const latest = (grain: RolledGrain): string => [...(pending.get(projectId)?.[grain] ?? [])].reduce((a, b) => (b > a ? b : a), periodStart(day, grain));
+        frontier.set(projectId, (f = { week: latest('week'), month: latest('month') }));
+      }
       for (const grain of ROLLED) {
-        const k = `${projectId}|${grain}`;
         const start = periodStart(day, grain);
-        const f = frontier.get(k);
-        if (!f) {
-          const latest = [...(pending.get(k) ?? [])].reduce((a, b) => (b > a ? b : a), start);
-          frontier.set(k, { projectId, grain, start: latest });
-        } else if (start > f.start) f.start = start;
+        if (start > f[grain]) f[grain] = start;
       }
     }
     return {
-      waits: (projectId, grain, start) => {
-        const k = `${projectId}|${grain}`;
-        return frontier.get(k)?.start === start || pending.get(k)?.has(start) === true;
-      },
+      waits: (projectId, grain, start) => frontier.get(projectId)?.[grain] === start || pending.get(projectId)?.[grain].has(start) === true,
       finish: () => {
-        for (const [k, f] of frontier) {
-          for (const start of pending.get(k) ?? []) if (start !== f.start) this.countAgain({ project_id: f.projectId, grain: f.grain, day: start });
-          if (pending.get(k)?.has(f.start) !== true) this.mark.run(f.projectId, f.grain, f.start);
+        for (const [projectId, f] of frontier) {
+          for (const grain of ROLLED) {
+            const waiting = pending.get(projectId)?.[grain];
+            for (const start of waiting ?? []) if (start !== f[grain]) this.countAgain({ project_id: projectId, grain, day: start });
+            if (waiting?.has(f[grain]) !== true) this.mark.run(projectId, grain, f[grain]);
+          }
         }
       },
     };
