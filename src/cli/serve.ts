@@ -7,7 +7,7 @@ import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
 import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
-import { openDb, Projector } from '../store';
+import { openDb, Projector, removeFiles } from '../store';
 import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
 import { onStopSignal, type StopSignal } from './signals';
 
@@ -42,7 +42,7 @@ async function demoDb(p: Parsed, logger: Logger): Promise<{ file: string; remove
     if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
   };
   const file = given ?? path.join(dir!, 'demo.db');
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  removeFiles(file); // a database left at --db, and its WAL: the demo starts fresh
   try {
     const db = openDb(file, { fast: true });
     try {
