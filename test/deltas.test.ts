@@ -186,6 +186,35 @@ t.test('what counts changes (prompts deleted, restored, moved; a competitor dele
   t.end();
 });
 
+t.test('a competitor deleted or restored counts the engine-day sums again, and leaves the cited-URL roll-ups alone (they count runs, not mentions)', (t) => {
+  const events = history(5).all;
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(world()));
+  projector.applyBatch(asSource(events, 'test', 1000));
+  // Every statement that drops a cited roll-up row (a project counted again drops them all) is seen here.
+  const tables = ['agg_cited_day', 'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month'];
+  db.exec('CREATE TEMP TABLE dropped (tbl TEXT)');
+  for (const name of tables) db.exec(`CREATE TEMP TRIGGER dropped_${name} AFTER DELETE ON main.${name} BEGIN INSERT INTO dropped VALUES ('${name}'); END`);
+  const dropped = (): number => db.prepare('SELECT count(*) FROM dropped').pluck().get() as number;
+  const engineDays = (): unknown => db.prepare('SELECT sum(competitor_runs) FROM agg_engine_day WHERE project_id = ?').pluck().get(W.project);
+  const before = engineDays();
+  t.ok((before as number) > 0, 'competitor mentions count in the engine-day sums');
+
+  projector.applyBatch(asSource([ev('competitor.deleted', { id: W.competitor, project_id: W.project }, '2026-01-08T00:00:00Z')], 'test', 2000));
+  t.equal(engineDays(), 0, 'the engine-day sums lost the deleted competitor');
+  t.equal(dropped(), 0, 'no cited roll-up row was dropped and written again');
+  projector.applyBatch(asSource([ev('competitor.upserted', { id: W.competitor, project_id: W.project, name: 'Wile', domain: 'wile.com', aliases: [] }, '2026-01-08T00:01:00Z')], 'test', 2001));
+  t.equal(engineDays(), before, 'restored: its mentions count again');
+  t.equal(dropped(), 0, 'and the cited roll-ups were still left alone');
+  const afterCompetitor = digest(db);
+  recomputeBySql(db);
+  t.equal(digest(db), afterCompetitor, 'what the SQL oracle counts');
+
+  projector.applyBatch(asSource([ev('prompt.deleted', { id: W.prompt2, project_id: W.project }, '2026-01-08T00:02:00Z')], 'test', 2002));
+  t.ok(dropped() > 0, 'a prompt deleted does count the cited roll-ups again (its runs leave them)');
+  t.end();
+});
+
 t.test('a project counted again over weeks of history (a prompt deleted, then restored) is what the oracle counts, day after day', (t) => {
   const rng = mulberry32(42);
   const runs: Ev[] = [];

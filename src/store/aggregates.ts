@@ -301,7 +301,7 @@ export class Aggregator {
 
   /**
    * A prompt or competitor changed project or deleted flag (or is new): the runs or mentions that
-   * count in `projectId` may change, so its engine-day sums and cited URLs are counted again at the flush.
+   * count in `projectId` may change, so its engine-day sums (and for a prompt its cited URLs) are counted again at the flush.
    */
   countingChanged(table: 'prompt' | 'competitor', projectId: string, id: string): void {
     this.countingChanges.set(`${table}|${projectId}|${id}`, { table, projectId, id });
@@ -339,13 +339,13 @@ export class Aggregator {
       writeSums(this.sums[grain], rollUpPrompts(this.prompt.values(), grain).filter((d) => moves(grain, d.key)),
         rollUpCompetitors(this.competitor.values(), grain).filter((d) => moves(grain, d.key)));
     }
-    this.writeEngineDays(counting, recount);
+    this.writeEngineDays(counting, recount.engineDays);
     for (const [k, u] of this.url) {
       if (this.urlRecount.has(k)) continue; // counted again below, from what the batch left in the store
       this.putUrl(u);
     }
     for (const { key, url } of this.urlRecount.values()) this.recountUrl(key, url);
-    this.cited.write(this.countedUrls(counting), this.urlsLeft(), recount, plan?.waits);
+    this.cited.write(this.countedUrls(counting), this.urlsLeft(), recount.cited, plan?.waits);
     for (const g of this.group.values()) {
       if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
       s.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
@@ -386,15 +386,23 @@ export class Aggregator {
     for (const { key, url } of this.urlRecount.values()) yield { projectId: key[0], day: key[1], url };
   }
 
-  /** Projects whose stored rows a change of what counts reaches (read before the batch's rows are written). */
-  private projectsToRecount(): Set<string> {
+  /**
+   * Projects whose stored rows a change of what counts reaches (read before the batch's rows are
+   * written): their engine-day sums, and their cited URLs unless only competitors changed (cited
+   * URLs count runs, whatever competitors they mention; a year of them is ~0.5 s to count again).
+   */
+  private projectsToRecount(): { engineDays: Set<string>; cited: Set<string> } {
     const s = this.stmts;
-    const out = new Set<string>();
+    const out = { engineDays: new Set<string>(), cited: new Set<string>() };
+    const both = (projectId: string): void => {
+      out.engineDays.add(projectId);
+      out.cited.add(projectId);
+    };
     for (const c of this.countingChanges.values()) {
-      const rows = c.table === 'prompt' ? s.promptHasRows : s.competitorHasRows;
-      if (rows.get({ project: c.projectId, id: c.id }) !== undefined) out.add(c.projectId);
+      if (c.table === 'prompt' && s.promptHasRows.get({ project: c.projectId, id: c.id }) !== undefined) both(c.projectId);
+      if (c.table === 'competitor' && s.competitorHasRows.get({ project: c.projectId, id: c.id }) !== undefined) out.engineDays.add(c.projectId);
     }
-    for (const engineId of this.newEngines) for (const p of s.engineProjects.all({ id: engineId }) as string[]) out.add(p);
+    for (const engineId of this.newEngines) for (const p of s.engineProjects.all({ id: engineId }) as string[]) both(p);
     return out;
   }
 
