@@ -7,7 +7,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { fileSource, replayFiles } from '../src/ingest';
 import { digest, type Db } from '../src/store';
-import { asSource, ev, freshDb, id, W } from './helpers';
+import { asSource, ev, freshDb, id, tmpDir, W, world } from './helpers';
 
 type Row = Record<string, unknown>;
 
@@ -211,3 +211,23 @@ t.test('projection_failed: a handler that throws dead-letters its event alone, t
   tt.strictSame(all(db, 'SELECT scope, version FROM data_versions'), [{ scope: `project:${W.project}`, version: 1 }], 'one bump, not two');
   tt.end();
 });
+
+t.test('projection_failed in a replayed file: the dead letter keeps the line byte for byte (lines reach the writer as bytes)', async (tt) => {
+  const { db, projector } = freshDb(tt);
+  db.exec(`CREATE TRIGGER refuse_boom BEFORE INSERT ON terms WHEN NEW.value LIKE 'boom%'
+    BEGIN SELECT RAISE(ABORT, 'terms refuses boom'); END`);
+  // Multi-byte characters before and in the refused line: each line's bytes are found by offset in its batch's buffer.
+  const term = (n: number, value: string): string => JSON.stringify(ev('term.upserted', { id: id(n, '33333333'), project_id: W.project, value, kind: 'brand' }));
+  const lines = [...world().map((e) => JSON.stringify(e)), term(1, 'Acmé ✓'), term(2, 'boom — ünïcode 🚀'), term(3, 'acme.com'), term(4, 'boom again')];
+  const file = path.join(tmpDir(), 'boom.ndjson');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const totals = await replayFiles(db, projector, [file], { batchSize: 1000 }); // one batch: lines after a refused one share its buffer
+  tt.equal(totals.deadLettered, 2);
+  tt.strictSame(all(db, `SELECT value FROM terms WHERE id IN ('${id(1, '33333333')}', '${id(3, '33333333')}') ORDER BY id`), [{ value: 'Acmé ✓' }, { value: 'acme.com' }], 'the lines around them applied');
+  const letters = all(db, "SELECT position, reason, raw FROM dead_letters ORDER BY position") as Array<{ position: number; reason: string; raw: Buffer }>;
+  tt.strictSame(letters.map((l) => [l.position, l.reason, l.raw.toString('utf8')]), [
+    [lines.length - 2, 'projection_failed', lines[lines.length - 3]],
+    [lines.length, 'projection_failed', lines[lines.length - 1]],
+  ], 'each refused line, as it is in the file');
+});
+

@@ -2,7 +2,7 @@
 // its own, so the writer's thread does only SQLite work. Batches go to the parent as they fill;
 // at most CREDITS are in flight, so memory is bounded by the batch size, not the file.
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepareEvent, type PreparedEvent } from '../store/prepare';
+import { prepareEvent, type AcceptedEvent, type PreparedEvent } from '../store/prepare';
 import { readLines } from './lines';
 
 export interface PrepareJob {
@@ -37,10 +37,31 @@ port.on('message', () => {
 
 const meter = { bytes: 0 };
 
+/**
+ * The accepted events' lines as UTF-8 views of one buffer, which the message moves instead of
+ * copying: the writer reads a line only to dead-letter it, so a batch of strings (~1.5 KB an event)
+ * would be copied into its heap, and collected, for nothing.
+ */
+function linesAsBytes(events: PreparedEvent[]): ArrayBuffer {
+  const accepted = events.filter((e): e is AcceptedEvent => e.ok);
+  let size = 0;
+  for (const e of accepted) size += Buffer.byteLength(e.raw as string);
+  const buffer = new ArrayBuffer(size);
+  const bytes = Buffer.from(buffer);
+  let at = 0;
+  for (const e of accepted) {
+    const n = bytes.write(e.raw as string, at);
+    e.raw = new Uint8Array(buffer, at, n);
+    at += n;
+  }
+  return buffer;
+}
+
 async function send(batch: Omit<PreparedBatch, 'done' | 'bytes'>, done: boolean): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
-  port.postMessage({ ...batch, bytes: meter.bytes, done } satisfies PreparedBatch);
+  const lines = linesAsBytes(batch.events);
+  port.postMessage({ ...batch, bytes: meter.bytes, done } satisfies PreparedBatch, [lines]);
 }
 
 async function main(): Promise<void> {

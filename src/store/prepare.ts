@@ -30,11 +30,19 @@ export interface AcceptedEvent {
   version: Version;
   data: unknown;
   run?: PreparedRun;
-  /** For the dead letters, should projecting it fail. */
-  raw: string;
+  /**
+   * For the dead letters, should projecting it fail: the line, or its UTF-8 bytes when a preparing
+   * thread sent them (ingest/prepare-worker.ts: views of one buffer per batch, moved, not copied).
+   */
+  raw: string | Uint8Array;
 }
 
 export type PreparedEvent = RejectedEvent | AcceptedEvent;
+
+/** An event's raw bytes, as the dead letters keep them. */
+export function rawBytes(raw: string | Uint8Array): Buffer {
+  return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+}
 
 /**
  * Everything about an event that needs no database: decoding, validation and, for prompt runs (the

@@ -5,7 +5,7 @@ import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables 
 import type { EntityTable } from './entities';
 import { RunStore, type PreparedRun, type RunFacts } from './runs';
 import { noteCommit } from './commits';
-import { prepareEvent, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
+import { prepareEvent, rawBytes, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
 import { ChangeSet, type Outcome, type Version } from './versions';
 import { ChangeLogWriter, changeKindOf } from './changes';
 
@@ -165,7 +165,7 @@ export class Projector {
   }
 
   private deadLetter(e: PreparedEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
-    this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, Buffer.from(e.raw, 'utf8'), now);
+    this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, rawBytes(e.raw), now);
   }
 
   private dispatch(e: AcceptedEvent, fx: Effects): Outcome {
