@@ -1,5 +1,5 @@
 import { toUtcIso } from '../lib/time';
-import { describeErrors, eventSchemas, SCHEMA_VERSION } from './schemas';
+import { describeErrors, eventSchemas, SCHEMA_VERSION, type EventSchemas } from './schemas';
 import type { Envelope, EventType } from './types.gen';
 
 export type DeadLetterReason =
@@ -20,28 +20,27 @@ function reject(reason: DeadLetterReason, detail: string, value?: Record<string,
   return { ok: false, reason, detail, eventId, type };
 }
 
-function parse(raw: string): { value?: unknown; error?: string } {
-  try {
-    return { value: JSON.parse(raw) as unknown };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
-
 /**
  * Raw line -> validated envelope, or the reason it goes to the dead letters.
  * Checks run from the outside in, so the reason names the first thing that is wrong.
  * All date-time fields are normalized to UTC ISO, the form the store compares and serves.
  */
 export function decodeEvent(raw: string): Decoded {
-  const parsed = parse(raw);
-  if (parsed.error !== undefined) return reject('unparseable', `not JSON: ${parsed.error}`);
-  const value = parsed.value;
+  return decodeWith(raw, eventSchemas(), toUtcIso);
+}
+
+/** decodeEvent with given schemas and time normalization: the tests decode with reference ones. */
+export function decodeWith(raw: string, schemas: EventSchemas, normalizeTime: (value: string) => string): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw) as unknown;
+  } catch (e) {
+    return reject('unparseable', `not JSON: ${(e as Error).message}`);
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return reject('unparseable', 'not a JSON object');
   }
   const record = value as Record<string, unknown>;
-  const schemas = eventSchemas();
   if (!schemas.envelope(record)) return reject('invalid_envelope', describeErrors(schemas.envelope.errors), record);
   const type = record.type as string;
   const validate = schemas.byType.get(type);
@@ -52,9 +51,9 @@ export function decodeEvent(raw: string): Decoded {
   const data = record.data as Record<string, unknown>;
   if (!validate(data)) return reject('invalid_payload', `data${describeErrors(validate.errors).replace(/^\//, '/')}`, record);
   try {
-    record.occurred_at = toUtcIso(record.occurred_at as string);
+    record.occurred_at = normalizeTime(record.occurred_at as string);
     for (const field of schemas.timeFields.get(type)!) {
-      if (typeof data[field] === 'string') data[field] = toUtcIso(data[field] as string);
+      if (typeof data[field] === 'string') data[field] = normalizeTime(data[field] as string);
     }
   } catch (e) {
     return reject('invalid_payload', (e as Error).message, record);

@@ -1,17 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ValidateFunction, type ErrorObject } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { packageRoot } from '../lib/root';
-import { UUID_PATTERN } from '../lib/ids';
+import { schemaFormats } from './formats';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** One Ajv for the whole process: schemas compile once. Ids are canonical lowercase uuids. */
+export const AJV_OPTIONS = { allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true } as const;
+
+/**
+ * One Ajv for the whole process: schemas compile once. Ids are canonical lowercase uuids
+ * (UUID_PATTERN). The formats accept what ajv-formats' full 'date-time', 'uri' and 'date' do,
+ * faster (./formats.ts).
+ */
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
-  addFormats(ajv, ['date-time', 'uri', 'date']);
-  ajv.addFormat('uuid', UUID_PATTERN);
+  const ajv = new Ajv2020(AJV_OPTIONS);
+  for (const [name, format] of Object.entries(schemaFormats)) ajv.addFormat(name, format);
   return ajv;
 }
 
@@ -40,8 +44,12 @@ export interface EventSchemas {
 let loaded: EventSchemas | undefined;
 
 export function eventSchemas(): EventSchemas {
-  if (loaded) return loaded;
-  const ajv = createAjv();
+  loaded ??= compileEventSchemas(createAjv());
+  return loaded;
+}
+
+/** The event schemas compiled by an Ajv (createAjv()'s, or a test's reference one). */
+export function compileEventSchemas(ajv: Ajv2020): EventSchemas {
   const schemas = readSchemaDir('schemas/events');
   const envelope = ajv.compile(schemas.get('envelope')!);
   const byType = new Map<string, ValidateFunction>();
@@ -52,8 +60,7 @@ export function eventSchemas(): EventSchemas {
     const props = (schema.properties ?? {}) as Record<string, { format?: string }>;
     timeFields.set(type, Object.keys(props).filter((k) => props[k]!.format === 'date-time'));
   }
-  loaded = { envelope, byType, timeFields };
-  return loaded;
+  return { envelope, byType, timeFields };
 }
 
 export const SCHEMA_VERSION = 1;
