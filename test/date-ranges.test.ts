@@ -4,6 +4,8 @@
 // range is a sum of its days (counts merge exactly), that weeks are ISO weeks and months calendar
 // months (with the SQL and the JS grouping agreeing), that ranges are part of the cache key and of
 // cursors, and that bad ranges get a 400 naming the parameter.
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
 import { addDays } from '../src/lib/time';
@@ -181,20 +183,18 @@ function yearWorld(): Ev[] {
 const differ = (db: Db, a: string, b: string): number =>
   (db.prepare(`SELECT count(*) FROM (${a} EXCEPT ${b})`).pluck().get() as number) + (db.prepare(`SELECT count(*) FROM (${b} EXCEPT ${a})`).pluck().get() as number);
 
-/** Every week and month row is the sum of its days (migration 007): the writer's deltas never drift. */
+const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
+const AGGREGATES = ['agg_prompt_week', 'agg_prompt_month', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day',
+  'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month', 'agg_run_group'];
+
+/** Aggregate rows the writer left that the SQL oracle does not count from the runs, and the other way round (the tables are then the oracle's). */
 function rollupDrift(db: Db): number {
-  const week = "date(day, '-' || ((CAST(strftime('%w', day) AS INTEGER) + 6) % 7) || ' days')";
-  const month = "strftime('%Y-%m-01', day)";
+  for (const table of AGGREGATES) db.exec(`CREATE TEMP TABLE kept_${table} AS SELECT * FROM ${table}`);
+  db.transaction(() => db.exec(ORACLE_SQL))();
   let drift = 0;
-  for (const [grain, period] of [['week', week], ['month', month]] as const) {
-    const p = 'project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n';
-    const fromDays = `SELECT project_id, ${period} AS day, engine_id, prompt_id, sum(runs), sum(brand_runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
-      FROM agg_prompt_day GROUP BY 1, 2, 3, 4`;
-    drift += differ(db, fromDays, `SELECT ${p} FROM agg_prompt_${grain}`);
-    const c = 'project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n';
-    const cFromDays = `SELECT project_id, ${period} AS day, engine_id, prompt_id, competitor_id, sum(runs), sum(position_sum), sum(rr_fixed), sum(sentiment_fixed), sum(sentiment_n)
-      FROM agg_competitor_day GROUP BY 1, 2, 3, 4, 5`;
-    drift += differ(db, cFromDays, `SELECT ${c} FROM agg_competitor_${grain}`);
+  for (const table of AGGREGATES) {
+    drift += differ(db, `SELECT * FROM kept_${table}`, `SELECT * FROM main.${table}`);
+    db.exec(`DROP TABLE kept_${table}`);
   }
   return drift;
 }
@@ -238,7 +238,8 @@ t.test('ranges and intervals against the oracle, over HTTP, on 420 days across a
   const events = yearWorld();
   const { db, projector } = freshDb(t);
   for (let i = 0; i < events.length; i += 1000) projector.applyBatch(asSource(events.slice(i, i + 1000), 'test', 1 + i));
-  t.equal(rollupDrift(db), 0, 'week and month roll-ups = the sums of their day rows, after moves and corrections');
+  projector.settle();
+  t.equal(rollupDrift(db), 0, 'every roll-up = what the oracle counts from the runs, after moves and corrections');
   const oracle = new Oracle(events);
   const api = await startApi({ db, buildThreads: 0 });
   t.teardown(() => api.close());

@@ -123,7 +123,7 @@ function checkMixedWorld(tt: Test, db: Db): void {
     { id: MIXED.failedRun, status: 'failed', brand_position: null, brand_sentiment: null },
   ], 'lines 12 and 14; not the runs of lines 11 and 13');
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: MIXED.group, project_id: MIXED.project, prompt_run_count: 2, succeeded_count: 1, failed_count: 1 }]);
-  tt.strictSame(all(db, 'SELECT runs, brand_runs, position_sum FROM agg_prompt_day'), [{ runs: 1, brand_runs: 1, position_sum: 1 }]);
+  tt.strictSame(all(db, 'SELECT runs, brand_runs, position_sum FROM agg_engine_day'), [{ runs: 1, brand_runs: 1, position_sum: 1 }]);
 }
 
 for (const name of FILES) {

@@ -1,14 +1,16 @@
-// Aggregates move by exact deltas (migration 005): a run adds its contribution, a superseded run
-// takes its old one away. These cases check that this leaves exactly what applying only the
-// winning versions leaves, whatever the order, the batching and the versions in between: runs that
-// are re-analysed several times, move between buckets, change status, and cite one URL with
-// titles at the same instant.
+// Aggregates add up exactly (migrations 005, 011): a batch adds its runs' sums, the latest week and
+// month of a project wait in the writer's memory until it moves past them or settles, and whatever
+// cannot subtract (a superseded run, a change of what counts) is counted again from the runs. These
+// cases check that this leaves exactly what applying only the winning versions leaves, whatever the
+// order, the batching and the versions in between: runs that are re-analysed several times, move
+// between days, change status, and cite one URL with titles at the same instant; and that nothing
+// depends on the writer's memory (a writer gone, another writer meanwhile).
 import t from 'tap';
 import { mulberry32 } from '../fixtures/random';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
-import { digest, Projector, type Db } from '../src/store';
+import { digest, openDb, Projector, type Db } from '../src/store';
 import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
 
 const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
@@ -65,22 +67,22 @@ function shuffled<T>(rng: Rng, xs: T[]): T[] {
 }
 
 /**
- * Applies the world, then `events` cut into batches of the given sizes (cycled); returns the digest.
- * `bulk`: the batches are bulk (their week and month roll-ups pending, store/rollups.ts), settled at the end.
+ * Applies the world, then `events` cut into batches of the given sizes (cycled), settles (a writer's
+ * last step: the weeks and months waiting in memory are written), and returns the digest.
  */
-function digestOf(tt: Parameters<typeof freshDb>[0], events: Ev[], sizes: number[], then?: (db: Db) => void, bulk = false): string {
+function digestOf(tt: Parameters<typeof freshDb>[0], events: Ev[], sizes: number[], then?: (db: Db) => void): string {
   const { db, projector } = freshDb(tt);
   projector.applyBatch(asSource(world()));
-  applyIn(projector, events, sizes, bulk);
-  if (bulk) projector.settle();
+  applyIn(projector, events, sizes);
+  projector.settle();
   then?.(db);
   return digest(db);
 }
 
-function applyIn(projector: Projector, events: Ev[], sizes: number[], bulk: boolean): void {
+function applyIn(projector: Projector, events: Ev[], sizes: number[], from = 0): void {
   for (let i = 0, b = 0; i < events.length; b += 1) {
     const size = sizes[b % sizes.length]!;
-    projector.applyBatch(asSource(events.slice(i, i + size), 'test', 1000 + i), bulk);
+    projector.applyBatch(asSource(events.slice(i, i + size), 'test', 1000 + from + i));
     i += size;
   }
 }
@@ -95,21 +97,24 @@ t.test('superseding runs leave the aggregates of their winning versions alone, w
     t.equal(digestOf(t, shuffled(rng, all), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
     t.equal(digestOf(t, [...shuffled(rng, all), ...shuffled(rng, all)], [5]), expected, `seed ${seed}: shuffled, twice over`);
     t.equal(digestOf(t, all, [4], recomputeBySql), expected, `seed ${seed}: the aggregates the SQL oracle computes from the runs`);
-    t.equal(digestOf(t, shuffled(rng, all), [3, 1, 7, 2], undefined, true), expected, `seed ${seed}: shuffled, in uneven bulk batches, settled`);
   }
   t.end();
 });
 
-t.test('a run that leaves a URL row takes its first, last and title with it', (t) => {
+t.test('a run that leaves a cited URL takes its first, last and title with it', (t) => {
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource(world()));
   const cite = (n: number, hour: string, title: string | null, at: string, url = URLS[0]!): Ev => ev('prompt_run.completed', {
     id: id(n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: W.prompt1, engine_id: W.engineA,
     status: 'succeeded', completed_at: `2026-01-05T${hour}:00:00Z`, mentions: [], citations: [title ? { url, title } : { url }],
   }, at);
+  // The week's row once settled (a writer stopping), and again after each supersede, settled again.
+  const row = (): unknown => {
+    projector.settle();
+    return db.prepare(`SELECT runs, first_at, last_at, title, title_run FROM agg_cited_week WHERE url = '${URLS[0]}'`).get();
+  };
   // Runs 1 and 2 cite the URL at 09:00 and 12:00; run 3 at 12:00 too, with a title: the greater id wins the tie.
   projector.applyBatch(asSource([cite(1, '09', 'First', '2026-01-06T00:00:00Z'), cite(2, '12', 'Tie low', '2026-01-06T00:00:00Z'), cite(3, '12', 'Tie high', '2026-01-06T00:00:00Z')]));
-  const row = (): unknown => db.prepare('SELECT runs, first_at, last_at, title, title_run FROM agg_url_day').get();
   t.same(row(), { runs: 3, first_at: '2026-01-05T09:00:00.000Z', last_at: '2026-01-05T12:00:00.000Z', title: 'Tie high', title_run: id(3, '55555555') });
   // Run 3 re-analysed: it now cites another URL. The tie's winner is gone: run 2's title is next.
   projector.applyBatch(asSource([cite(3, '12', 'Elsewhere', '2026-01-06T01:00:00Z', URLS[1])]));
@@ -130,7 +135,7 @@ t.test('a run that leaves a day where it was alone leaves no empty row behind, a
   const events = [alone('2026-03-10T09:00:00Z', '2026-03-11T00:00:00Z'), alone('2026-01-05T09:00:00Z', '2026-03-12T00:00:00Z')];
   const left: string[] = [];
   const byDeltas = digestOf(t, events, [1], (db) => {
-    for (const table of ['agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_url_day', 'agg_cited_day', 'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month']) {
+    for (const table of ['agg_prompt_week', 'agg_prompt_month', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day', 'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month']) {
       const n = db.prepare(`SELECT count(*) FROM ${table} WHERE day >= '2026-03-01'`).pluck().get() as number;
       if (n > 0) left.push(`${table}: ${n}`);
     }
@@ -181,7 +186,6 @@ t.test('what counts changes (prompts deleted, restored, moved; a competitor dele
     t.equal(digestOf(t, events, [1]), expected, `seed ${seed}: one event per batch`);
     t.equal(digestOf(t, shuffled(rng, events), [3, 1, 7, 2]), expected, `seed ${seed}: shuffled, in uneven batches`);
     t.equal(digestOf(t, [...shuffled(rng, events), ...shuffled(rng, events)], [5]), expected, `seed ${seed}: shuffled, twice over`);
-    t.equal(digestOf(t, shuffled(rng, events), [4, 9, 1], undefined, true), expected, `seed ${seed}: shuffled, in bulk batches, settled`);
   }
   t.end();
 });
@@ -191,8 +195,9 @@ t.test('a competitor deleted or restored counts the engine-day sums again, and l
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource(world()));
   projector.applyBatch(asSource(events, 'test', 1000));
+  projector.settle();
   // Every statement that drops a cited roll-up row (a project counted again drops them all) is seen here.
-  const tables = ['agg_cited_day', 'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month'];
+  const tables = ['agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month'];
   db.exec('CREATE TEMP TABLE dropped (tbl TEXT)');
   for (const name of tables) db.exec(`CREATE TEMP TRIGGER dropped_${name} AFTER DELETE ON main.${name} BEGIN INSERT INTO dropped VALUES ('${name}'); END`);
   const dropped = (): number => db.prepare('SELECT count(*) FROM dropped').pluck().get() as number;
@@ -206,6 +211,7 @@ t.test('a competitor deleted or restored counts the engine-day sums again, and l
   projector.applyBatch(asSource([ev('competitor.upserted', { id: W.competitor, project_id: W.project, name: 'Wile', domain: 'wile.com', aliases: [] }, '2026-01-08T00:01:00Z')], 'test', 2001));
   t.equal(engineDays(), before, 'restored: its mentions count again');
   t.equal(dropped(), 0, 'and the cited roll-ups were still left alone');
+  projector.settle();
   const afterCompetitor = digest(db);
   recomputeBySql(db);
   t.equal(digest(db), afterCompetitor, 'what the SQL oracle counts');
@@ -232,7 +238,7 @@ t.test('a project counted again over weeks of history (a prompt deleted, then re
   const restored = ev('prompt.upserted', { id: W.prompt2, project_id: W.project, text: 'back', segment_ids: [], active: true }, '2026-03-03T00:00:00Z');
   const left: string[] = [];
   const afterDelete = digestOf(t, [...runs, deleted], [runs.length, 1], (db) => {
-    for (const table of ['agg_cited_day', 'agg_cited_month', 'agg_cited_engine_week']) {
+    for (const table of ['agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week']) {
       const n = db.prepare(`SELECT count(*) FROM ${table} WHERE instr(prompt_ids, ?) > 0`).pluck().get(W.prompt2) as number;
       if (n > 0) left.push(`${table}: ${n}`);
     }
@@ -280,43 +286,63 @@ function rangedBodies(db: Db): string[] {
   return bodies;
 }
 
-t.test('bulk batches leave week and month roll-ups pending: answers over them are the same bytes meanwhile, and settling leaves what the deltas leave', (t) => {
+t.test('the latest week and month wait in memory: answers over them are the same bytes meanwhile, and settling leaves what the oracle counts', (t) => {
   const runs = daysOfRuns(7);
-  const { db: perBatch, projector: p1 } = freshDb(t);
+  const { db: oneBatch, projector: p1 } = freshDb(t);
   p1.applyBatch(asSource(world()));
-  applyIn(p1, runs, [9], false);
-  const expected = rangedBodies(perBatch);
+  applyIn(p1, runs, [runs.length]);
+  p1.settle();
+  const expected = rangedBodies(oneBatch);
 
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource(world()));
-  applyIn(projector, runs, [9], true); // three days a batch, in day order
+  applyIn(projector, runs, [9]); // three days a batch, in day order
   const pending = db.prepare("SELECT grain || ' ' || day FROM rollup_pending ORDER BY grain, day").pluck().all();
-  t.same(pending, ['month 2026-02-01', 'week 2026-02-23'], 'the latest week and month are pending; those the batches moved past were counted once');
-  const stale = db.prepare("SELECT count(*) FROM agg_prompt_week WHERE day = '2026-02-23'").pluck().get() as number;
-  t.equal(stale, 0, 'the pending week has no roll-up rows yet');
+  t.same(pending, ['month 2026-02-01', 'week 2026-02-23'], 'the latest week and month are pending; those the batches moved past were written once');
+  const waiting = db.prepare("SELECT count(*) FROM agg_prompt_week WHERE day = '2026-02-23'").pluck().get() as number;
+  t.equal(waiting, 0, 'the pending week has no roll-up rows yet');
   t.same(rangedBodies(db), expected, 'every ranged body, while pending');
 
   projector.settle();
   t.same(db.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'settled: nothing pending');
-  t.equal(digest(db), digest(perBatch), 'the digest of per-batch deltas');
+  t.same(rangedBodies(db), expected, 'every ranged body, settled');
+  t.equal(digest(db), digest(oneBatch), 'the digest of one batch');
   recomputeBySql(db);
-  t.equal(digest(db), digest(perBatch), 'and of the SQL oracle');
+  t.equal(digest(db), digest(oneBatch), 'and of the SQL oracle');
   t.end();
 });
 
-t.test('a batch that is not bulk settles what bulk batches left pending, in its transaction', (t) => {
+t.test("memory is not the truth: a writer that is gone (killed), or another writer meanwhile, makes the waiting periods count again from their runs", (t) => {
   const runs = daysOfRuns(8);
+  const expected = digestOf(t, runs, [runs.length]);
+  // A writer applies two thirds and is gone without settling (its sums in memory are lost; the marks stay).
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource(world()));
-  applyIn(projector, runs.slice(0, 60), [12], true);
-  t.ok((db.prepare('SELECT count(*) FROM rollup_pending').pluck().get() as number) > 0, 'bulk batches left periods pending');
-  applyIn(projector, runs.slice(60), [runs.length], false);
-  t.same(db.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'the next batch settled them');
-  t.equal(digest(db), digestOf(t, runs, [runs.length]), 'the digest of applying the runs in one batch');
+  applyIn(projector, runs.slice(0, 80), [12]);
+  t.ok((db.prepare('SELECT count(*) FROM rollup_pending').pluck().get() as number) > 0, 'it left periods pending');
+  // The next writer (a new Projector: nothing in memory) applies the rest and settles.
+  const next = new Projector(db);
+  applyIn(next, runs.slice(80), [12], 80);
+  next.settle();
+  t.same(db.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'settled');
+  t.equal(digest(db), expected, 'the digest of one writer');
+
+  // Two writers on two connections, taking turns: each one's sums lack the other's runs.
+  const { db: dbA, projector: a, file: fileA } = freshDb(t);
+  a.applyBatch(asSource(world()));
+  const dbB = openDb(fileA, { fast: true });
+  const b = new Projector(dbB);
+  for (let i = 0, turn = 0; i < runs.length; i += 10, turn += 1) {
+    (turn % 2 === 0 ? a : b).applyBatch(asSource(runs.slice(i, i + 10), 'test', 1000 + i));
+  }
+  b.settle();
+  a.settle();
+  t.equal(digest(dbA), expected, 'the digest of one writer, whichever settles last');
+  dbB.close();
   t.end();
 });
 
-t.test('what counts changes after bulk batches: runs in a pending month are found (a new engine, a deleted prompt and competitor)', (t) => {
+t.test('what counts changes while periods wait: runs in a pending month are found (a new engine, a deleted prompt and competitor)', (t) => {
   const engineC = id(3, 'cccccccc');
   const run = (n: number, engine: string, prompt: string): Ev => ev('prompt_run.completed', {
     id: id(n, '66666666'), run_group_id: W.group, project_id: W.project, prompt_id: prompt, engine_id: engine, status: 'succeeded',
@@ -331,8 +357,8 @@ t.test('what counts changes after bulk batches: runs in a pending month are foun
   ];
   for (const [what, change] of cases) {
     const events = [...runs, change];
-    // The runs in one bulk batch (February pending), the change in the next, still bulk.
-    t.equal(digestOf(t, events, [runs.length, 1], undefined, true), digestOf(t, events, [events.length], recomputeBySql), `${what}: what the SQL oracle counts`);
+    // The runs in one batch (February pending), the change in the next.
+    t.equal(digestOf(t, events, [runs.length, 1]), digestOf(t, events, [events.length], recomputeBySql), `${what}: what the SQL oracle counts`);
   }
   t.end();
 });

@@ -31,7 +31,7 @@ function summary(stdout: string): { applied: number; duplicate: number; stale: n
 }
 
 
-/** Applies `lines` in batches of `size` (positions are line numbers of one source) and returns the digest. */
+/** Applies `lines` in batches of `size` (positions are line numbers of one source), settles as a replay does at its end, and returns the digest. */
 function replayInBatches(tt: Test, lines: string[], size: number): string {
   const { db, projector } = freshDb(tt);
   let dead = 0;
@@ -40,6 +40,7 @@ function replayInBatches(tt: Test, lines: string[], size: number): string {
     dead += projector.applyBatch(batch).deadLettered;
   }
   tt.equal(dead, 0, `batches of ${size}: no dead letters`);
+  projector.settle();
   return digest(db);
 }
 

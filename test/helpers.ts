@@ -128,13 +128,13 @@ export function uniqueSuffix(): string {
 }
 
 /** A fresh database for one test, closed and removed when the test ends. */
-export function freshDb(tt: { teardown(fn: () => void): void }): { db: Db; projector: Projector } {
+export function freshDb(tt: { teardown(fn: () => void): void }): { db: Db; projector: Projector; file: string } {
   const { db, projector, file } = tmpDb();
   tt.teardown(() => {
     db.close();
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
-  return { db, projector };
+  return { db, projector, file };
 }
 
 /** A logger whose JSON lines are kept in memory, parsed: what a test reads of what the service logged. */

@@ -1,6 +1,7 @@
-// A database written before migrations 003 to 007 is brought up to date on open and then holds
+// A database written before migrations 003 to 011 is brought up to date on open and then holds
 // exactly what this build writes: same digest as the same events projected from scratch (the week and
-// month roll-ups of 007 among it).
+// month roll-ups of 007 among it). Older schemas are made from a database of this build: schema 10's
+// day tables made again from its runs (test/schema-10.sql), then each later change taken back.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -28,6 +29,9 @@ function events(): ReturnType<typeof world> {
   ];
 }
 
+/** Schema 10 from a database of this build (settled: schema 10 had no waiting roll-ups in memory). */
+const SCHEMA_10 = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
+
 /**
  * What migrations 007 to 010 add: the week and month roll-ups, the engine-day sums and the cited URLs,
  * filled in from the day rows on migrate, and the roll-ups' pending periods (empty).
@@ -40,7 +44,9 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   const dir = tmpDir('migrate-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const fresh = openDb(path.join(dir, 'fresh.db'));
-  new Projector(fresh).applyBatch(asSource(events()));
+  const projector = new Projector(fresh);
+  projector.applyBatch(asSource(events()));
+  projector.settle();
   const expected = digest(fresh);
   fresh.close();
 
@@ -48,7 +54,10 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   // no title_at (004), run group counts per group (003).
   const oldFile = path.join(dir, 'old.db');
   const old = openDb(oldFile);
-  new Projector(old).applyBatch(asSource(events()));
+  const oldProjector = new Projector(old);
+  oldProjector.applyBatch(asSource(events()));
+  oldProjector.settle();
+  old.exec(SCHEMA_10);
   const mentionColumns = 'runs INTEGER NOT NULL, position_sum INTEGER NOT NULL, rr_sum REAL NOT NULL, sentiment_sum REAL NOT NULL, sentiment_n INTEGER NOT NULL';
   const floats = (scaled: string): string => scaled.replace('rr_fixed, sentiment_fixed', 'rr_fixed / 232792560.0, sentiment_fixed / 1000000.0');
   old.exec(`
@@ -84,10 +93,10 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   t.teardown(() => migrated.close());
   t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
   t.equal(digest(migrated), expected, 'the digest of a fresh projection');
-  t.same(migrated.prepare('SELECT title, title_at, title_run FROM agg_url_day WHERE title IS NOT NULL ORDER BY title').all(), [
+  t.same(migrated.prepare('SELECT title, title_at, title_run FROM agg_cited_engine_week WHERE title IS NOT NULL ORDER BY title').all(), [
     { title: 'New title', title_at: '2026-01-05T12:00:00.000Z', title_run: (events().at(-6)!.data as { id: string }).id },
     { title: 'Old title', title_at: '2026-01-05T10:00:00.000Z', title_run: (events().at(-8)!.data as { id: string }).id },
-  ], 'title_at and title_run filled in from the runs');
+  ], 'title_at and title_run filled in from the runs (004, 005), then into the cited roll-ups (009)');
   t.notOk(migrated.prepare("SELECT 1 FROM sqlite_master WHERE name = 'prompt_runs_bucket'").get(), 'the bucket index is gone');
   t.same(migrated.prepare('SELECT project_id, prompt_run_count FROM agg_run_group WHERE run_group_id = ? ORDER BY project_id').all(W.group), [
     { project_id: W.project, prompt_run_count: 7 }, { project_id: W.otherProject, prompt_run_count: 1 },
@@ -105,12 +114,14 @@ t.test('006 fills in data-as-of from the stored facts and starts an empty change
   const all = events();
   const late = all.splice(16, 3);
   new Projector(db).applyBatch(asSource(all));
-  new Projector(db).applyBatch(asSource(late, 'late'));
+  const later = new Projector(db);
+  later.applyBatch(asSource(late, 'late'));
+  later.settle();
   const asOf = (d: typeof db): unknown[] => d.prepare("SELECT scope, data_as_of FROM data_versions WHERE scope LIKE 'project:%' ORDER BY scope").all();
   const expected = asOf(db);
   t.same(expected.map((r) => (r as { data_as_of: string }).data_as_of), ['2026-01-05T12:00:01.000Z', '2026-01-05T12:00:01.000Z'], 'newest event time per project');
   t.ok((db.prepare('SELECT count(*) FROM project_changes').pluck().get() as number) > 0, 'the writer logs its commits');
-  db.exec(`DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; ${DROP_ROLLUPS} PRAGMA user_version = 5;`);
+  db.exec(`${SCHEMA_10} DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; ${DROP_ROLLUPS} PRAGMA user_version = 5;`);
   db.close();
 
   const migrated = openDb(file);
@@ -118,4 +129,44 @@ t.test('006 fills in data-as-of from the stored facts and starts an empty change
   t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
   t.same(asOf(migrated), expected, 'data_as_of as the projector recorded it');
   t.equal(migrated.prepare('SELECT count(*) FROM project_changes').pluck().get(), 0, 'an empty change log: feeds resume from the next change');
+});
+
+// 011: the per-prompt day tables go; the engine-day rows get their prompts, run_refs what the runs
+// name. A schema 10 database left mid-replay (a period pending, its roll-up rows behind) is counted
+// again by the next writer: the digest of a fresh projection, settled.
+t.test('011 drops the day tables, fills prompt lists and run refs, and a period left pending is counted again', async (t) => {
+  const dir = tmpDir('migrate11-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fresh = openDb(path.join(dir, 'fresh.db'));
+  const p = new Projector(fresh);
+  p.applyBatch(asSource(events()));
+  p.settle();
+  const expected = digest(fresh);
+  const refs = fresh.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all();
+  const lists = fresh.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all();
+  t.ok(refs.length >= 5 && lists.length >= 2, 'the runs name prompts, engines and competitors; days list their prompts');
+  fresh.close();
+
+  const file = path.join(dir, 'old.db');
+  const old = openDb(file);
+  const q = new Projector(old);
+  q.applyBatch(asSource(events()));
+  q.settle();
+  old.exec(SCHEMA_10);
+  // A replay killed mid-week: the week pending, its roll-up rows missing what came after the mark.
+  old.exec(`DELETE FROM agg_prompt_week WHERE project_id = '${W.project}'; DELETE FROM agg_cited_week WHERE project_id = '${W.project}';
+    INSERT INTO rollup_pending (project_id, grain, day) VALUES ('${W.project}', 'week', '2026-01-05');`);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
+  for (const table of ['agg_prompt_day', 'agg_competitor_day', 'agg_url_day', 'agg_cited_day']) {
+    t.notOk(migrated.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(table), `${table} is gone`);
+  }
+  t.same(migrated.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all(), refs, 'run_refs: what the writer notes');
+  t.same(migrated.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all(), lists, 'the days\' prompt lists');
+  new Projector(migrated).settle();
+  t.equal(migrated.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'the pending week settled');
+  t.equal(digest(migrated), expected, 'the digest of a fresh projection');
 });

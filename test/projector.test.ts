@@ -245,8 +245,8 @@ function runEvent(runId: string, status: string, completedAt: string, mentions: 
 const brandM = (position: number, sentiment?: number, name = 'Acme'): Row => ({ entity_type: 'brand', name, position, ...(sentiment === undefined ? {} : { sentiment }) });
 const wileM = (position: number, sentiment?: number): Row => ({ entity_type: 'competitor', competitor_id: W.competitor, name: 'Wile', position, ...(sentiment === undefined ? {} : { sentiment }) });
 
-t.test('prompt_run.completed writes the run, its mentions and citations, and recomputes the aggregates', (tt) => {
-  const { db, apply } = fresh(tt);
+t.test('prompt_run.completed writes the run, its mentions and citations, and adds it to the aggregates', (tt) => {
+  const { db, apply, projector } = fresh(tt);
   apply(world());
   const runs = [
     // Brand twice: best (lowest) is position 2 with sentiment -0.5. Wile twice: best is 1 with 0.5.
@@ -308,22 +308,33 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and rec
   }, 'a failed run keeps what the analyser reported');
 
   // Day 2026-01-05, engine A: succeeded runs r1, r2, r3 (r4 failed). Brand in r1 (@2, -0.5) and r2 (@1, none):
-  // position_sum 3, rr 1/2 + 1 = 1.5, sentiment -0.5 over 1. Day 2026-01-06, engine B: r5 (@4, 0.5).
-  // The two fractional sums are fixed-point integers (x RR_SCALE, x SENTIMENT_SCALE).
-  tt.strictSame(all(db, 'SELECT * FROM agg_prompt_day ORDER BY day'), [
+  // position_sum 3, rr 1/2 + 1 = 1.5, sentiment -0.5 over 1; Wile (tracked) in r1 and r2. Day 2026-01-06,
+  // engine B: r5 (@4, 0.5). The two fractional sums are fixed-point integers (x RR_SCALE, x SENTIMENT_SCALE).
+  // The engine-day rows move with the batch.
+  tt.strictSame(all(db, 'SELECT * FROM agg_engine_day ORDER BY day'), [
+    { project_id: P, day: '2026-01-05', engine_id: W.engineA, runs: 3, brand_runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: -0.5 * SENTIMENT_SCALE, sentiment_n: 1, competitor_runs: 2, prompt_ids: W.prompt1 },
+    { project_id: P, day: '2026-01-06', engine_id: W.engineB, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: 0.25 * RR_SCALE, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1, competitor_runs: 0, prompt_ids: W.prompt1 },
+  ]);
+  // The week (Monday 2026-01-05) waits in memory until the writer settles, then has the same sums per engine and prompt.
+  tt.strictSame(all(db, "SELECT grain, day FROM rollup_pending ORDER BY grain"), [{ grain: 'month', day: '2026-01-01' }, { grain: 'week', day: '2026-01-05' }]);
+  tt.equal(count(db, 'agg_prompt_week'), 0, 'nothing written for the pending week yet');
+  projector.settle();
+  tt.equal(count(db, 'rollup_pending'), 0);
+  tt.strictSame(all(db, 'SELECT * FROM agg_prompt_week ORDER BY engine_id'), [
     { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, runs: 3, brand_runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: -0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
-    { project_id: P, day: '2026-01-06', engine_id: W.engineB, prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: 0.25 * RR_SCALE, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
+    { project_id: P, day: '2026-01-05', engine_id: W.engineB, prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: 0.25 * RR_SCALE, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
   ]);
   // Wile: r1 best @1 (0.5), r2 @2 (-0.25): runs 2, position_sum 3, rr_sum 1 + 1/2, sentiment 0.25 over 2.
-  tt.strictSame(all(db, 'SELECT * FROM agg_competitor_day'), [
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, competitor_id: W.competitor, runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: 0.25 * SENTIMENT_SCALE, sentiment_n: 2 },
+  tt.strictSame(all(db, 'SELECT * FROM agg_competitor_month'), [
+    { project_id: P, day: '2026-01-01', engine_id: W.engineA, prompt_id: W.prompt1, competitor_id: W.competitor, runs: 2, position_sum: 3, rr_fixed: 1.5 * RR_SCALE, sentiment_fixed: 0.25 * SENTIMENT_SCALE, sentiment_n: 2 },
   ]);
   // anvils.com: r1 (once) and r2; latest title is r2's. b.org: r1 only (r4 failed), no title.
-  tt.strictSame(all(db, 'SELECT * FROM agg_url_day ORDER BY url'), [
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: BORG, domain: 'b.org', runs: 1,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null, title_at: null, title_run: null },
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, url: ANVILS, domain: 'anvils.com', runs: 2,
-      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title', title_at: '2026-01-05T14:00:00.000Z', title_run: R.r2 },
+  tt.strictSame(all(db, 'SELECT * FROM agg_cited_engine_week ORDER BY url'), [
+    { project_id: P, day: '2026-01-05', url: BORG, engine_id: W.engineA, domain: 'b.org', runs: 1, prompt_ids: W.prompt1,
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T10:00:00.000Z', title: null, title_at: null, title_bucket: null, title_run: null },
+    { project_id: P, day: '2026-01-05', url: ANVILS, engine_id: W.engineA, domain: 'anvils.com', runs: 2, prompt_ids: W.prompt1,
+      first_at: '2026-01-05T10:00:00.000Z', last_at: '2026-01-05T14:00:00.000Z', title: 'Newer title', title_at: '2026-01-05T14:00:00.000Z',
+      title_bucket: `2026-01-05 ${W.engineA} ${W.prompt1}`, title_run: R.r2 },
   ]);
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group'), [{ run_group_id: W.group, project_id: P, prompt_run_count: 5, succeeded_count: 4, failed_count: 1 }]);
   tt.end();
@@ -482,7 +493,7 @@ t.test('pairs, runs and forum fields: last writer wins in any order', (tt) => {
   }, (db, label) => {
     tt.strictSame(one(db, 'SELECT tracked, since FROM project_engines WHERE project_id = ?', O), { tracked: 0, since: T2 }, label);
     tt.equal(one(db, 'SELECT brand_position FROM prompt_runs WHERE id = ?', R.r1)!.brand_position, 1, `${label}: run v2 wins`);
-    tt.strictSame(one(db, 'SELECT runs, brand_runs, position_sum FROM agg_prompt_day'), { runs: 1, brand_runs: 1, position_sum: 1 }, `${label}: aggregate of v2`);
+    tt.strictSame(one(db, 'SELECT runs, brand_runs, position_sum FROM agg_engine_day'), { runs: 1, brand_runs: 1, position_sum: 1 }, `${label}: aggregate of v2`);
     const fields = Object.fromEntries(all(db, 'SELECT field, value FROM forum_post_fields').map((f) => [f.field, f.value]));
     tt.strictSame(fields, { intent: '"low"', relevance: '0.5', score: '10', status: '"engaged"' }, label);
   });
@@ -600,35 +611,42 @@ t.test('data_version bumps exactly the scopes whose data changed, once per batch
   tt.end();
 });
 
-t.test('a run that moves to another bucket leaves the old bucket recomputed', (tt) => {
-  const { db, apply } = fresh(tt);
+t.test('a run that moves to another day, prompt or project leaves what it left counted again', (tt) => {
+  const { db, apply, projector } = fresh(tt);
   apply(world());
   const first = run({ n: 1, brand: 2, sentiment: 0.5, competitor: 3, citations: ['https://a.com/1'] });
   const stays = run({ n: 2, brand: 4 });
   apply([first, stays]);
-  tt.strictSame(one(db, 'SELECT runs, brand_runs, position_sum FROM agg_prompt_day'), { runs: 2, brand_runs: 2, position_sum: 6 });
+  tt.strictSame(one(db, 'SELECT runs, brand_runs, position_sum, prompt_ids FROM agg_engine_day'), { runs: 2, brand_runs: 2, position_sum: 6, prompt_ids: W.prompt1 });
 
-  // Run 1, newer (run() events occur at 2026-01-05T12:00:01Z): prompt 2 instead of prompt 1. The old bucket keeps only run 2.
+  // Run 1, newer (run() events occur at 2026-01-05T12:00:01Z): prompt 2 instead of prompt 1. The day keeps both prompts.
   const movedPrompt = ev('prompt_run.completed', { ...first.data, prompt_id: W.prompt2 }, '2026-01-06T00:00:00Z');
   tt.strictSame(apply([movedPrompt]), result({ applied: 1, changed: [scope(P)] }));
-  tt.strictSame(all(db, 'SELECT prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n FROM agg_prompt_day ORDER BY prompt_id'), [
+  tt.strictSame(one(db, 'SELECT runs, brand_runs, position_sum, prompt_ids FROM agg_engine_day'), { runs: 2, brand_runs: 2, position_sum: 6, prompt_ids: [W.prompt1, W.prompt2].sort().join(',') });
+  projector.settle();
+  tt.strictSame(all(db, 'SELECT prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n FROM agg_prompt_week ORDER BY prompt_id'), [
     { prompt_id: W.prompt1, runs: 1, brand_runs: 1, position_sum: 4, rr_fixed: RR_SCALE / 4, sentiment_fixed: 0, sentiment_n: 0 },
     { prompt_id: W.prompt2, runs: 1, brand_runs: 1, position_sum: 2, rr_fixed: RR_SCALE / 2, sentiment_fixed: 0.5 * SENTIMENT_SCALE, sentiment_n: 1 },
   ]);
-  tt.strictSame(all(db, 'SELECT prompt_id, competitor_id, runs FROM agg_competitor_day'), [{ prompt_id: W.prompt2, competitor_id: W.competitor, runs: 1 }]);
-  tt.strictSame(all(db, 'SELECT prompt_id, url, runs FROM agg_url_day'), [{ prompt_id: W.prompt2, url: 'https://a.com/1', runs: 1 }]);
+  tt.strictSame(all(db, 'SELECT prompt_id, competitor_id, runs FROM agg_competitor_week'), [{ prompt_id: W.prompt2, competitor_id: W.competitor, runs: 1 }]);
+  tt.strictSame(all(db, 'SELECT prompt_ids, url, runs FROM agg_cited_week'), [{ prompt_ids: W.prompt2, url: 'https://a.com/1', runs: 1 }]);
 
-  // Newer again: another project, engine and day. The prompt-2 bucket had only run 1: its rows disappear.
+  // Newer again: another project, engine and day. What run 1 left is counted again from the runs that stay.
   const movedProject = ev('prompt_run.completed', {
     ...first.data, prompt_id: W.prompt2, project_id: O, engine_id: W.engineB, completed_at: '2026-01-07T12:00:00Z', run_group_id: id(2, '77777777'),
   }, '2026-01-07T12:00:01Z');
   tt.strictSame(apply([movedProject]), result({ applied: 1, changed: [scope(P), scope(O)].sort() }), 'both projects change');
-  tt.strictSame(all(db, 'SELECT project_id, day, engine_id, prompt_id, runs FROM agg_prompt_day ORDER BY project_id'), [
-    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, runs: 1 },
-    { project_id: O, day: '2026-01-07', engine_id: W.engineB, prompt_id: W.prompt2, runs: 1 },
+  // In O the run does not count (prompt 2 is P's): O's engine-day and cited rows leave it out, the roll-ups by prompt keep it.
+  tt.strictSame(all(db, 'SELECT project_id, day, engine_id, runs, prompt_ids FROM agg_engine_day ORDER BY project_id'), [
+    { project_id: P, day: '2026-01-05', engine_id: W.engineA, runs: 1, prompt_ids: W.prompt1 },
   ]);
-  tt.strictSame(all(db, 'SELECT project_id, day FROM agg_competitor_day'), [{ project_id: O, day: '2026-01-07' }]);
-  tt.strictSame(all(db, 'SELECT project_id, day FROM agg_url_day'), [{ project_id: O, day: '2026-01-07' }]);
+  projector.settle();
+  tt.strictSame(all(db, 'SELECT project_id, day, engine_id, prompt_id, runs FROM agg_prompt_week ORDER BY project_id'), [
+    { project_id: P, day: '2026-01-05', engine_id: W.engineA, prompt_id: W.prompt1, runs: 1 },
+    { project_id: O, day: '2026-01-05', engine_id: W.engineB, prompt_id: W.prompt2, runs: 1 },
+  ]);
+  tt.strictSame(all(db, 'SELECT project_id, day FROM agg_competitor_week'), [{ project_id: O, day: '2026-01-05' }]);
+  tt.strictSame(all(db, 'SELECT project_id, day FROM agg_cited_week'), []);
   tt.strictSame(one(db, 'SELECT project_id, engine_id, day, completed_at FROM prompt_runs WHERE id = ?', first.data.id),
     { project_id: O, engine_id: W.engineB, day: '2026-01-07', completed_at: '2026-01-07T12:00:00.000Z' }, 'the run row moved');
   tt.strictSame(all(db, 'SELECT * FROM agg_run_group ORDER BY run_group_id'), [
@@ -646,12 +664,13 @@ t.test('a fact whose parents have not arrived is kept', (tt) => {
   const orphanUpdate = ev('forum_post.updated', { id: id(3, '12121212'), status: 'dismissed' }, T1);
   tt.strictSame(apply([orphanRun, orphanUpdate]), result({ applied: 2, changed: [scope(P)] }), 'the batch succeeds, nothing dead-lettered');
   tt.strictSame(one(db, 'SELECT id, brand_position FROM prompt_runs'), { id: orphanRun.data.id, brand_position: 1 });
-  tt.strictSame(one(db, 'SELECT runs, brand_runs FROM agg_prompt_day'), { runs: 1, brand_runs: 1 });
+  tt.equal(count(db, 'agg_engine_day'), 0, 'the run does not count while its prompt and engine are unknown');
   tt.strictSame(one(db, 'SELECT field, value FROM forum_post_fields'), { field: 'status', value: '"dismissed"' });
   tt.equal(count(db, 'dead_letters'), 0);
   // The parents arrive: the run is still there, unchanged.
   apply(world());
   tt.strictSame(one(db, 'SELECT id, project_id, brand_position FROM prompt_runs'), { id: orphanRun.data.id, project_id: P, brand_position: 1 });
+  tt.strictSame(one(db, 'SELECT runs, brand_runs FROM agg_engine_day'), { runs: 1, brand_runs: 1 }, 'and counts, counted again from its stored row');
   tt.end();
 });
 

@@ -87,13 +87,13 @@ function events(): Ev[] {
 
 interface Scope { from: string; to: string; engine?: string; prompts?: string[] }
 
-/** Counts straight from the aggregate tables (every prompt and engine of this world counts). */
+/** Counts straight from the stored runs (every prompt and engine of this world counts): a competitor once per run that names it. */
 function stored(db: Db, s: Scope): { runs: number; brand: number; competitor: number } {
-  const where = `project_id = ? AND day BETWEEN ? AND ?${s.engine ? ' AND engine_id = ?' : ''}${s.prompts ? ' AND prompt_id IN (SELECT value FROM json_each(?))' : ''}`;
+  const where = `r.project_id = ? AND r.day BETWEEN ? AND ? AND r.status = 'succeeded'${s.engine ? ' AND r.engine_id = ?' : ''}${s.prompts ? ' AND r.prompt_id IN (SELECT value FROM json_each(?))' : ''}`;
   const params = [W.project, s.from, s.to, ...(s.engine ? [s.engine] : []), ...(s.prompts ? [JSON.stringify(s.prompts)] : [])];
-  const b = db.prepare(`SELECT coalesce(sum(runs), 0) AS runs, coalesce(sum(brand_runs), 0) AS brand FROM agg_prompt_day WHERE ${where}`)
-    .get(...params) as { runs: number; brand: number };
-  const c = db.prepare(`SELECT coalesce(sum(runs), 0) FROM agg_competitor_day WHERE ${where}`).pluck().get(...params) as number;
+  const b = db.prepare(`SELECT count(*) AS runs, count(r.brand_position) AS brand FROM prompt_runs r WHERE ${where}`).get(...params) as { runs: number; brand: number };
+  const c = db.prepare(`SELECT count(*) FROM (SELECT DISTINCT r.id, m.value ->> 'competitor_id' FROM prompt_runs r, json_each(r.mentions) m
+    WHERE ${where} AND m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL)`).pluck().get(...params) as number;
   return { runs: b.runs, brand: b.brand, competitor: c };
 }
 

@@ -9,10 +9,10 @@ export async function digestCommand(argv: string[]): Promise<number> {
   const db = openDb(file, { readonly: true });
   try {
     console.log(digest(db));
-    // A replay or consumer stopped while catching up left week and month roll-ups to count again: the
+    // A replay or consumer stopped without settling left its latest weeks and months to count again: the
     // answers do not depend on it, the digest does, until the next replay or Kafka ingest settles them.
     const pending = pendingPeriods(db);
-    if (pending > 0) console.error(`visibility-api digest: ${pending} week/month roll-up period(s) pending (a bulk writer stopped before settling them); the next replay or Kafka ingest settles them, and the digest changes then`);
+    if (pending > 0) console.error(`visibility-api digest: ${pending} week/month roll-up period(s) pending (a writer stopped before settling them); the next replay or Kafka ingest settles them, and the digest changes then`);
     return 0;
   } finally {
     db.close();

@@ -73,7 +73,7 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
     await replayFile(projector, { file, source, resumeAt, batchSize: opts.batchSize }, opts, totals);
     if (totals.stopped) break;
   }
-  // The batches were bulk: what they left pending is brought up to date, stopped or not.
+  // The latest week and month of each project waited in memory: written now, stopped or not.
   projector.settle();
   return totals;
 }
@@ -102,7 +102,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       if (settled) return;
       if (opts.shouldStop?.()) return stop();
       try {
-        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events, true));
+        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events));
       } catch (e) {
         finish(e); // the batch was rolled back whole: what committed before it stands
         return;

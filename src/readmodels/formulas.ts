@@ -1,5 +1,6 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
+import { addMention, competitorsOf, zeroMention, type StoredMention } from '../store/contributions';
 import { nextMonth, periodEnd, periodStart, type Grain } from '../store/periods';
 import type { Period } from './args';
 import type { ReadStore } from './store';
@@ -84,7 +85,8 @@ export interface Window {
   end: string;     // YYYY-MM-DD, inclusive: the day of the project's latest succeeded run
 }
 
-const LATEST_DAY = 'SELECT max(day) FROM agg_prompt_day WHERE project_id = ?';
+/** The day of the project's newest succeeded run, walking prompt_runs_recent from the newest run (usually one step). */
+const LATEST_DAY = "SELECT day FROM prompt_runs WHERE project_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 1";
 
 /**
  * The current window: the `days` UTC days ending with the day of the project's latest succeeded run
@@ -241,14 +243,28 @@ const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum
  * A filter like COUNTED_RUNS (competitors.id is the primary key); its `?` is the project id.
  */
 const TRACKED_COMPETITOR = ' AND a.competitor_id IN (SELECT id FROM competitors WHERE project_id = ? AND deleted = 0)';
-/** Binds the project, the first and last day, then the project again (COUNTED_RUNS). */
+/** Binds the project, the first and last period, then the project again (COUNTED_RUNS). */
 const IN_SLICE = `WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
-/** One SQL text per grain: `agg_prompt_day` / `agg_competitor_day` in `sql` become the grain's tables (same columns). */
-const perGrain = (sql: string): Record<Grain, string> => ({
-  day: sql,
-  week: sql.replace(/\bagg_(prompt|competitor)_day\b/g, 'agg_$1_week'),
-  month: sql.replace(/\bagg_(prompt|competitor)_day\b/g, 'agg_$1_month'),
+type RolledGrain = Exclude<Grain, 'day'>;
+/** One SQL text per roll-up grain: `agg_prompt_week` / `agg_competitor_week` in `sql` become the grain's tables (same columns). */
+const perGrain = (sql: string): Record<RolledGrain, string> => ({
+  week: sql,
+  month: sql.replace(/\bagg_(prompt|competitor)_week\b/g, 'agg_$1_month'),
 });
+
+/**
+ * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
+ * counted, succeeded runs of the project completed on the days start..end, through
+ * prompt_runs_recent (project_id, completed_at). Binds the project, the first and the last day, the
+ * project again (COUNTED_RUNS), then the engines when filtered. The sums are those the writer adds
+ * to the roll-ups (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
+ */
+const RUNS_OF_DAYS = (columns: string, filtered: boolean): string => `SELECT ${columns} FROM prompt_runs a
+  WHERE a.project_id = ? AND a.completed_at >= ? AND a.completed_at < ? || 'U' AND a.status = 'succeeded'${COUNTED_RUNS}${filtered ? engineFilter([]).sql : ''}`;
+const runsOfDays = (columns: string): Record<'unfiltered' | 'filtered', string> => ({ unfiltered: RUNS_OF_DAYS(columns, false), filtered: RUNS_OF_DAYS(columns, true) });
+
+/** What a day piece binds (RUNS_OF_DAYS). */
+const dayParams = (s: Slice, p: Piece): unknown[] => [s.projectId, p.start, p.end, s.projectId, ...engineFilter(s.engineIds).params];
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -261,17 +277,21 @@ export interface EnginePromptSums extends MentionSums {
 const GROUPED_SUMS = 'g.runs, g.mentioned, g.position_sum, g.rr_fixed, g.sentiment_fixed, g.sentiment_n';
 
 const BRAND_BY_ENGINE_PROMPT = `SELECT g.engine_id, e.name AS engine_name, g.prompt_id, p.text AS prompt_text, ${GROUPED_SUMS}
-  FROM (SELECT a.engine_id, a.prompt_id, ${BRAND_SUMS} FROM agg_prompt_day a ${IN_SLICE}`;
+  FROM (SELECT a.engine_id, a.prompt_id, ${BRAND_SUMS} FROM agg_prompt_week a ${IN_SLICE}`;
 const GROUP_ENGINE_PROMPT = ` GROUP BY a.engine_id, a.prompt_id) g
   JOIN engines e ON e.id = g.engine_id JOIN prompts p ON p.id = g.prompt_id
   ORDER BY g.engine_id, g.prompt_id`;
 
 const BRAND_BY_ENGINE_PROMPT_AT = { unfiltered: perGrain(BRAND_BY_ENGINE_PROMPT + GROUP_ENGINE_PROMPT), filtered: perGrain(BRAND_BY_ENGINE_PROMPT + engineFilter([]).sql + GROUP_ENGINE_PROMPT) };
+const BRAND_OF_RUNS = runsOfDays('a.engine_id, a.prompt_id, a.brand_position, a.brand_sentiment');
+type BrandRun = [engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null];
+const ENGINE_NAMES = 'SELECT id, name FROM engines';
+const PROMPT_TEXTS = 'SELECT id, text FROM prompts WHERE project_id = ?';
 
 /**
  * Sums of each piece of a slice's days (rangePieces, 'total'), added per key. One piece (any range
- * of up to 6 days, the v1 window among them) is its query's rows as they come; several are
- * integers added, so the same numbers, then put back in the order `compare` states (the queries').
+ * of up to 6 days, the v1 window among them) is its rows as they come; several are integers
+ * added, so the same numbers, then put back in the order `compare` states (the pieces').
  */
 function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, query: (piece: Piece) => T[], keyOf: (r: T) => string, compare: (a: T, b: T) => number): T[] {
   const pieces = rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId));
@@ -287,12 +307,46 @@ function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, query: (pi
   return [...out.values()].sort(compare);
 }
 
+/** A run's best mention added to sums (the writer's arithmetic: contributions.ts). */
+function addBest(into: MentionSums, position: number, sentiment: number | null): void {
+  const d = zeroMention();
+  addMention(d, position, sentiment, 1);
+  into.mentioned += d.runs;
+  into.position_sum += d.position_sum;
+  into.rr_fixed += d.rr_fixed;
+  into.sentiment_fixed += d.sentiment_fixed;
+  into.sentiment_n += d.sentiment_n;
+}
+
+const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id);
+
+/** A day piece's brand sums per engine x prompt, from its runs, named as the roll-up query names them. */
+function brandOfDays(store: ReadStore, s: Slice, p: Piece): EnginePromptSums[] {
+  const runs = store.rows<BrandRun>(BRAND_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
+  if (runs.length === 0) return [];
+  const out = new Map<string, EnginePromptSums>();
+  for (const [engine_id, prompt_id, position, sentimentValue] of runs) {
+    const key = `${engine_id} ${prompt_id}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { engine_id, engine_name: '', prompt_id, prompt_text: '', ...zeroSums() }));
+    r.runs += 1;
+    if (position !== null) addBest(r, position, sentimentValue);
+  }
+  const engines = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
+  const prompts = new Map(store.all<{ id: string; text: string }>(PROMPT_TEXTS, s.projectId).map((q) => [q.id, q.text]));
+  for (const r of out.values()) {
+    r.engine_name = engines.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
+    r.prompt_text = prompts.get(r.prompt_id)!;
+  }
+  return [...out.values()].sort(byEnginePrompt);
+}
+
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
   const f = engineFilter(s.engineIds);
   const sql = BRAND_BY_ENGINE_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(store, s, (p) => store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, ...f.params),
-    (r) => `${r.engine_id}|${r.prompt_id}`, (a, b) => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id));
+  return sliceSums(store, s, (p) => (p.grain === 'day' ? brandOfDays(store, s, p) : store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, ...f.params)),
+    (r) => `${r.engine_id}|${r.prompt_id}`, byEnginePrompt);
 }
 
 export interface CompetitorPromptSums extends MentionSums {
@@ -301,17 +355,40 @@ export interface CompetitorPromptSums extends MentionSums {
 }
 
 const COMPETITOR_BY_PROMPT = `SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_SUMS}
-  FROM agg_competitor_day a ${IN_SLICE}${TRACKED_COMPETITOR}`;
+  FROM agg_competitor_week a ${IN_SLICE}${TRACKED_COMPETITOR}`;
 const GROUP_COMPETITOR_PROMPT = ' GROUP BY a.competitor_id, a.prompt_id ORDER BY a.competitor_id, a.prompt_id';
 
 const COMPETITOR_BY_PROMPT_AT = { unfiltered: perGrain(COMPETITOR_BY_PROMPT + GROUP_COMPETITOR_PROMPT), filtered: perGrain(COMPETITOR_BY_PROMPT + engineFilter([]).sql + GROUP_COMPETITOR_PROMPT) };
+const MENTIONS_OF_RUNS = runsOfDays('a.prompt_id, a.mentions');
+const TRACKED_IDS = 'SELECT id FROM competitors WHERE project_id = ? AND deleted = 0';
+
+const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): number => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id);
+
+/** A day piece's tracked-competitor sums per competitor x prompt, from its runs' mentions (each competitor once per run, at its best). */
+function competitorsOfDays(store: ReadStore, s: Slice, p: Piece): CompetitorPromptSums[] {
+  const runs = store.rows<[prompt_id: string, mentions: string]>(MENTIONS_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
+  if (runs.length === 0) return [];
+  const tracked = new Set(store.all<{ id: string }>(TRACKED_IDS, s.projectId).map((c) => c.id));
+  const out = new Map<string, CompetitorPromptSums>();
+  for (const [prompt_id, mentions] of runs) {
+    for (const m of competitorsOf(JSON.parse(mentions) as StoredMention[])) {
+      if (!tracked.has(m.competitor_id!)) continue;
+      const key = `${m.competitor_id!} ${prompt_id}`;
+      let r = out.get(key);
+      if (!r) out.set(key, (r = { competitor_id: m.competitor_id!, prompt_id, ...zeroSums() }));
+      addBest(r, m.position, m.sentiment);
+    }
+  }
+  return [...out.values()].sort(byCompetitorPrompt);
+}
 
 /** Mention sums of tracked competitors per competitor x prompt in a slice (runs = 0, see COMPETITOR_SUMS). */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
   const f = engineFilter(s.engineIds);
   const sql = COMPETITOR_BY_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(store, s, (p) => store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, s.projectId, ...f.params),
-    (r) => `${r.competitor_id}|${r.prompt_id}`, (a, b) => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id));
+  return sliceSums(store, s, (p) => (p.grain === 'day' ? competitorsOfDays(store, s, p)
+    : store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, s.projectId, s.projectId, ...f.params)),
+  (r) => `${r.competitor_id}|${r.prompt_id}`, byCompetitorPrompt);
 }
 
 export interface DayEngineSums extends MentionSums {
@@ -332,7 +409,6 @@ const ENGINE_DAYS = `SELECT g.day, g.engine_id, g.runs, g.brand_runs, g.position
   FROM agg_engine_day g
   WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
   ORDER BY g.day, g.engine_id`;
-const ENGINE_NAMES = 'SELECT id, name FROM engines';
 type EngineSumsRow = [day: string, engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number];
 
 /** ENGINE_DAYS-shaped rows (per day, or per period) as sums named by engine; a row of an unknown engine is left out, as a join would. */
@@ -405,19 +481,29 @@ function periodsOf(interval: Period): (day: string) => string {
   };
 }
 
-const PROMPTS_BY_DAY_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_day a ${IN_SLICE} GROUP BY a.day, a.prompt_id`);
+const PROMPTS_BY_PERIOD_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_week a ${IN_SLICE} GROUP BY a.day, a.prompt_id`);
+/** Days' distinct counted prompts, from the engine-day rows (counted runs only; each lists its prompts). */
+const PROMPTS_OF_DAYS = 'SELECT day, prompt_ids FROM agg_engine_day WHERE project_id = ? AND day BETWEEN ? AND ?';
 
 /** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
 export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const periodOf = periodsOf(interval);
+  const into = (day: string): Set<string> => {
+    const period = periodOf(day);
+    let prompts = out.get(period);
+    if (!prompts) out.set(period, (prompts = new Set()));
+    return prompts;
+  };
   for (const p of rangePieces(start, end, interval, stalePeriods(store, projectId))) {
-    for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_DAY_AT[p.grain], projectId, p.start, p.end, projectId)) {
-      const period = periodOf(r.day);
-      let prompts = out.get(period);
-      if (!prompts) out.set(period, (prompts = new Set()));
-      prompts.add(r.prompt_id);
+    if (p.grain === 'day') {
+      for (const r of store.all<{ day: string; prompt_ids: string }>(PROMPTS_OF_DAYS, projectId, p.start, p.end)) {
+        const prompts = into(r.day);
+        for (const id of r.prompt_ids.split(',')) prompts.add(id);
+      }
+      continue;
     }
+    for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_PERIOD_AT[p.grain], projectId, p.start, p.end, projectId)) into(r.day).add(r.prompt_id);
   }
   return out;
 }

@@ -2,6 +2,9 @@ import { addDays } from '../lib/time';
 
 /** The grains the aggregates are kept at (migrations 007, 009): a day, an ISO week, a calendar month. */
 export type Grain = 'day' | 'week' | 'month';
+/** The grains kept as roll-ups of days (migrations 007, 009), whose latest period waits while a writer fills it (010, 011). */
+export type RolledGrain = Exclude<Grain, 'day'>;
+export const ROLLED: readonly RolledGrain[] = ['week', 'month'];
 
 /**
  * The Monday of each day asked: a writer asks for the same few days for every row of a batch, and

@@ -69,7 +69,7 @@ export class Projector {
     });
     this.forum = new ForumStore(db);
     this.runs = new RunStore(db);
-    this.aggregator = new Aggregator(db);
+    this.aggregator = new Aggregator(db, this.runs);
     this.changeLog = new ChangeLogWriter(db);
     this.handlers = this.makeHandlers();
     this.stmts = {
@@ -83,8 +83,9 @@ export class Projector {
       clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
-    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean, bulk: boolean) => this.applyAll(events, isolate, bulk));
-    this.settleInTx = db.transaction(() => this.aggregator.settle());
+    // IMMEDIATE: the write lock is taken (or waited for) at BEGIN, so what the batch reads is what it writes over.
+    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean) => this.applyAll(events, isolate)).immediate;
+    this.settleInTx = db.transaction(() => this.aggregator.settle()).immediate;
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
   }
@@ -95,42 +96,50 @@ export class Projector {
    * refuses), the batch is re-run with a savepoint per event so only the failing event is
    * dead-lettered. Savepoints are not free, so the fast path does without them.
    */
-  applyBatch(events: SourceEvent[], bulk = false): BatchResult {
-    return this.applyPrepared(events.map((e) => prepareEvent(e)), bulk);
+  applyBatch(events: SourceEvent[]): BatchResult {
+    return this.applyPrepared(events.map((e) => prepareEvent(e)));
   }
 
   /**
    * applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another).
-   * `bulk` (a writer with more batches to come: replay, a consumer catching up): the week and month
-   * roll-ups of the batch's days are left pending (store/rollups.ts), and settle() ends the run. A
-   * batch that is not bulk settles whatever was left pending, in the same transaction.
+   * The week and month roll-ups of each project's latest period wait in memory (store/rollups.ts):
+   * a writer calls settle() when it ends.
    */
-  applyPrepared(events: PreparedEvent[], bulk = false): BatchResult {
+  applyPrepared(events: PreparedEvent[]): BatchResult {
     try {
-      return this.applyInTx(events, false, bulk);
+      return this.applyInTx(events, false);
     } catch (err) {
+      this.aggregator.fail();
       if (isStorageError(err)) throw err; // the disk, not an event: nothing to isolate
-      return this.applyInTx(events, true, bulk);
+      try {
+        return this.applyInTx(events, true);
+      } catch (again) {
+        this.aggregator.fail();
+        throw again;
+      }
     } finally {
       noteCommit();
     }
   }
 
-  /** The roll-ups bulk batches left pending brought up to date, in one transaction (nothing pending: nothing written). */
+  /** The roll-ups waiting in memory or marked pending written, in one transaction (nothing pending: nothing written). */
   settle(): void {
     try {
       this.settleInTx();
+    } catch (err) {
+      this.aggregator.fail();
+      throw err;
     } finally {
       noteCommit();
     }
   }
 
-  private applyAll(events: PreparedEvent[], isolate: boolean, bulk: boolean): BatchResult {
+  private applyAll(events: PreparedEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
-    this.aggregator.clear();
+    this.aggregator.begin();
     for (const e of events) {
       positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
       if (!e.ok) {
@@ -155,7 +164,7 @@ export class Projector {
       for (const r of fx.removed) this.aggregator.remove(r);
       for (const r of fx.added) this.aggregator.add(r);
     }
-    this.aggregator.flush(bulk);
+    this.aggregator.flush();
     result.changed = [...changes.scopes].sort();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
     for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { PromptRunCompleted } from '../events';
-import { utcDay } from '../lib/time';
+import { addDays, utcDay } from '../lib/time';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
+import { bestMention } from './contributions';
 
 /** A mention as stored: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -53,13 +55,6 @@ export interface RunEffects {
   outcome: Outcome;
   added?: RunFacts;
   removed?: RunFacts;
-}
-
-/** Within one run an entity counts once, at its best (lowest) position, with that mention's sentiment. */
-export function bestMention(mentions: StoredMention[], match: (m: StoredMention) => boolean): StoredMention | undefined {
-  let best: StoredMention | undefined;
-  for (const m of mentions) if (match(m) && (!best || m.position < best.position)) best = m;
-  return best;
 }
 
 export function domainOf(url: string): string {
@@ -121,57 +116,135 @@ export function prepareRun(run: PromptRunCompleted): PreparedRun {
   };
 }
 
+/** A run's row, in the order of RunStore's column list. */
+function valuesOf(run: PreparedRun, v: Version): unknown[] {
+  const f = run.facts;
+  return [f.id, f.run_group_id, f.project_id, f.prompt_id, f.engine_id, f.status, f.completed_at, f.day, run.excerpt,
+    f.brand_position, f.brand_sentiment, f.mentions.length, f.citations.length, run.mentions, run.citations, run.factHash, v.at, v.id];
+}
+
+/** Days of runs read at a time when a project's history is counted again. */
+const HISTORY_DAYS = 7;
+
+/** The columns of a stored run that make its RunFacts (mentions and citations as JSON). */
+const FACT_COLUMNS = `id, run_group_id, project_id, engine_id, prompt_id, day, status, completed_at,
+  brand_position, brand_sentiment, mentions, citations`;
+
 /**
- * Upserts prompt runs (last writer wins) with their mentions and citations. A run seen before is
- * read back only when a newer version replaces it, so its old contribution can leave the aggregates.
+ * A stored run as RunFacts, its mentions and citations parsed when first asked for: a recount that
+ * reads a project's history parses only what it uses (the engine-day sums the mentions, the cited
+ * URLs the citations).
+ */
+class StoredFacts implements RunFacts {
+  readonly id: string;
+  readonly run_group_id: string;
+  readonly project_id: string;
+  readonly engine_id: string;
+  readonly prompt_id: string;
+  readonly day: string;
+  readonly status: string;
+  readonly completed_at: string;
+  readonly brand_position: number | null;
+  readonly brand_sentiment: number | null;
+  private readonly mentionsJson: string;
+  private readonly citationsJson: string;
+  private parsedMentions: StoredMention[] | undefined;
+  private parsedCitations: StoredCitation[] | undefined;
+
+  constructor(r: StoredRun) {
+    this.id = r.id;
+    this.run_group_id = r.run_group_id;
+    this.project_id = r.project_id;
+    this.engine_id = r.engine_id;
+    this.prompt_id = r.prompt_id;
+    this.day = r.day;
+    this.status = r.status;
+    this.completed_at = r.completed_at;
+    this.brand_position = r.brand_position;
+    this.brand_sentiment = r.brand_sentiment;
+    this.mentionsJson = r.mentions;
+    this.citationsJson = r.citations;
+  }
+
+  get mentions(): StoredMention[] {
+    return (this.parsedMentions ??= JSON.parse(this.mentionsJson) as StoredMention[]);
+  }
+
+  get citations(): StoredCitation[] {
+    return (this.parsedCitations ??= JSON.parse(this.citationsJson) as StoredCitation[]);
+  }
+}
+
+const factsOf = (r: StoredRun): RunFacts => new StoredFacts(r);
+
+/**
+ * Upserts prompt runs (last writer wins) with their mentions and citations. A new run (nearly every
+ * run) costs one statement: the insert finds no row of its id and writes; only a run seen before is
+ * read back, and replaced when a newer version arrives, so its old contribution can leave the aggregates.
  */
 export class RunStore {
+  private readonly insert;
   private readonly version;
   private readonly stored;
-  private readonly put;
+  private readonly replace;
   private readonly touchVersion;
+  private readonly succeededIn;
+  private readonly edge;
 
   constructor(db: Db) {
+    const columns = `id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position,
+      brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id`;
+    // ON CONFLICT names the id only: any other constraint a row breaks still fails loudly.
+    this.insert = db.prepare(`INSERT INTO prompt_runs (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (id) DO NOTHING`);
     this.version = db.prepare('SELECT fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
-    this.stored = db.prepare(`SELECT id, run_group_id, project_id, engine_id, prompt_id, day, status, completed_at,
-      brand_position, brand_sentiment, mentions, citations FROM prompt_runs WHERE id = ?`);
-    this.put = db.prepare(`INSERT INTO prompt_runs (id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
-        response_excerpt, brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET run_group_id = excluded.run_group_id, project_id = excluded.project_id,
-        prompt_id = excluded.prompt_id, engine_id = excluded.engine_id, status = excluded.status,
-        completed_at = excluded.completed_at, day = excluded.day, response_excerpt = excluded.response_excerpt,
-        brand_position = excluded.brand_position, brand_sentiment = excluded.brand_sentiment,
-        mention_count = excluded.mention_count, citation_count = excluded.citation_count,
-        mentions = excluded.mentions, citations = excluded.citations,
-        fact_hash = excluded.fact_hash, v_at = excluded.v_at, v_id = excluded.v_id`);
+    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE id = ?`);
+    // The same values as the insert, the id moved last (better-sqlite3 binds ? in order, not ?NNN).
+    this.replace = db.prepare(`UPDATE prompt_runs SET ${columns.split(',').slice(1).map((c) => `${c.trim()} = ?`).join(', ')} WHERE id = ?`);
     this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE id = ?');
+    // A project's succeeded runs of [start, end) in completion order, through prompt_runs_recent.
+    this.succeededIn = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs
+      WHERE project_id = ? AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`);
+    const edge = (order: string): Statement => db.prepare(`SELECT day FROM prompt_runs WHERE project_id = ? AND status = 'succeeded'
+      ORDER BY completed_at ${order} LIMIT 1`).pluck();
+    this.edge = { asc: edge('ASC'), desc: edge('DESC') };
   }
 
   apply(run: PreparedRun, v: Version): RunEffects {
+    const values = valuesOf(run, v);
+    if (this.insert.run(...values).changes === 1) return { outcome: 'applied', added: run.facts };
     const id = run.facts.id;
-    const cur = this.version.get(id) as StoredVersion | undefined;
-    if (cur && !isNewer(v, cur.v_at, cur.v_id)) {
+    const cur = this.version.get(id) as StoredVersion;
+    if (!isNewer(v, cur.v_at, cur.v_id)) {
       return { outcome: isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === run.factHash ? 'duplicate' : 'stale' };
     }
-    if (cur && cur.fact_hash === run.factHash) {
+    if (cur.fact_hash === run.factHash) {
       // The same fact retried under a newer event id: keep the version order, change no data.
       this.touchVersion.run(v.at, v.id, id);
       return { outcome: 'duplicate' };
     }
-    const removed = cur ? this.storedFacts(id) : undefined;
-    this.write(run, v);
+    const removed = factsOf(this.stored.get(id) as StoredRun);
+    this.replace.run(...values.slice(1), id);
     return { outcome: 'applied', added: run.facts, removed };
   }
 
-  private storedFacts(id: string): RunFacts {
-    const r = this.stored.get(id) as StoredRun;
-    return { ...r, mentions: JSON.parse(r.mentions) as StoredMention[], citations: JSON.parse(r.citations) as StoredCitation[] };
+  /** A project's succeeded runs completed on the days start..end (inclusive), oldest first. */
+  succeeded(projectId: string, start: string, end: string): RunFacts[] {
+    return (this.succeededIn.all(projectId, start, `${end}U`) as StoredRun[]).map(factsOf);
   }
 
-  private write(run: PreparedRun, v: Version): void {
-    const f = run.facts;
-    this.put.run(f.id, f.run_group_id, f.project_id, f.prompt_id, f.engine_id, f.status, f.completed_at, f.day, run.excerpt,
-      f.brand_position, f.brand_sentiment, f.mentions.length, f.citations.length, run.mentions, run.citations, run.factHash, v.at, v.id);
+  /**
+   * Every succeeded run of a project, oldest first, read a week at a time: a recount of a year of a
+   * busy project holds a week of runs in memory, not the year. (Read, not iterated: the caller writes
+   * between two weeks, and a connection runs no statement while one of its queries is being iterated.)
+   */
+  *history(projectId: string): Generator<RunFacts> {
+    const first = this.edge.asc.get(projectId) as string | undefined;
+    const last = this.edge.desc.get(projectId) as string | undefined;
+    if (first === undefined || last === undefined) return;
+    for (let from = first; from <= last; from = addDays(from, HISTORY_DAYS)) {
+      const to = addDays(from, HISTORY_DAYS - 1);
+      yield* this.succeeded(projectId, from, to < last ? to : last);
+    }
   }
 }

@@ -106,17 +106,21 @@ const RECENT = 50;
 /** Undrained durations kept at most (a scraper that stops scraping must not grow memory). */
 export const UNDRAINED = 10_000;
 /**
- * Lag (over every assigned partition) from which the consumer is catching up: its transactions are
- * bulk (Projector.applyPrepared) until the lag is under CAUGHT_UP, when the first chunk settles what
- * they left pending, once. One mode for all partitions, with a gap between the two thresholds: a
- * chunk that is not bulk settles every pending period, so partitions in different modes, or a lag
- * going back and forth across one threshold, would pay it again and again (each project's latest
- * week and month counted again, ~10 ms each). Live traffic a few seconds behind never goes bulk.
+ * Lag (over every assigned partition) from which the consumer is catching up: its transactions take
+ * CATCH_UP_CHUNK events until the lag is under CAUGHT_UP (a long transaction commits the same hot
+ * pages once, where 8 ms slices are ~80 events each). One mode for all partitions, with a gap
+ * between the two thresholds so that a lag near one does not switch back and forth.
  */
 const CATCHING_UP = 20_000;
 const CAUGHT_UP = 2_000;
 /** Events per transaction while catching up: replay's batch (an 8 ms slice is ~80 events, each commit rewriting the same hot pages). */
 const CATCH_UP_CHUNK = 1000;
+/**
+ * How long the consumer goes without a record before it writes the weeks and months waiting in its
+ * memory (store/rollups.ts): an idle consumer leaves a database with nothing pending (its digest a
+ * replay's, a snapshot complete), while a steady stream writes each period once, when it ends.
+ */
+const SETTLE_WHEN_IDLE_MS = 1000;
 
 class Timings {
   private count = 0;
@@ -189,7 +193,7 @@ class KafkaIngestRunner implements KafkaIngest {
   private readonly timings = new Timings();
   private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
   private redelivered = 0;
-  /** Catching up (see CATCHING_UP): this consumer's transactions are bulk. */
+  /** Catching up (see CATCHING_UP): this consumer's transactions are large. */
   private bulk = false;
   private batches = 0;
   private readonly watermarks = new Map<string, Watermarks>();
@@ -207,6 +211,9 @@ class KafkaIngestRunner implements KafkaIngest {
   private pollTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
   private restartTimer: NodeJS.Timeout | undefined;
+  private settleTimer: NodeJS.Timeout | undefined;
+  /** Chunks were applied since the last settle. */
+  private unsettled = false;
   private restartDelay: number;
   private readonly dlq: DeadLetterPublisher | null;
 
@@ -225,8 +232,8 @@ class KafkaIngestRunner implements KafkaIngest {
     const deadLetters = new DeadLetterOutbox(db);
     // A record that is not valid UTF-8 is decoded with replacement characters; if it is dead-lettered,
     // the table (and so the DLQ) must still get its original bytes. Nested transactions are savepoints.
-    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[], bulk: boolean) => {
-      const result = projector.applyBatch(events, bulk);
+    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[]) => {
+      const result = projector.applyBatch(events);
       for (const m of originals) deadLetters.setRaw(events[0]!.source, m.offset, m.value!); // non-null: see notUtf8
       return result;
     });
@@ -237,7 +244,7 @@ class KafkaIngestRunner implements KafkaIngest {
   /** Connects and subscribes within a deadline; consumption then continues in the background. */
   async start(): Promise<void> {
     this.dlq?.kick(); // dead letters left unpublished by a previous run
-    this.projector.settle(); // roll-ups a killed bulk writer left pending (a replay, a consumer catching up)
+    this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     await this.pollOffsets();
     const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
     try {
@@ -257,11 +264,14 @@ class KafkaIngestRunner implements KafkaIngest {
     this.setState();
     clearTimeout(this.pollTimer);
     clearTimeout(this.restartTimer);
+    clearTimeout(this.settleTimer);
     // Bounded: with the broker gone, leaving the group must not hold up a SIGTERM.
     const quietly = async (p: Promise<void> | null | undefined): Promise<void> => {
       if (p) await withDeadline(p, 10_000, () => new Error('timeout')).catch(() => undefined);
     };
     await quietly(this.consumer?.stop());
+    // The weeks and months waiting in memory are written: a clean stop leaves nothing pending.
+    this.settleNow();
     await quietly(this.polling);
     await quietly(this.admin?.disconnect());
     await quietly(this.dlq?.stop());
@@ -398,14 +408,13 @@ class KafkaIngestRunner implements KafkaIngest {
     for (let i = 0; i < fresh.length;) {
       // Stale: a rebalance registered a seek for this partition; the seek decides where to resume.
       if (this.stopped || !control.isRunning() || control.isStale()) return;
-      // Far behind: bulk batches of CATCH_UP_CHUNK (their week and month roll-ups wait until the
-      // consumer catches up, store/rollups.ts; a long transaction commits the same hot pages once).
+      // Far behind: transactions of CATCH_UP_CHUNK (a long transaction commits the same hot pages once).
       const catchingUp = this.catchingUp();
       const size = this.sizer?.size ?? this.chunkSize;
       const chunk = fresh.slice(i, i + (catchingUp ? Math.max(size, CATCH_UP_CHUNK) : size));
       i += chunk.length;
       const started = performance.now();
-      const result = this.applyChunk(source, chunk, catchingUp);
+      const result = this.applyChunk(source, chunk);
       this.sizer?.record(chunk.length, performance.now() - started);
       if (result.deadLettered > 0) this.dlq?.kick();
       control.resolveOffset(chunk[chunk.length - 1]!.offset);
@@ -415,7 +424,7 @@ class KafkaIngestRunner implements KafkaIngest {
     }
   }
 
-  /** Whether the next chunk is bulk: from CATCHING_UP behind until under CAUGHT_UP, over the assigned partitions. */
+  /** Whether the next chunk is large: from CATCHING_UP behind until under CAUGHT_UP, over the assigned partitions. */
   private catchingUp(): boolean {
     let lag = 0;
     for (const p of this.partitionStatuses()) if (p.assigned) lag += p.lag ?? 0;
@@ -424,18 +433,37 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
-  private applyChunk(source: string, chunk: InboundMessage[], bulk: boolean): BatchResult {
+  private applyChunk(source: string, chunk: InboundMessage[]): BatchResult {
     const events: SourceEvent[] = chunk.map((m) => ({ raw: m.value ? m.value.toString('utf8') : '', source, position: m.offset }));
     const notUtf8 = chunk.filter((m) => m.value !== null && !isUtf8(m.value));
     const started = process.hrtime.bigint();
-    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8, bulk) : this.projector.applyBatch(events, bulk);
+    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8) : this.projector.applyBatch(events);
     this.timings.record(Number(process.hrtime.bigint() - started) / 1e9);
     this.batches += 1;
+    this.settleWhenIdle();
     this.events.applied += result.applied;
     this.events.duplicate += result.duplicate;
     this.events.stale += result.stale;
     this.events.dead_lettered += result.deadLettered;
     return result;
+  }
+
+  /** (Re)arms the idle timer: SETTLE_WHEN_IDLE_MS after the last chunk, what waits in memory is written. */
+  private settleWhenIdle(): void {
+    this.unsettled = true;
+    clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => this.settleNow(), SETTLE_WHEN_IDLE_MS);
+    this.settleTimer.unref();
+  }
+
+  private settleNow(): void {
+    if (!this.unsettled || !this.db.open) return;
+    try {
+      this.projector.settle();
+      this.unsettled = false;
+    } catch (e) {
+      this.noteError(`writing the roll-ups waiting in memory failed: ${(e as Error).message}`); // tried again at the next idle moment
+    }
   }
 
   // ---- watermarks and broker health

@@ -3,10 +3,11 @@ import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, stalePeriods, type Piece, type RangeArgs } from '../formulas';
+import { citeOnce, newCited, titleWins, urlsOf, type Cited, type StoredCitation } from '../../store/contributions';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
-/** One cited URL over the requested days, from the cited-URL roll-ups. Referrers and warm leads start from these too. */
+/** One cited URL over the requested days, from the runs of its days and the cited-URL roll-ups. Referrers and warm leads start from these too. */
 export interface CitedUrl {
   url: string;
   domain: string;
@@ -23,54 +24,80 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
   return b.citation_count - a.citation_count || compareStrings(a.url, b.url);
 }
 
-/** The rows of one piece of a range, in the columns every piece gives (see citedSql). */
+/** The rows of one roll-up piece of a range, in the columns every piece gives (see citedSql). */
 const PIECE_COLUMNS = 'url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket';
 
 /**
- * A piece of a range from the cited-URL roll-ups (migration 009: counted runs only, no prompt in the
- * key). Without an engine filter: agg_cited_day/_week/_month, one row per URL and period. With one:
- * agg_cited_engine_week/_month, and days from agg_url_day itself (counted rows, the same columns; a
- * day row's title counts only with its instant, as the roll-ups keep it).
+ * A week or month piece of a range from the cited-URL roll-ups (migration 009: counted runs only, no
+ * prompt in the key). Without an engine filter: agg_cited_week/_month, one row per URL and period.
+ * With one: agg_cited_engine_week/_month.
  */
 function pieceSql(p: Piece, filtered: boolean): string {
   const range = 'a.project_id = ? AND a.day BETWEEN ? AND ?';
   if (!filtered) return `SELECT ${PIECE_COLUMNS} FROM agg_cited_${p.grain} a WHERE ${range}`;
-  const engines = engineFilter([]).sql;
-  if (p.grain !== 'day') {
-    return `SELECT url, domain, runs, engine_id AS engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
-    FROM agg_cited_engine_${p.grain} a WHERE ${range}${engines}`;
-  }
-  return `SELECT a.url, a.domain, a.runs, a.engine_id AS engine_ids, a.prompt_id AS prompt_ids, a.first_at, a.last_at,
-      CASE WHEN a.title_at > '' THEN a.title END AS title, a.title_at, a.day || ' ' || a.engine_id || ' ' || a.prompt_id AS title_bucket
-    FROM agg_url_day a WHERE ${range}${COUNTED_RUNS}${engines}`;
+  return `SELECT url, domain, runs, engine_id AS engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
+    FROM agg_cited_engine_${p.grain} a WHERE ${range}${engineFilter([]).sql}`;
 }
 
-/** What pieceSql binds: the project and the piece's days, the project again (COUNTED_RUNS), the engines. */
+/** What pieceSql binds: the project and the piece's days, then the engines. */
 function pieceParams(p: Piece, projectId: string, engines: string | null): unknown[] {
-  if (engines === null) return [projectId, p.start, p.end];
-  return p.grain === 'day' ? [projectId, p.start, p.end, projectId, engines] : [projectId, p.start, p.end, engines];
+  return engines === null ? [projectId, p.start, p.end] : [projectId, p.start, p.end, engines];
 }
 
 /**
- * A range's URLs merged in SQL over its pieces (rangePieces: whole months and weeks as one row per
- * URL, only the ragged edges as days). The same numbers as summing its day rows: runs add, first and
- * last are min and max (ISO instants: text order is time order), the id lists are unions
- * (comma-separated, so one group_concat joins a URL's pieces; DISTINCT drops the lists repeated from
- * month to month before JavaScript splits them), domain is any row's (the write path
- * derives it from the URL), and the title is the day rows' rule: the latest title_at, then the first
- * bucket in key order (title_bucket: day, engine, prompt). One text per sequence of piece grains (a
- * few dozen sequences exist), each prepared once by the store.
+ * A range's roll-up pieces merged in SQL (whole months and weeks as one row per URL). The same
+ * numbers as merging the runs: runs add, first and last are min and max (ISO instants: text order is
+ * time order), the id lists are unions (comma-separated, so one group_concat joins a URL's pieces;
+ * DISTINCT drops the lists repeated from month to month before JavaScript splits them), domain is any
+ * row's (the write path derives it from the URL), and the title is the latest title_at, then the first
+ * bucket in key order (title_bucket: day, engine, prompt), given with both so the days can compete.
+ * One text per sequence of piece grains (a few dozen sequences exist), each prepared once by the store.
  */
 function citedSql(pieces: readonly Piece[], filtered: boolean): string {
   return `SELECT url, min(domain), sum(runs), group_concat(DISTINCT engine_ids), group_concat(DISTINCT prompt_ids), min(first_at), max(last_at),
-    (json_group_array(title ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
+    (json_group_array(json_array(title, title_at, title_bucket) ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
   FROM (${pieces.map((p) => pieceSql(p, filtered)).join(' UNION ALL ')}) GROUP BY url`;
 }
 
-type CitedRow = [url: string, domain: string, citation_count: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, title: string | null];
+type CitedRow = [url: string, domain: string, runs: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, titled: string | null];
 
-/** Distinct ids of a comma-joined list of comma-separated lists. */
-const distinctIds = (lists: string): Set<string> => new Set(lists.split(','));
+/**
+ * A range's days from the runs themselves (migration 011): the counted, succeeded runs completed on
+ * those days, each URL once per run (src/store/contributions.ts urlsOf, citeOnce: the writer's rules).
+ */
+const RUNS_OF_DAYS = (filtered: boolean): string => `SELECT a.id, a.day, a.engine_id, a.prompt_id, a.completed_at, a.citations FROM prompt_runs a
+  WHERE a.project_id = ? AND a.completed_at >= ? AND a.completed_at < ? || 'U' AND a.status = 'succeeded'${COUNTED_RUNS}${filtered ? engineFilter([]).sql : ''}`;
+const DAY_RUNS = { unfiltered: RUNS_OF_DAYS(false), filtered: RUNS_OF_DAYS(true) };
+interface DayRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string; citations: string }
+
+/** The URLs of a day piece's runs. */
+function citedOfDays(store: ReadStore, into: Map<string, Cited>, p: Piece, projectId: string, engines: string | null): void {
+  const sql = DAY_RUNS[engines === null ? 'unfiltered' : 'filtered'];
+  for (const run of store.all<DayRun>(sql, projectId, p.start, p.end, projectId, ...(engines === null ? [] : [engines]))) {
+    for (const c of urlsOf(JSON.parse(run.citations) as StoredCitation[])) {
+      let u = into.get(c.url);
+      if (!u) into.set(c.url, (u = newCited(c.url, c.domain, run.completed_at)));
+      citeOnce(u, c, run);
+    }
+  }
+}
+
+/** A roll-up pieces' row merged into the days' (or taken as it is). */
+function mergeRow(into: Map<string, Cited>, r: CitedRow): void {
+  const [url, domain, runs, engineIds, promptIds, firstAt, lastAt, titled] = r;
+  let u = into.get(url);
+  if (!u) into.set(url, (u = newCited(url, domain, firstAt)));
+  u.runs += runs;
+  for (const id of engineIds.split(',')) u.engines.add(id);
+  for (const id of promptIds.split(',')) u.prompts.add(id);
+  if (firstAt < u.firstAt) u.firstAt = firstAt;
+  if (lastAt > u.lastAt) u.lastAt = lastAt;
+  if (titled === null) return;
+  const [title, at, bucket] = JSON.parse(titled) as [string, string, string];
+  // Days and roll-ups cover different days, so two candidates never share a bucket: the run id is not needed.
+  const t = { title, at, bucket, run: null };
+  if (titleWins(t, u.titled)) u.titled = t;
+}
 
 /** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
 export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
@@ -78,10 +105,15 @@ export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: numb
   if (!window) return [];
   const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));
   const engines = engineIds === null ? null : JSON.stringify(engineIds);
-  const rows = store.rows<CitedRow>(citedSql(pieces, engines !== null), ...pieces.flatMap((p) => pieceParams(p, args.projectId, engines)));
-  return rows.map((r): CitedUrl => ({
-    url: r[0], domain: r[1], title: r[7], citation_count: r[2], prompt_count: distinctIds(r[4]).size,
-    engine_ids: [...distinctIds(r[3])].sort(), first_cited_at: r[5], last_cited_at: r[6],
+  const urls = new Map<string, Cited>();
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, urls, p, args.projectId, engines);
+  const rolled = pieces.filter((p) => p.grain !== 'day');
+  if (rolled.length > 0) {
+    for (const r of store.rows<CitedRow>(citedSql(rolled, engines !== null), ...rolled.flatMap((p) => pieceParams(p, args.projectId, engines)))) mergeRow(urls, r);
+  }
+  return [...urls.values()].map((u): CitedUrl => ({
+    url: u.url, domain: u.domain, title: u.titled?.title ?? null, citation_count: u.runs, prompt_count: u.prompts.size,
+    engine_ids: [...u.engines].sort(), first_cited_at: u.firstAt, last_cited_at: u.lastAt,
   })).sort(byCitationsThenUrl);
 }
 

@@ -3,15 +3,28 @@ import type { Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import {
-  brandSumsByDayEngine, brandSumsByPeriodEngine, compareStrings, competitorMentionsByDay, competitorMentionsByPeriod, COUNTED_RUNS, dayFigures,
+  brandSumsByDayEngine, brandSumsByPeriodEngine, compareStrings, competitorMentionsByDay, competitorMentionsByPeriod, dayFigures,
   promptsByPeriod, requestedWindow, sumBy, zeroSums,
 } from '../formulas';
 
-/** The newest `limit` days with counted runs, each with its distinct prompts among those runs. Binds project, project, limit. */
-const DAYS = `SELECT a.day, count(DISTINCT a.prompt_id) AS prompt_count
-  FROM agg_prompt_day a
-  WHERE a.project_id = ?${COUNTED_RUNS}
-  GROUP BY a.day ORDER BY a.day DESC LIMIT ?`;
+/**
+ * The days with counted runs, newest first, each engine's row with its distinct counted prompts
+ * (agg_engine_day holds counted runs only): read until `limit` days are in hand.
+ */
+const DAYS = 'SELECT day, prompt_ids FROM agg_engine_day WHERE project_id = ? ORDER BY day DESC';
+
+/** The newest `limit` days with counted runs, each with the number of its distinct prompts among those runs. */
+function newestDays(store: ReadStore, projectId: string, limit: number): Array<{ day: string; prompt_count: number }> {
+  const days: Array<{ day: string; prompts: Set<string> }> = [];
+  for (const r of store.iterate<{ day: string; prompt_ids: string }>(DAYS, projectId)) {
+    if (days.at(-1)?.day !== r.day) {
+      if (days.length === limit) break;
+      days.push({ day: r.day, prompts: new Set() });
+    }
+    for (const id of r.prompt_ids.split(',')) days.at(-1)!.prompts.add(id);
+  }
+  return days.map((d) => ({ day: d.day, prompt_count: d.prompts.size }));
+}
 
 /**
  * With a range or an interval: the newest `limit` periods of the requested window (start_date /
@@ -43,7 +56,7 @@ export const endpoint: Endpoint = {
   schema: 'daily-scores',
   build(store, args): DailyScores {
     if (args.startDate !== null || args.endDate !== null || args.interval !== 'day') return periodRows(store, args);
-    const days = store.all<{ day: string; prompt_count: number }>(DAYS, args.projectId, args.projectId, args.limit);
+    const days = newestDays(store, args.projectId, args.limit);
     if (days.length === 0) return [];
     const [first, last] = [days[days.length - 1]!.day, days[0]!.day];
     // Summed per day from day x engine rows in engine order, as the timeseries does: both give the same numbers.

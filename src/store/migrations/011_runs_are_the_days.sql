@@ -1,0 +1,45 @@
+-- 011: the write path at full speed (issue 11): a run is written once, its days are read from it.
+--
+-- With one run per prompt, engine and day (what every schedule runs), the per-prompt day rows were
+-- as many as the runs, their mentions and their citations themselves: ~7 aggregate rows per run
+-- (agg_prompt_day 1, agg_competitor_day ~2.2, agg_url_day ~3.7) and agg_cited_day besides, most of
+-- what the writer spent. They go. A range's days (the current window, the ragged edges of a longer
+-- range) are summed from the runs themselves (src/readmodels/formulas.ts), through
+-- prompt_runs_recent (project_id, completed_at): a week of a busy project is ~500 runs. What stays
+-- is coarser, and written less often:
+-- - agg_engine_day (008): per project, day and engine, added per batch (~50 rows a batch of 1,000
+--   runs), now with the distinct counted prompts of the day (prompt_ids: sorted, comma-separated),
+--   so the daily scores count prompts per day without reading runs;
+-- - the week and month roll-ups (007, 009), written once per period: the latest period of each
+--   project waits in the writer's memory, marked in rollup_pending (010), and readers read its days
+--   from the runs (src/store/rollups.ts);
+-- - run_refs: which prompts, engines and competitors a project's stored runs name. A change of
+--   what counts (a prompt deleted, an engine first seen) counts a project again only when its runs
+--   name the thing that changed; the day tables used to answer that.
+-- Pending marks left by an older writer are counted again from the runs when the next writer
+-- settles them: nothing that waited is lost.
+
+DROP TABLE agg_prompt_day;
+DROP TABLE agg_competitor_day;
+DROP TABLE agg_url_day;
+DROP TABLE agg_cited_day;
+
+ALTER TABLE agg_engine_day ADD COLUMN prompt_ids TEXT NOT NULL DEFAULT '';
+UPDATE agg_engine_day SET prompt_ids = coalesce((
+  SELECT group_concat(DISTINCT r.prompt_id ORDER BY r.prompt_id) FROM prompt_runs r
+  WHERE r.project_id = agg_engine_day.project_id AND r.completed_at >= agg_engine_day.day AND r.completed_at < agg_engine_day.day || 'U'
+    AND r.engine_id = agg_engine_day.engine_id AND r.status = 'succeeded'
+    AND r.prompt_id IN (SELECT id FROM prompts WHERE project_id = agg_engine_day.project_id AND deleted = 0)), '');
+
+CREATE TABLE run_refs (
+  kind        TEXT NOT NULL CHECK (kind IN ('prompt', 'engine', 'competitor')),
+  ref_id      TEXT NOT NULL,
+  project_id  TEXT NOT NULL,
+  PRIMARY KEY (kind, ref_id, project_id)
+) WITHOUT ROWID;
+
+INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) SELECT 'prompt', prompt_id, project_id FROM prompt_runs;
+INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) SELECT 'engine', engine_id, project_id FROM prompt_runs;
+INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id)
+  SELECT 'competitor', m.value ->> 'competitor_id', r.project_id FROM prompt_runs r, json_each(r.mentions) m
+  WHERE m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL;
