@@ -124,6 +124,7 @@ export class Aggregator {
     });
     const tracked = (run: RunFacts, competitors: RunParts['competitors']): number => competitors.filter((m) => counting.competitor(run.project_id, m.competitor_id!)).length;
     const trackedOf = (run: RunFacts): number => tracked(run, competitorsOf(run.mentions));
+    this.rollups.partsOf = partsOf;
     this.noteRefs();
     const recount = this.projectsToRecount();
     for (const run of this.removed) {
@@ -139,7 +140,7 @@ export class Aggregator {
     }
     this.engineDays.write(counting, trackedOf);
     for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counting, trackedOf);
-    this.rollups.finish(partsOf);
+    this.rollups.finish();
     for (const g of this.group.values()) {
       if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
       this.stmts.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
@@ -152,10 +153,11 @@ export class Aggregator {
   settle(): void {
     this.begin();
     const counting = this.counting();
-    this.rollups.settle((run) => ({
+    this.rollups.partsOf = (run) => ({
       competitors: competitorsOf(run.mentions),
       urls: counting.run(run.project_id, run.engine_id, run.prompt_id) ? urlsOf(run.citations) : [],
-    }));
+    });
+    this.rollups.settle();
   }
 
   /**

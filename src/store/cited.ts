@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { listOf, type Cited } from './contributions';
+import { bucketOf, listOf, type Cited } from './contributions';
 import type { RolledGrain } from './periods';
 
 /**
@@ -60,7 +60,7 @@ export class CitedTables {
   /** A URL's row of a period merged in (with `engineId`: its row of the engine table). */
   put(grain: RolledGrain, projectId: string, period: string, c: Cited, engineId: string | null): void {
     const t = c.titled;
-    const tail = [c.firstAt, c.lastAt, t?.title ?? null, t?.at ?? null, t?.bucket ?? null, t?.run ?? null];
+    const tail = [c.firstAt, c.lastAt, t?.title ?? null, t?.at ?? null, t ? bucketOf(t) : null, t?.run ?? null];
     if (engineId === null) this.stmts[grain].all.run(projectId, period, c.url, c.domain, c.runs, listOf(c.engines), listOf(c.prompts), ...tail);
     else this.stmts[grain].byEngine.run(projectId, period, c.url, engineId, c.domain, c.runs, listOf(c.prompts), ...tail);
   }

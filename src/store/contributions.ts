@@ -80,23 +80,40 @@ export function urlsOf(citations: StoredCitation[]): StoredCitation[] {
 
 // ---- Cited URLs (migration 009): what the citations, referrers and warm leads show of a URL.
 
-/** The title of a row and what ranks it: latest first, then the first bucket, then the greater run. */
+/** The title of a row and what ranks it: latest first, then the first bucket (day, engine, prompt), then the greater run. */
 export interface Titled {
   title: string;
   at: string;
-  /** day, engine and prompt as one text whose order is the key's (a space sorts before every id character). */
-  bucket: string;
+  day: string;
+  engineId: string;
+  promptId: string;
   run: string | null;
 }
 
-export const bucketText = (day: string, engineId: string, promptId: string): string => `${day} ${engineId} ${promptId}`;
+/**
+ * A title's bucket as the rows keep it (title_bucket): day, engine and prompt as one text whose
+ * order is the key's (a space sorts before every id character), so comparing texts compares the three in turn.
+ */
+export const bucketOf = (t: Titled): string => `${t.day} ${t.engineId} ${t.promptId}`;
 
-/** Whether `a` gives the title over `over`: the latest title_at, then the first bucket, then the greater run. */
+/** A title_bucket text back in its parts. */
+export function titledFrom(title: string, at: string, bucket: string, run: string | null): Titled {
+  const [day = '', engineId = '', promptId = ''] = bucket.split(' ');
+  return { title, at, day, engineId, promptId, run };
+}
+
+/** Whether a title at (at, day, engine, prompt, run) wins over `over`: the latest, then the first bucket, then the greater run. */
+function winsOver(at: string, day: string, engineId: string, promptId: string, run: string | null, over: Titled): boolean {
+  if (at !== over.at) return at > over.at;
+  if (day !== over.day) return day < over.day;
+  if (engineId !== over.engineId) return engineId < over.engineId;
+  if (promptId !== over.promptId) return promptId < over.promptId;
+  return (run ?? '') > (over.run ?? '');
+}
+
+/** Whether `a` gives the title over `over`. */
 export function titleWins(a: Titled, over: Titled | null): boolean {
-  if (!over) return true;
-  if (a.at !== over.at) return a.at > over.at;
-  if (a.bucket !== over.bucket) return a.bucket < over.bucket;
-  return (a.run ?? '') > (over.run ?? '');
+  return over === null || winsOver(a.at, a.day, a.engineId, a.promptId, a.run, over);
 }
 
 /** A URL over some runs: what a cited row holds. */
@@ -115,17 +132,127 @@ export function newCited(url: string, domain: string, at: string): Cited {
   return { url, domain, runs: 0, engines: new Set(), prompts: new Set(), firstAt: at, lastAt: at, titled: null };
 }
 
-/** One run's citation of the URL merged in (the run's day, engine, prompt, id and completed_at). */
-export function citeOnce(into: Cited, c: StoredCitation, run: { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string }): void {
-  into.runs += 1;
-  into.engines.add(run.engine_id);
-  into.prompts.add(run.prompt_id);
-  if (run.completed_at < into.firstAt) into.firstAt = run.completed_at;
-  if (run.completed_at > into.lastAt) into.lastAt = run.completed_at;
-  const title = titleOf(c);
-  if (title === null) return;
-  const t: Titled = { title, at: run.completed_at, bucket: bucketText(run.day, run.engine_id, run.prompt_id), run: run.id };
-  if (titleWins(t, into.titled)) into.titled = t;
+/** What a run says of itself where it cites a URL. */
+export interface CitingRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string }
+
+/** `into` takes in `c` (one engine's citations of its URL, or another URL row's): runs add, lists unite, the title by its rule. */
+export function mergeCited(into: Cited, c: Cited): void {
+  into.runs += c.runs;
+  for (const e of c.engines) into.engines.add(e);
+  for (const p of c.prompts) into.prompts.add(p);
+  if (c.firstAt < into.firstAt) into.firstAt = c.firstAt;
+  if (c.lastAt > into.lastAt) into.lastAt = c.lastAt;
+  if (c.titled !== null && titleWins(c.titled, into.titled)) into.titled = c.titled;
+}
+
+/**
+ * One URL's citations by one engine, run by run: what an engine row of the cited roll-ups holds
+ * (agg_cited_engine_*). The title's fields are kept in place rather than as an object per
+ * citation: a time-ordered log gives a newer title at nearly every run.
+ */
+export class EngineCitations {
+  runs = 0;
+  readonly prompts = new Set<string>();
+  firstAt: string;
+  lastAt: string;
+  title: string | null = null;
+  private titleAt = '';
+  private titleDay = '';
+  private titlePrompt = '';
+  private titleRun = '';
+
+  constructor(readonly engineId: string, at: string) {
+    this.firstAt = at;
+    this.lastAt = at;
+  }
+
+  /** One run's citation of the URL (the run's first titled one, else its first: urlsOf). */
+  cite(c: StoredCitation, run: CitingRun): void {
+    const at = run.completed_at;
+    this.runs += 1;
+    this.prompts.add(run.prompt_id);
+    if (at < this.firstAt) this.firstAt = at;
+    if (at > this.lastAt) this.lastAt = at;
+    const title = titleOf(c);
+    if (title !== null && this.titleLoses(at, run.day, run.prompt_id, run.id) === false) this.setTitle(title, at, run.day, run.prompt_id, run.id);
+  }
+
+  /** Another's citations of the same URL and engine taken in (a batch's, a week's part of a month). */
+  absorb(o: EngineCitations): void {
+    this.runs += o.runs;
+    for (const p of o.prompts) this.prompts.add(p);
+    if (o.firstAt < this.firstAt) this.firstAt = o.firstAt;
+    if (o.lastAt > this.lastAt) this.lastAt = o.lastAt;
+    if (o.title !== null && this.titleLoses(o.titleAt, o.titleDay, o.titlePrompt, o.titleRun) === false) this.setTitle(o.title, o.titleAt, o.titleDay, o.titlePrompt, o.titleRun);
+  }
+
+  /** titleWins within one engine: the latest, then the first day, then prompt, then the greater run. */
+  private titleLoses(at: string, day: string, prompt: string, run: string): boolean {
+    if (this.title === null) return false;
+    if (at !== this.titleAt) return at < this.titleAt;
+    if (day !== this.titleDay) return day > this.titleDay;
+    if (prompt !== this.titlePrompt) return prompt > this.titlePrompt;
+    return run <= this.titleRun;
+  }
+
+  private setTitle(title: string, at: string, day: string, prompt: string, run: string): void {
+    this.title = title;
+    this.titleAt = at;
+    this.titleDay = day;
+    this.titlePrompt = prompt;
+    this.titleRun = run;
+  }
+
+  titled(): Titled | null {
+    if (this.title === null) return null;
+    return { title: this.title, at: this.titleAt, day: this.titleDay, engineId: this.engineId, promptId: this.titlePrompt, run: this.titleRun };
+  }
+}
+
+/** One URL's citations, per engine; the row over all engines is their merge (the same rules, in any order). */
+export class UrlCitations {
+  readonly byEngine = new Map<string, EngineCitations>();
+
+  constructor(readonly url: string, readonly domain: string) {}
+
+  cite(c: StoredCitation, run: CitingRun): void {
+    let e = this.byEngine.get(run.engine_id);
+    if (e === undefined) this.byEngine.set(run.engine_id, (e = new EngineCitations(run.engine_id, run.completed_at)));
+    e.cite(c, run);
+  }
+
+  /** Another's citations of the URL taken in (copied: `o` may be taken in elsewhere too). */
+  absorb(o: UrlCitations): void {
+    for (const [engineId, oe] of o.byEngine) {
+      let e = this.byEngine.get(engineId);
+      if (e === undefined) this.byEngine.set(engineId, (e = new EngineCitations(engineId, oe.firstAt)));
+      e.absorb(oe);
+    }
+  }
+
+  /** The row of one engine. */
+  ofEngine(e: EngineCitations): Cited {
+    return { url: this.url, domain: this.domain, runs: e.runs, engines: new Set([e.engineId]), prompts: e.prompts, firstAt: e.firstAt, lastAt: e.lastAt, titled: e.titled() };
+  }
+
+  /** The row over every engine. */
+  merged(): Cited {
+    let out: Cited | null = null;
+    for (const e of this.byEngine.values()) {
+      if (out === null) out = { ...this.ofEngine(e), prompts: new Set(e.prompts) };
+      else mergeCited(out, this.ofEngine(e));
+    }
+    return out ?? newCited(this.url, this.domain, '');
+  }
+}
+
+/** The URLs a run cites, each once (urlsOf), into `urls` by URL. */
+export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: StoredCitation[]): void {
+  for (const c of cited) {
+    let u = urls.get(c.url);
+    if (u === undefined) urls.set(c.url, (u = new UrlCitations(c.url, c.domain)));
+    u.cite(c, run);
+  }
 }
 
 /** A comma-separated sorted list, as the rows keep their ids. */

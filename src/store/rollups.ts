@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { CitedTables } from './cited';
-import { addMention, citeOnce, newCited, zeroMention, type Cited, type MentionDelta } from './contributions';
+import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type MentionDelta } from './contributions';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
 import type { RunFacts, RunStore, StoredCitation, StoredMention } from './runs';
 
@@ -25,8 +25,14 @@ import type { RunFacts, RunStore, StoredCitation, StoredMention } from './runs';
  * same runs go through the same PeriodSums.add.
  */
 
-interface PromptSums { engineId: string; promptId: string; runs: number; brand: MentionDelta }
-interface CompetitorSums { engineId: string; promptId: string; competitorId: string; sums: MentionDelta }
+/** A project's brand sums of one engine and prompt in a period, with its competitors' mention sums. */
+class PromptSums {
+  runs = 0;
+  readonly brand = zeroMention();
+  readonly competitors = new Map<string, MentionDelta>();
+
+  constructor(readonly engineId: string, readonly promptId: string) {}
+}
 
 /** What a run contributes besides its own columns, found once per run for both grains. */
 export interface RunParts {
@@ -35,39 +41,65 @@ export interface RunParts {
   urls: StoredCitation[];
 }
 
-/** One project's roll-up rows of one period and grain, as the sums of the runs added to them. */
+/**
+ * One project's roll-up rows of one period and grain, as the sums of the runs added to them. The maps
+ * are nested by the run's own id and URL strings, never by a key joined from them: a string hashes
+ * once (V8 keeps its hash), a joined one is a new string to hash at every run (it was most of a
+ * replay). The cited rows over all engines are the merge of the engine rows, made when written.
+ */
 export class PeriodSums {
-  readonly prompts = new Map<string, PromptSums>();
-  readonly competitors = new Map<string, CompetitorSums>();
-  readonly cited = new Map<string, Cited>();
-  readonly citedByEngine = new Map<string, { engineId: string; cited: Cited }>();
+  /** By engine, then prompt. */
+  readonly prompts = new Map<string, Map<string, PromptSums>>();
+  /** By URL (then engine, inside). */
+  urls = new Map<string, UrlCitations>();
   /** False once rows + sums may not be exactly the period's runs: then it is counted again from them. */
   trusted = true;
 
   constructor(readonly projectId: string, readonly grain: RolledGrain, readonly period: string) {}
 
-  /** A succeeded run of the period. Keys join uuids and URLs with a space, which neither contains. */
+  /** A succeeded run of the period. */
   add(run: RunFacts, parts: RunParts): void {
-    const bucket = `${run.engine_id} ${run.prompt_id}`;
-    let p = this.prompts.get(bucket);
-    if (!p) this.prompts.set(bucket, (p = { engineId: run.engine_id, promptId: run.prompt_id, runs: 0, brand: zeroMention() }));
+    let byPrompt = this.prompts.get(run.engine_id);
+    if (byPrompt === undefined) this.prompts.set(run.engine_id, (byPrompt = new Map()));
+    let p = byPrompt.get(run.prompt_id);
+    if (p === undefined) byPrompt.set(run.prompt_id, (p = new PromptSums(run.engine_id, run.prompt_id)));
     p.runs += 1;
     if (run.brand_position !== null) addMention(p.brand, run.brand_position, run.brand_sentiment, 1);
     for (const m of parts.competitors) {
-      const key = `${bucket} ${m.competitor_id!}`;
-      let c = this.competitors.get(key);
-      if (!c) this.competitors.set(key, (c = { engineId: run.engine_id, promptId: run.prompt_id, competitorId: m.competitor_id!, sums: zeroMention() }));
-      addMention(c.sums, m.position, m.sentiment, 1);
+      let c = p.competitors.get(m.competitor_id!);
+      if (c === undefined) p.competitors.set(m.competitor_id!, (c = zeroMention()));
+      addMention(c, m.position, m.sentiment, 1);
     }
-    for (const u of parts.urls) {
-      let c = this.cited.get(u.url);
-      if (!c) this.cited.set(u.url, (c = newCited(u.url, u.domain, run.completed_at)));
-      citeOnce(c, u, run);
-      const key = `${u.url} ${run.engine_id}`;
-      let e = this.citedByEngine.get(key);
-      if (!e) this.citedByEngine.set(key, (e = { engineId: run.engine_id, cited: newCited(u.url, u.domain, run.completed_at) }));
-      citeOnce(e.cited, u, run);
+    citeRun(this.urls, run, parts.urls);
+  }
+
+  /** Another's sums taken in (a cell into its week and its month): copied, never shared. */
+  absorb(o: PeriodSums): void {
+    this.trusted &&= o.trusted;
+    for (const [engineId, oByPrompt] of o.prompts) {
+      let byPrompt = this.prompts.get(engineId);
+      if (byPrompt === undefined) this.prompts.set(engineId, (byPrompt = new Map()));
+      for (const [promptId, op] of oByPrompt) {
+        let p = byPrompt.get(promptId);
+        if (p === undefined) byPrompt.set(promptId, (p = new PromptSums(engineId, promptId)));
+        p.runs += op.runs;
+        addDelta(p.brand, op.brand);
+        for (const [competitorId, oc] of op.competitors) {
+          let c = p.competitors.get(competitorId);
+          if (c === undefined) p.competitors.set(competitorId, (c = zeroMention()));
+          addDelta(c, oc);
+        }
+      }
     }
+    for (const [url, ou] of o.urls) {
+      let u = this.urls.get(url);
+      if (u === undefined) this.urls.set(url, (u = new UrlCitations(url, ou.domain)));
+      u.absorb(ou);
+    }
+  }
+
+  *promptSums(): Iterable<PromptSums> {
+    for (const byPrompt of this.prompts.values()) yield* byPrompt.values();
   }
 }
 
@@ -91,17 +123,29 @@ function sumStatements(db: Db, grain: RolledGrain): SumStatements {
 /** The parts of a stored run the roll-ups add (its URLs only if it counts now): for periods counted again. */
 export type PartsOf = (run: RunFacts) => RunParts;
 
-/** The frontier sums of one project, per grain. */
-type Frontiers = Partial<Record<RolledGrain, PeriodSums>>;
+/**
+ * A project's sums in memory. Per grain its frontier: the latest period seen, marked pending, with
+ * the sums of its runs so far. A run of both frontiers (nearly every run of a day-ordered log or of a
+ * live stream) is added once, to `cell` (the days the frontier week and month share), which is
+ * folded into both when either frontier moves on: one accumulation per run, not one per grain.
+ * Runs of earlier periods (late, out of order) are summed per batch and period in `batch`.
+ */
+interface ProjectSums {
+  frontier: Partial<Record<RolledGrain, PeriodSums>>;
+  cell: PeriodSums | null;
+  batch: Record<RolledGrain, Map<string, PeriodSums>>;
+}
+
+const newProjectSums = (): ProjectSums => ({ frontier: {}, cell: null, batch: { week: new Map(), month: new Map() } });
 
 export class Rollups {
   private readonly sums: Record<RolledGrain, SumStatements>;
   private readonly cited: CitedTables;
   private readonly stmts;
-  /** By project: the frontier of each grain, marked pending. In step with rollup_pending while `synced`. */
-  private readonly frontiers = new Map<string, Frontiers>();
-  /** The batch's sums of periods that are not a frontier (yet), by project, grain and period. */
-  private readonly batch = new Map<string, PeriodSums>();
+  /** By project. The frontiers are in step with rollup_pending while `synced`. */
+  private readonly projects = new Map<string, ProjectSums>();
+  /** Projects with sums of the batch's own. */
+  private readonly inBatch = new Set<ProjectSums>();
   /** Sums the batch added to: untrusted if its transaction fails. */
   private readonly touched = new Set<PeriodSums>();
   private synced = false;
@@ -122,24 +166,26 @@ export class Rollups {
    * first, the frontiers are taken from the marks again (a mark without sums: untrusted).
    */
   begin(othersWrote: boolean): void {
-    this.batch.clear();
+    for (const p of this.inBatch) for (const grain of ROLLED) p.batch[grain].clear();
+    this.inBatch.clear();
     this.touched.clear();
-    if (othersWrote) for (const f of this.frontiers.values()) for (const s of Object.values(f)) s.trusted = false;
+    if (othersWrote) for (const p of this.projects.values()) this.untrustFrontiers(p);
     if (this.synced && !othersWrote) return;
-    const marks = new Map<string, Frontiers>();
+    const known = new Map(this.projects);
+    this.projects.clear();
     for (const m of this.stmts.marked.all() as Array<{ project_id: string; grain: RolledGrain; day: string }>) {
-      let f = marks.get(m.project_id);
-      if (!f) marks.set(m.project_id, (f = {}));
-      const known = this.frontiers.get(m.project_id)?.[m.grain];
-      if (known?.period === m.day) f[m.grain] = known;
-      else {
+      const p = this.projectSums(m.project_id);
+      const had = known.get(m.project_id);
+      const kept = had?.frontier[m.grain];
+      if (kept?.period === m.day) {
+        p.frontier[m.grain] = kept;
+        if (had!.cell) this.untrustFrontiers(p); // the cell's runs may be in one grain's period only now
+      } else {
         const fresh = new PeriodSums(m.project_id, m.grain, m.day);
         fresh.trusted = false; // its runs so far were added by another writer, or by one that is gone
-        f[m.grain] = fresh;
+        p.frontier[m.grain] = fresh;
       }
     }
-    this.frontiers.clear();
-    for (const [p, f] of marks) this.frontiers.set(p, f);
     this.synced = true;
   }
 
@@ -151,50 +197,68 @@ export class Rollups {
 
   /** A succeeded run's contribution to its week and month. */
   add(run: RunFacts, parts: RunParts): void {
-    for (const grain of ROLLED) {
-      const s = this.sumsOf(run.project_id, grain, periodStart(run.day, grain));
+    const p = this.projectSums(run.project_id);
+    const week = periodStart(run.day, 'week');
+    const month = periodStart(run.day, 'month');
+    this.advance(p, run.project_id, 'week', week);
+    this.advance(p, run.project_id, 'month', month);
+    const fw = p.frontier.week!;
+    const fm = p.frontier.month!;
+    if (week === fw.period && month === fm.period) {
+      if (p.cell === null) p.cell = new PeriodSums(run.project_id, 'week', week);
+      p.cell.add(run, parts);
+      this.touched.add(p.cell);
+      return;
+    }
+    // Earlier than a frontier (a late run): into the frontier it shares, and the batch's sums of the rest.
+    for (const [grain, period, frontier] of [['week', week, fw], ['month', month, fm]] as const) {
+      const s = period === frontier.period ? frontier : this.batchSums(p, run.project_id, grain, period);
       s.add(run, parts);
       this.touched.add(s);
     }
   }
 
-  /** A superseded run left the week and month of `day`: they are counted again from their runs. */
+  /**
+   * A superseded run left the week and month of `day`: they are counted again from their runs. (A
+   * period later than the frontier becomes it, as a run of it would: one period never has both
+   * frontier and batch sums.)
+   */
   left(projectId: string, day: string): void {
-    for (const grain of ROLLED) this.sumsOf(projectId, grain, periodStart(day, grain)).trusted = false;
+    const p = this.projectSums(projectId);
+    for (const grain of ROLLED) {
+      const period = periodStart(day, grain);
+      this.advance(p, projectId, grain, period);
+      const frontier = p.frontier[grain];
+      if (frontier?.period === period) {
+        frontier.trusted = false;
+        if (p.cell) p.cell.trusted = false; // folded into this frontier, maybe
+      } else {
+        this.batchSums(p, projectId, grain, period).trusted = false;
+      }
+    }
   }
 
-  /**
-   * The batch's end: per project and grain the latest period is the frontier (kept in memory,
-   * marked); every other sums is merged into its rows (or counted again), and a frontier passed is unmarked.
-   */
-  finish(partsOf: PartsOf): void {
-    for (const s of this.batch.values()) {
-      let f = this.frontiers.get(s.projectId);
-      if (!f) this.frontiers.set(s.projectId, (f = {}));
-      const frontier = f[s.grain];
-      if (frontier && frontier.period > s.period) {
-        this.write(s, partsOf);
-        continue;
+  /** The batch's end: the sums of earlier periods are merged into their rows (or counted again). */
+  finish(): void {
+    for (const p of this.inBatch) {
+      for (const grain of ROLLED) {
+        for (const s of p.batch[grain].values()) this.write(s);
+        p.batch[grain].clear();
       }
-      if (frontier) {
-        this.write(frontier, partsOf);
-        this.stmts.unmark.run(s.projectId, s.grain, frontier.period);
-      }
-      f[s.grain] = s;
-      this.stmts.mark.run(s.projectId, s.grain, s.period);
     }
-    this.batch.clear();
+    this.inBatch.clear();
   }
 
   /** Every frontier merged into its rows (or counted again) and unmarked: nothing pending (a writer's last step). */
-  settle(partsOf: PartsOf): void {
-    for (const [projectId, f] of this.frontiers) {
-      for (const s of Object.values(f)) {
-        this.write(s, partsOf);
-        this.stmts.unmark.run(projectId, s.grain, s.period);
+  settle(): void {
+    for (const p of this.projects.values()) {
+      this.foldCell(p);
+      for (const s of Object.values(p.frontier)) {
+        this.write(s);
+        this.stmts.unmark.run(s.projectId, s.grain, s.period);
       }
     }
-    this.frontiers.clear();
+    this.projects.clear();
   }
 
   /**
@@ -206,19 +270,18 @@ export class Rollups {
    */
   citedRecounter(projectId: string): { add(run: RunFacts, urls: StoredCitation[]): void; finish(): void } {
     this.cited.dropProject(projectId);
-    const held = new Map<string, PeriodSums>();
-    for (const s of [...Object.values(this.frontiers.get(projectId) ?? {}), ...this.batch.values()]) {
-      if (s.projectId !== projectId) continue;
-      s.cited.clear();
-      s.citedByEngine.clear();
-      held.set(`${s.grain} ${s.period}`, s);
+    const p = this.projects.get(projectId);
+    const held = (grain: RolledGrain, period: string): PeriodSums | undefined =>
+      p && (p.frontier[grain]?.period === period ? p.frontier[grain] : p.batch[grain].get(period));
+    if (p) {
+      p.cell?.urls.clear(); // its periods (the frontiers) get their full count below
+      for (const grain of ROLLED) for (const s of [p.frontier[grain], ...p.batch[grain].values()]) s?.urls.clear();
     }
     const open = new Map<RolledGrain, PeriodSums>();
     const flush = (s: PeriodSums): void => {
-      const into = held.get(`${s.grain} ${s.period}`);
+      const into = held(s.grain, s.period);
       if (!into) return this.writeCited(s);
-      for (const [k, v] of s.cited) into.cited.set(k, v);
-      for (const [k, v] of s.citedByEngine) into.citedByEngine.set(k, v);
+      into.urls = s.urls;
     };
     return {
       add: (run, urls) => {
@@ -239,17 +302,55 @@ export class Rollups {
     };
   }
 
-  private sumsOf(projectId: string, grain: RolledGrain, period: string): PeriodSums {
-    const frontier = this.frontiers.get(projectId)?.[grain];
-    if (frontier?.period === period) return frontier;
-    const key = `${projectId} ${grain} ${period}`;
-    let s = this.batch.get(key);
-    if (!s) this.batch.set(key, (s = new PeriodSums(projectId, grain, period)));
+  /** What a stored run adds, as the batch's entity tables say (what counts): for periods counted again. */
+  partsOf: PartsOf = () => ({ competitors: [], urls: [] });
+
+  private projectSums(projectId: string): ProjectSums {
+    let p = this.projects.get(projectId);
+    if (p === undefined) this.projects.set(projectId, (p = newProjectSums()));
+    return p;
+  }
+
+  /** The frontier of a grain moves to `period` when that is later: the cell is folded first, the old frontier written and unmarked. */
+  private advance(p: ProjectSums, projectId: string, grain: RolledGrain, period: string): void {
+    const frontier = p.frontier[grain];
+    if (frontier !== undefined && frontier.period >= period) return;
+    this.foldCell(p);
+    if (frontier !== undefined) {
+      this.write(frontier);
+      this.stmts.unmark.run(projectId, grain, frontier.period);
+    }
+    p.frontier[grain] = new PeriodSums(projectId, grain, period);
+    this.stmts.mark.run(projectId, grain, period);
+  }
+
+  /** The cell's runs into both frontiers (they belong to each). */
+  private foldCell(p: ProjectSums): void {
+    const cell = p.cell;
+    if (cell === null) return;
+    for (const grain of ROLLED) {
+      const f = p.frontier[grain]!;
+      f.absorb(cell);
+      this.touched.add(f);
+    }
+    p.cell = null;
+  }
+
+  private untrustFrontiers(p: ProjectSums): void {
+    for (const s of Object.values(p.frontier)) s.trusted = false;
+    if (p.cell) p.cell.trusted = false;
+  }
+
+  /** The batch's sums of a period that is not a frontier (made here). */
+  private batchSums(p: ProjectSums, projectId: string, grain: RolledGrain, period: string): PeriodSums {
+    this.inBatch.add(p);
+    let s = p.batch[grain].get(period);
+    if (s === undefined) p.batch[grain].set(period, (s = new PeriodSums(projectId, grain, period)));
     return s;
   }
 
   /** Sums into their rows: merged when trusted, else the period's rows dropped and counted again from its runs. */
-  private write(s: PeriodSums, partsOf: PartsOf): void {
+  private write(s: PeriodSums): void {
     let sums = s;
     if (!s.trusted) {
       const g = this.sums[s.grain];
@@ -257,23 +358,24 @@ export class Rollups {
       g.dropCompetitors.run(s.projectId, s.period);
       this.cited.dropPeriod(s.grain, s.projectId, s.period);
       sums = new PeriodSums(s.projectId, s.grain, s.period);
-      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, partsOf(run));
+      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.partsOf(run));
     }
     const g = this.sums[sums.grain];
-    for (const p of sums.prompts.values()) {
+    for (const p of sums.promptSums()) {
       const b = p.brand;
       g.prompt.run(sums.projectId, sums.period, p.engineId, p.promptId, p.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
-    }
-    for (const c of sums.competitors.values()) {
-      const m = c.sums;
-      g.competitor.run(sums.projectId, sums.period, c.engineId, c.promptId, c.competitorId, m.runs, m.position_sum, m.rr_fixed, m.sentiment_fixed, m.sentiment_n);
+      for (const [competitorId, m] of p.competitors) {
+        g.competitor.run(sums.projectId, sums.period, p.engineId, p.promptId, competitorId, m.runs, m.position_sum, m.rr_fixed, m.sentiment_fixed, m.sentiment_n);
+      }
     }
     this.writeCited(sums);
   }
 
   private writeCited(s: PeriodSums): void {
-    for (const c of s.cited.values()) this.cited.put(s.grain, s.projectId, s.period, c, null);
-    for (const e of s.citedByEngine.values()) this.cited.put(s.grain, s.projectId, s.period, e.cited, e.engineId);
+    for (const u of s.urls.values()) {
+      this.cited.put(s.grain, s.projectId, s.period, u.merged(), null);
+      for (const e of u.byEngine.values()) this.cited.put(s.grain, s.projectId, s.period, u.ofEngine(e), e.engineId);
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeOnce, newCited, titleWins, urlsOf, type Cited, type StoredCitation } from '../../store/contributions';
+import { citeRun, newCited, titledFrom, titleWins, urlsOf, type Cited, type StoredCitation, type UrlCitations } from '../../store/contributions';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -71,14 +71,10 @@ const DAY_RUNS = { unfiltered: RUNS_OF_DAYS(false), filtered: RUNS_OF_DAYS(true)
 interface DayRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string; citations: string }
 
 /** The URLs of a day piece's runs. */
-function citedOfDays(store: ReadStore, into: Map<string, Cited>, p: Piece, projectId: string, engines: string | null): void {
+function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, p: Piece, projectId: string, engines: string | null): void {
   const sql = DAY_RUNS[engines === null ? 'unfiltered' : 'filtered'];
   for (const run of store.all<DayRun>(sql, projectId, p.start, p.end, projectId, ...(engines === null ? [] : [engines]))) {
-    for (const c of urlsOf(JSON.parse(run.citations) as StoredCitation[])) {
-      let u = into.get(c.url);
-      if (!u) into.set(c.url, (u = newCited(c.url, c.domain, run.completed_at)));
-      citeOnce(u, c, run);
-    }
+    citeRun(into, run, urlsOf(JSON.parse(run.citations) as StoredCitation[]));
   }
 }
 
@@ -95,7 +91,7 @@ function mergeRow(into: Map<string, Cited>, r: CitedRow): void {
   if (titled === null) return;
   const [title, at, bucket] = JSON.parse(titled) as [string, string, string];
   // Days and roll-ups cover different days, so two candidates never share a bucket: the run id is not needed.
-  const t = { title, at, bucket, run: null };
+  const t = titledFrom(title, at, bucket, null);
   if (titleWins(t, u.titled)) u.titled = t;
 }
 
@@ -105,8 +101,10 @@ export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: numb
   if (!window) return [];
   const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));
   const engines = engineIds === null ? null : JSON.stringify(engineIds);
+  const days = new Map<string, UrlCitations>();
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, p, args.projectId, engines);
   const urls = new Map<string, Cited>();
-  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, urls, p, args.projectId, engines);
+  for (const [url, u] of days) urls.set(url, u.merged());
   const rolled = pieces.filter((p) => p.grain !== 'day');
   if (rolled.length > 0) {
     for (const r of store.rows<CitedRow>(citedSql(rolled, engines !== null), ...rolled.flatMap((p) => pieceParams(p, args.projectId, engines)))) mergeRow(urls, r);
