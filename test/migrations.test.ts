@@ -161,9 +161,11 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   const migrated = openDb(file);
   t.teardown(() => migrated.close());
   t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
-  for (const table of ['agg_prompt_day', 'agg_competitor_day', 'agg_url_day', 'agg_cited_day']) {
+  for (const table of ['agg_prompt_day', 'agg_competitor_day', 'agg_url_day', 'agg_cited_day', 'sqlite_autoindex_prompt_runs_1']) {
     t.notOk(migrated.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(table), `${table} is gone`);
   }
+  t.same(migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM run_ids').get(), migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM prompt_runs').get(), 'run_ids: every run');
+  t.equal(migrated.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck().get(), migrated.prepare('SELECT max(rowid) FROM prompt_runs').pluck().get(), 'indexed through the last run');
   t.same(migrated.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all(), refs, 'run_refs: what the writer notes');
   t.same(migrated.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all(), lists, 'the days\' prompt lists');
   new Projector(migrated).settle();

@@ -95,5 +95,19 @@ INSERT INTO agg_cited_day (project_id, day, url, domain, runs, engine_ids, promp
 DROP TABLE oracle_cited;
 
 DROP TABLE run_refs;
+DROP TABLE run_ids;
+DROP TABLE store_meta;
+CREATE TABLE prompt_runs_10 (
+  id TEXT PRIMARY KEY, run_group_id TEXT NOT NULL, project_id TEXT NOT NULL, prompt_id TEXT NOT NULL, engine_id TEXT NOT NULL,
+  status TEXT NOT NULL, completed_at TEXT NOT NULL, day TEXT NOT NULL, response_excerpt TEXT, brand_position INTEGER, brand_sentiment REAL,
+  mention_count INTEGER NOT NULL, citation_count INTEGER NOT NULL, mentions TEXT NOT NULL, citations TEXT NOT NULL, fact_hash TEXT NOT NULL,
+  v_at TEXT NOT NULL, v_id TEXT NOT NULL
+);
+INSERT INTO prompt_runs_10 SELECT id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position,
+  brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id FROM prompt_runs;
+DROP TABLE prompt_runs;
+ALTER TABLE prompt_runs_10 RENAME TO prompt_runs;
+CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);
+CREATE INDEX prompt_runs_recent ON prompt_runs (project_id, completed_at DESC, id);
 ALTER TABLE agg_engine_day DROP COLUMN prompt_ids;
 PRAGMA user_version = 10;

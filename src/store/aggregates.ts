@@ -50,13 +50,11 @@ export class Aggregator {
   private readonly rollups: Rollups;
   private readonly knownRefs = new Set<string>();
   private readonly stmts;
-  private dataVersion: unknown = null;
 
   constructor(db: Db, private readonly runs: RunStore) {
     this.engineDays = new EngineDays(db, runs);
     this.rollups = new Rollups(db, runs);
     this.stmts = {
-      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       promptCounts: db.prepare('SELECT 1 FROM prompts WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
       engineKnown: db.prepare('SELECT 1 FROM engines WHERE id = ?').pluck(),
       competitorTracked: db.prepare('SELECT 1 FROM competitors WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
@@ -71,15 +69,9 @@ export class Aggregator {
     };
   }
 
-  /**
-   * A transaction starts. Another connection's commit since this writer's last one shows as a new
-   * PRAGMA data_version (a connection's own commits leave it): the sums in memory may then lack runs.
-   */
-  begin(): void {
+  /** A transaction starts; `othersWrote`: another connection committed since this writer's last one (its sums may lack runs). */
+  begin(othersWrote: boolean): void {
     this.clear();
-    const version = this.stmts.dataVersion.get();
-    const othersWrote = this.dataVersion !== null && version !== this.dataVersion;
-    this.dataVersion = version;
     this.rollups.begin(othersWrote);
   }
 
@@ -149,9 +141,8 @@ export class Aggregator {
     this.clear();
   }
 
-  /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own. */
+  /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own (begun). */
   settle(): void {
-    this.begin();
     const counting = this.counting();
     this.rollups.partsOf = (run) => ({
       competitors: competitorsOf(run.mentions),

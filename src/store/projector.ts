@@ -54,6 +54,7 @@ export class Projector {
   private readonly applyInTx;
   private readonly settleInTx;
   private readonly eventInSavepoint;
+  private dataVersion: unknown = null;
 
   constructor(private readonly db: Db) {
     this.entities = entityTables(db);
@@ -81,11 +82,16 @@ export class Projector {
         ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at`),
       groupProject: db.prepare('SELECT project_id FROM run_groups WHERE id = ?').pluck(),
       clearPromptSegments: db.prepare('DELETE FROM prompt_segments WHERE prompt_id = ?'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
     // IMMEDIATE: the write lock is taken (or waited for) at BEGIN, so what the batch reads is what it writes over.
     this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean) => this.applyAll(events, isolate)).immediate;
-    this.settleInTx = db.transaction(() => this.aggregator.settle()).immediate;
+    this.settleInTx = db.transaction(() => {
+      this.begin();
+      this.aggregator.settle();
+      this.runs.index.flush();
+    }).immediate;
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
   }
@@ -109,12 +115,12 @@ export class Projector {
     try {
       return this.applyInTx(events, false);
     } catch (err) {
-      this.aggregator.fail();
+      this.fail();
       if (isStorageError(err)) throw err; // the disk, not an event: nothing to isolate
       try {
         return this.applyInTx(events, true);
       } catch (again) {
-        this.aggregator.fail();
+        this.fail();
         throw again;
       }
     } finally {
@@ -127,11 +133,30 @@ export class Projector {
     try {
       this.settleInTx();
     } catch (err) {
-      this.aggregator.fail();
+      this.fail();
       throw err;
     } finally {
       noteCommit();
     }
+  }
+
+  /**
+   * A write transaction starts. Another connection's commit since this writer's last one shows as a
+   * new PRAGMA data_version (a connection's own commits leave it): what this writer keeps in memory
+   * (roll-ups waiting, runs not indexed yet) may then lack what the other wrote.
+   */
+  private begin(): void {
+    const version = this.stmts.dataVersion.get();
+    const othersWrote = this.dataVersion !== null && version !== this.dataVersion;
+    this.dataVersion = version;
+    this.runs.index.begin(othersWrote);
+    this.aggregator.begin(othersWrote);
+  }
+
+  /** A transaction failed: nothing it wrote stands, so what memory learned from it is forgotten. */
+  private fail(): void {
+    this.runs.index.fail();
+    this.aggregator.fail();
   }
 
   private applyAll(events: PreparedEvent[], isolate: boolean): BatchResult {
@@ -139,7 +164,7 @@ export class Projector {
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
-    this.aggregator.begin();
+    this.begin();
     for (const e of events) {
       positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
       if (!e.ok) {
@@ -165,6 +190,7 @@ export class Projector {
       for (const r of fx.added) this.aggregator.add(r);
     }
     this.aggregator.flush();
+    this.runs.index.finish();
     result.changed = [...changes.scopes].sort();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
     for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);

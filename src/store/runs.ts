@@ -5,6 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { bestMention } from './contributions';
+import { RunIndex } from './run-index';
 
 /** A mention as stored: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -183,6 +184,8 @@ const factsOf = (r: StoredRun): RunFacts => new StoredFacts(r);
  * read back, and replaced when a newer version arrives, so its old contribution can leave the aggregates.
  */
 export class RunStore {
+  /** Where each run id's row is (run-index.ts). */
+  readonly index: RunIndex;
   private readonly insert;
   private readonly version;
   private readonly stored;
@@ -194,14 +197,13 @@ export class RunStore {
   constructor(db: Db) {
     const columns = `id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position,
       brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id`;
-    // ON CONFLICT names the id only: any other constraint a row breaks still fails loudly.
-    this.insert = db.prepare(`INSERT INTO prompt_runs (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO NOTHING`);
-    this.version = db.prepare('SELECT fact_hash, v_at, v_id FROM prompt_runs WHERE id = ?');
-    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE id = ?`);
-    // The same values as the insert, the id moved last (better-sqlite3 binds ? in order, not ?NNN).
-    this.replace = db.prepare(`UPDATE prompt_runs SET ${columns.split(',').slice(1).map((c) => `${c.trim()} = ?`).join(', ')} WHERE id = ?`);
-    this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE id = ?');
+    this.index = new RunIndex(db);
+    this.insert = db.prepare(`INSERT INTO prompt_runs (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.version = db.prepare('SELECT fact_hash, v_at, v_id FROM prompt_runs WHERE rowid = ?');
+    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE rowid = ?`);
+    // The same values as the insert but the id, by row (better-sqlite3 binds ? in order, not ?NNN).
+    this.replace = db.prepare(`UPDATE prompt_runs SET ${columns.split(',').slice(1).map((c) => `${c.trim()} = ?`).join(', ')} WHERE rowid = ?`);
+    this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE rowid = ?');
     // A project's succeeded runs of [start, end) in completion order, through prompt_runs_recent.
     this.succeededIn = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs
       WHERE project_id = ? AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`);
@@ -211,20 +213,24 @@ export class RunStore {
   }
 
   apply(run: PreparedRun, v: Version): RunEffects {
-    const values = valuesOf(run, v);
-    if (this.insert.run(...values).changes === 1) return { outcome: 'applied', added: run.facts };
     const id = run.facts.id;
-    const cur = this.version.get(id) as StoredVersion;
+    const values = valuesOf(run, v);
+    const at = this.index.find(id);
+    if (at === undefined) {
+      this.index.added(id, Number(this.insert.run(...values).lastInsertRowid));
+      return { outcome: 'applied', added: run.facts };
+    }
+    const cur = this.version.get(at) as StoredVersion;
     if (!isNewer(v, cur.v_at, cur.v_id)) {
       return { outcome: isSame(v, cur.v_at, cur.v_id) || cur.fact_hash === run.factHash ? 'duplicate' : 'stale' };
     }
     if (cur.fact_hash === run.factHash) {
       // The same fact retried under a newer event id: keep the version order, change no data.
-      this.touchVersion.run(v.at, v.id, id);
+      this.touchVersion.run(v.at, v.id, at);
       return { outcome: 'duplicate' };
     }
-    const removed = factsOf(this.stored.get(id) as StoredRun);
-    this.replace.run(...values.slice(1), id);
+    const removed = factsOf(this.stored.get(at) as StoredRun);
+    this.replace.run(...values.slice(1), at);
     return { outcome: 'applied', added: run.facts, removed };
   }
 

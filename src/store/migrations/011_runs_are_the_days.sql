@@ -16,6 +16,7 @@
 -- - run_refs: which prompts, engines and competitors a project's stored runs name. A change of
 --   what counts (a prompt deleted, an engine first seen) counts a project again only when its runs
 --   name the thing that changed; the day tables used to answer that.
+-- - run_ids: where each run id's row is, filled in bulk (below).
 -- Pending marks left by an older writer are counted again from the runs when the next writer
 -- settles them: nothing that waited is lost.
 
@@ -43,3 +44,52 @@ INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) SELECT 'engine', engin
 INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id)
   SELECT 'competitor', m.value ->> 'competitor_id', r.project_id FROM prompt_runs r, json_each(r.mentions) m
   WHERE m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL;
+
+-- prompt_runs without the index its TEXT PRIMARY KEY made: run ids are random UUIDs, so that index
+-- took every new run at a random place and a batch's commit rewrote nearly all of its pages (more
+-- than half of a replay's WAL). run_ids is the same lookup, filled in bulk: a writer keeps the runs it
+-- inserted in memory and indexes them together (src/store/run-index.ts); every run up to
+-- run_ids_through is in it, and a writer indexes the rest first when it finds any it does not hold.
+-- The rows keep their rowids (nothing refers to them but run_ids).
+CREATE TABLE prompt_runs_011 (
+  id                TEXT NOT NULL,
+  run_group_id      TEXT NOT NULL,
+  project_id        TEXT NOT NULL,
+  prompt_id         TEXT NOT NULL,
+  engine_id         TEXT NOT NULL,
+  status            TEXT NOT NULL,
+  completed_at      TEXT NOT NULL,
+  day               TEXT NOT NULL,
+  response_excerpt  TEXT,
+  brand_position    INTEGER,
+  brand_sentiment   REAL,
+  mention_count     INTEGER NOT NULL,
+  citation_count    INTEGER NOT NULL,
+  mentions          TEXT NOT NULL,
+  citations         TEXT NOT NULL,
+  fact_hash         TEXT NOT NULL,
+  v_at              TEXT NOT NULL,
+  v_id              TEXT NOT NULL
+);
+INSERT INTO prompt_runs_011 (rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt,
+    brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id)
+  SELECT rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt,
+    brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id
+  FROM prompt_runs ORDER BY rowid;
+DROP TABLE prompt_runs;
+ALTER TABLE prompt_runs_011 RENAME TO prompt_runs;
+CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);
+CREATE INDEX prompt_runs_recent ON prompt_runs (project_id, completed_at DESC, id);
+
+CREATE TABLE run_ids (
+  id   TEXT PRIMARY KEY,
+  run  INTEGER NOT NULL         -- prompt_runs.rowid
+) WITHOUT ROWID;
+INSERT INTO run_ids (id, run) SELECT id, rowid FROM prompt_runs ORDER BY id;
+
+-- Small values the store keeps about itself (not read-model data).
+CREATE TABLE store_meta (
+  key    TEXT PRIMARY KEY,
+  value  INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO store_meta (key, value) VALUES ('run_ids_through', (SELECT coalesce(max(rowid), 0) FROM prompt_runs));

@@ -1,0 +1,84 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db';
+
+/**
+ * Where each prompt run's row is, by its id (migration 011): run_ids, filled in bulk instead of row
+ * by row.
+ *
+ * Run ids are random UUIDs, so an index on them takes each new run at a random place: a batch of
+ * 1,000 runs dirtied nearly every page of it, and the WAL got those pages again at every commit
+ * (more than half of what a replay wrote, ~1.5 s of its writer). Here a writer keeps the runs it
+ * inserted in memory (`pending`) and puts them in run_ids together, sorted, when there are
+ * PENDING_MAX of them or it settles: each index page is written once per flush, not once per batch.
+ *
+ * run_ids holds every run whose rowid is at most the watermark (store_meta 'run_ids_through'); the
+ * runs after it are this writer's pending ones. Whoever finds rows after the watermark it does not
+ * hold (a writer that was killed, another writer's commits: PRAGMA data_version) indexes them first,
+ * in its own transaction, so no run is ever looked up and missed.
+ */
+
+/** Runs kept in memory before they are indexed together (~100 bytes each). */
+const PENDING_MAX = 100_000;
+
+export class RunIndex {
+  private readonly pending = new Map<string, number>();
+  private stale = true;
+  private readonly stmts: { find: Statement; through: Statement; setThrough: Statement; catchUp: Statement; put: Statement; last: Statement };
+
+  constructor(db: Db) {
+    this.stmts = {
+      find: db.prepare('SELECT run FROM run_ids WHERE id = ?').pluck(),
+      through: db.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck(),
+      setThrough: db.prepare("INSERT INTO store_meta (key, value) VALUES ('run_ids_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      catchUp: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) SELECT id, rowid FROM prompt_runs WHERE rowid > ? ORDER BY id'),
+      put: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) VALUES (?, ?)'),
+      last: db.prepare('SELECT coalesce(max(rowid), 0) FROM prompt_runs').pluck(),
+    };
+  }
+
+  /**
+   * At the start of a write transaction. `othersWrote`: another connection committed since this
+   * writer's last transaction: its runs after the watermark are indexed now (and this writer's with them).
+   */
+  begin(othersWrote: boolean): void {
+    if (!othersWrote && !this.stale) return;
+    const through = (this.stmts.through.get() as number | undefined) ?? 0;
+    this.stmts.catchUp.run(through);
+    this.stmts.setThrough.run(this.stmts.last.get() as number);
+    this.pending.clear();
+    this.stale = false;
+  }
+
+  /** The transaction failed: the pending runs it added are not in the table; the next one indexes what is. */
+  fail(): void {
+    this.stale = true;
+  }
+
+  /** The row of a run id, or undefined for a run never stored. */
+  find(id: string): number | undefined {
+    return this.pending.get(id) ?? (this.stmts.find.get(id) as number | undefined);
+  }
+
+  /** A run just inserted at `rowid`. */
+  added(id: string, rowid: number): void {
+    this.pending.set(id, rowid);
+  }
+
+  /** At a batch's end: the pending runs indexed once there are enough of them to be worth a pass over run_ids. */
+  finish(): void {
+    if (this.pending.size >= PENDING_MAX) this.flush();
+  }
+
+  /** Every pending run indexed, in id order (a writer's last step, or a full `pending`). */
+  flush(): void {
+    if (this.pending.size === 0) return;
+    let last = 0;
+    for (const [id, rowid] of [...this.pending].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      this.stmts.put.run(id, rowid);
+      if (rowid > last) last = rowid;
+    }
+    const through = (this.stmts.through.get() as number | undefined) ?? 0;
+    if (last > through) this.stmts.setThrough.run(last);
+    this.pending.clear();
+  }
+}
