@@ -4,15 +4,13 @@
 // range is a sum of its days (counts merge exactly), that weeks are ISO weeks and months calendar
 // months (with the SQL and the JS grouping agreeing), that ranges are part of the cache key and of
 // cursors, and that bad ranges get a 400 naming the parameter.
-import fs from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
 import { addDays } from '../src/lib/time';
 import { periodStart, rangePieces } from '../src/readmodels/formulas';
 import type { Db } from '../src/store';
 import { activeKeys, demoDb } from './demo';
-import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
+import { asSource, ev, freshDb, id, oracleAggregates, W, world, type Ev } from './helpers';
 import { request, startApi, withKey } from './http';
 import { canonical, isoWeek, Oracle, periodLabel } from './oracle-metrics';
 
@@ -183,14 +181,13 @@ function yearWorld(): Ev[] {
 const differ = (db: Db, a: string, b: string): number =>
   (db.prepare(`SELECT count(*) FROM (${a} EXCEPT ${b})`).pluck().get() as number) + (db.prepare(`SELECT count(*) FROM (${b} EXCEPT ${a})`).pluck().get() as number);
 
-const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
 const AGGREGATES = ['agg_prompt_week', 'agg_prompt_month', 'agg_competitor_week', 'agg_competitor_month', 'agg_engine_day',
   'agg_cited_week', 'agg_cited_month', 'agg_cited_engine_week', 'agg_cited_engine_month', 'agg_run_group'];
 
 /** Aggregate rows the writer left that the SQL oracle does not count from the runs, and the other way round (the tables are then the oracle's). */
 function rollupDrift(db: Db): number {
   for (const table of AGGREGATES) db.exec(`CREATE TEMP TABLE kept_${table} AS SELECT * FROM ${table}`);
-  db.transaction(() => db.exec(ORACLE_SQL))();
+  oracleAggregates(db);
   let drift = 0;
   for (const table of AGGREGATES) {
     drift += differ(db, `SELECT * FROM kept_${table}`, `SELECT * FROM main.${table}`);

@@ -7,17 +7,12 @@
 // depends on the writer's memory (a writer gone, another writer meanwhile).
 import t from 'tap';
 import { mulberry32 } from '../fixtures/random';
-import fs from 'node:fs';
-import path from 'node:path';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
 import { digest, openDb, Projector, type Db } from '../src/store';
-import { asSource, ev, freshDb, id, W, world, type Ev } from './helpers';
+import { asSource, ev, freshDb, id, oracleAggregates, W, world, type Ev } from './helpers';
 
-const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
 /** The aggregate tables replaced by the SQL oracle's, computed from the stored runs. */
-const recomputeBySql = (db: Db): void => {
-  db.transaction(() => db.exec(ORACLE_SQL))();
-};
+const recomputeBySql = (db: Db): void => oracleAggregates(db);
 
 // Two days of one ISO week, and a Sunday of another week and month: versions move sums between roll-up rows too.
 const DAYS = ['2026-01-05', '2026-01-06', '2026-02-01'];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { openDb, Projector, type Db, type SourceEvent } from '../src/store';
+import { domainOf, openDb, Projector, type Db, type SourceEvent } from '../src/store';
 import { createLogger, type Logger, type LogLevel } from '../src/lib/log';
 
 let counter = 0;
@@ -143,4 +143,12 @@ export function capturedLogger(level: LogLevel = 'info'): { logger: Logger; line
   // A write may carry several lines (the access log writes in batches).
   const stream = { write: (s: string): void => void lines.push(...s.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)) };
   return { logger: createLogger({ level, stream }), lines };
+}
+
+const ORACLE_SQL = fs.readFileSync(path.join(__dirname, 'oracle-aggregates.sql'), 'utf8');
+
+/** The aggregate tables replaced by what test/oracle-aggregates.sql counts from the stored runs. */
+export function oracleAggregates(db: Db): void {
+  db.function('domain_of', { deterministic: true }, (url: unknown) => domainOf(String(url)));
+  db.transaction(() => db.exec(ORACLE_SQL))();
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { digest, knownSchemaVersion, openDb, Projector } from '../src/store';
+import { digest, domainOf, knownSchemaVersion, openDb, Projector, type Db } from '../src/store';
 import { asSource, ev, run, tmpDir, W, world } from './helpers';
 
 function events(): ReturnType<typeof world> {
@@ -30,7 +30,11 @@ function events(): ReturnType<typeof world> {
 }
 
 /** Schema 10 from a database of this build (settled: schema 10 had no waiting roll-ups in memory). */
-const SCHEMA_10 = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
+const SCHEMA_10_SQL = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
+function toSchema10(db: Db): void {
+  db.function('domain_of', { deterministic: true }, (url: unknown) => domainOf(String(url)));
+  db.exec(SCHEMA_10_SQL);
+}
 
 /**
  * What migrations 007 to 010 add: the week and month roll-ups, the engine-day sums and the cited URLs,
@@ -57,7 +61,7 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   const oldProjector = new Projector(old);
   oldProjector.applyBatch(asSource(events()));
   oldProjector.settle();
-  old.exec(SCHEMA_10);
+  toSchema10(old);
   const mentionColumns = 'runs INTEGER NOT NULL, position_sum INTEGER NOT NULL, rr_sum REAL NOT NULL, sentiment_sum REAL NOT NULL, sentiment_n INTEGER NOT NULL';
   const floats = (scaled: string): string => scaled.replace('rr_fixed, sentiment_fixed', 'rr_fixed / 232792560.0, sentiment_fixed / 1000000.0');
   old.exec(`
@@ -121,7 +125,8 @@ t.test('006 fills in data-as-of from the stored facts and starts an empty change
   const expected = asOf(db);
   t.same(expected.map((r) => (r as { data_as_of: string }).data_as_of), ['2026-01-05T12:00:01.000Z', '2026-01-05T12:00:01.000Z'], 'newest event time per project');
   t.ok((db.prepare('SELECT count(*) FROM project_changes').pluck().get() as number) > 0, 'the writer logs its commits');
-  db.exec(`${SCHEMA_10} DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; ${DROP_ROLLUPS} PRAGMA user_version = 5;`);
+  toSchema10(db);
+  db.exec(`DROP TABLE project_changes; ALTER TABLE data_versions DROP COLUMN data_as_of; ${DROP_ROLLUPS} PRAGMA user_version = 5;`);
   db.close();
 
   const migrated = openDb(file);
@@ -143,6 +148,10 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   p.settle();
   const expected = digest(fresh);
   const refs = fresh.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all();
+  const parts = (d: Db): unknown[] => (d.prepare('SELECT id, hits, cited FROM prompt_runs ORDER BY id').all() as Array<{ id: string; hits: string; cited: string }>)
+    .map((r) => [r.id, JSON.parse(r.hits), JSON.parse(r.cited)]);
+  const freshParts = parts(fresh);
+  t.ok(freshParts.some((p) => (p as unknown[][])[1]!.length > 0) && freshParts.some((p) => (p as unknown[][])[2]!.length > 0), 'runs with hits and cited URLs');
   const lists = fresh.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all();
   t.ok(refs.length >= 5 && lists.length >= 2, 'the runs name prompts, engines and competitors; days list their prompts');
   fresh.close();
@@ -152,7 +161,7 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   const q = new Projector(old);
   q.applyBatch(asSource(events()));
   q.settle();
-  old.exec(SCHEMA_10);
+  toSchema10(old);
   // A replay killed mid-week: the week pending, its roll-up rows missing what came after the mark.
   old.exec(`DELETE FROM agg_prompt_week WHERE project_id = '${W.project}'; DELETE FROM agg_cited_week WHERE project_id = '${W.project}';
     INSERT INTO rollup_pending (project_id, grain, day) VALUES ('${W.project}', 'week', '2026-01-05');`);
@@ -167,6 +176,7 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   t.same(migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM run_ids').get(), migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM prompt_runs').get(), 'run_ids: every run');
   t.equal(migrated.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck().get(), migrated.prepare('SELECT max(rowid) FROM prompt_runs').pluck().get(), 'indexed through the last run');
   t.same(migrated.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all(), refs, 'run_refs: what the writer notes');
+  t.same(parts(migrated), freshParts, 'hits and cited: what the writer keeps of a run');
   t.same(migrated.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all(), lists, 'the days\' prompt lists');
   new Projector(migrated).settle();
   t.equal(migrated.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'the pending week settled');

@@ -1,7 +1,9 @@
 -- An independent oracle for the aggregates: every row computed from the stored runs by SQL in one
 -- pass per table, where src/store/aggregates.ts and rollups.ts add them up in JavaScript, batch by batch. test/deltas.test.ts
 -- replaces the tables with these and expects the same digest. Rounding is SQLite's round() (half
--- away from zero), which is what rrFixed and sentimentFixed do in JavaScript.
+-- away from zero), which is what rrFixed and sentimentFixed do in JavaScript. A run's mentions and
+-- citations are read from its event as stored; domain_of(url) is src/store/runs.ts domainOf, which the
+-- caller registers (test/helpers.ts oracleAggregates): SQL has no URL parser.
 
 DELETE FROM agg_run_group;
 DELETE FROM agg_prompt_week;
@@ -42,7 +44,7 @@ CREATE TEMP TABLE oracle_mentions AS
     SELECT r.id, r.project_id, r.day, r.week, r.month, r.engine_id, r.prompt_id, m.value ->> 'competitor_id' AS competitor_id,
       m.value ->> 'position' AS position, m.value ->> 'sentiment' AS sentiment,
       row_number() OVER (PARTITION BY r.id, m.value ->> 'competitor_id' ORDER BY m.value ->> 'position', m.key) AS nth
-    FROM oracle_runs r, json_each(r.mentions) m
+    FROM oracle_runs r, json_each(r.event, '$.data.mentions') m
     WHERE m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL
   )
   SELECT * FROM mention WHERE nth = 1;
@@ -84,10 +86,10 @@ DROP TABLE oracle_runs;
 CREATE TEMP TABLE oracle_cited AS
   WITH cited AS (
     SELECT r.project_id, r.day, r.engine_id, r.prompt_id, r.id AS run_id, r.completed_at AS at,
-      c.value ->> 'url' AS url, c.value ->> 'domain' AS domain, nullif(c.value ->> 'title', '') AS title,
+      c.value ->> 'url' AS url, domain_of(c.value ->> 'url') AS domain, nullif(c.value ->> 'title', '') AS title,
       row_number() OVER (PARTITION BY r.id, c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth
     FROM prompt_runs r JOIN prompts q ON q.id = r.prompt_id AND q.project_id = r.project_id AND q.deleted = 0
-      JOIN engines e ON e.id = r.engine_id, json_each(r.citations) c
+      JOIN engines e ON e.id = r.engine_id, json_each(r.event, '$.data.citations') c
     WHERE r.status = 'succeeded'
   )
   SELECT * FROM cited WHERE nth = 1;

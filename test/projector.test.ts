@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import type { PromptRunCompleted } from '../src/events';
+import { storedCitations, storedMentions } from '../src/store/contributions';
 import { digest, RR_SCALE, SENTIMENT_SCALE, type BatchResult, type Db, type Projector } from '../src/store';
 import { asSource, ev, freshDb, id, run, sha256, W, world, type Ev } from './helpers';
 
@@ -269,8 +271,8 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and add
   ];
   tt.strictSame(apply(runs), result({ applied: 5, changed: [scope(P)] }));
 
-  tt.strictSame(all(db, `SELECT id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position,
-      brand_sentiment, mention_count, citation_count FROM prompt_runs ORDER BY id`), [
+  tt.strictSame(all(db, `SELECT id, project_id, prompt_id, engine_id, status, completed_at, day, event ->> '$.data.response_excerpt' AS response_excerpt,
+      brand_position, brand_sentiment, mention_count, citation_count FROM prompt_runs ORDER BY id`), [
     { id: R.r1, project_id: P, prompt_id: W.prompt1, engine_id: W.engineA, status: 'succeeded', completed_at: '2026-01-05T10:00:00.000Z', day: '2026-01-05',
       response_excerpt: 'Wile and Acme lead.', brand_position: 2, brand_sentiment: -0.5, mention_count: 4, citation_count: 3 },
     { id: R.r2, project_id: P, prompt_id: W.prompt1, engine_id: W.engineA, status: 'succeeded', completed_at: '2026-01-05T14:00:00.000Z', day: '2026-01-05',
@@ -283,10 +285,12 @@ t.test('prompt_run.completed writes the run, its mentions and citations, and add
       response_excerpt: null, brand_position: 4, brand_sentiment: 0.5, mention_count: 1, citation_count: 0 },
   ]);
 
-  // Every mention and citation as reported, in order, normalized (absent fields null; citations carry their domain).
+  // The row keeps the event as it came; what the API shows of it is every mention and citation as
+  // reported, in order, normalized (absent fields null; citations carry their domain).
+  tt.equal(one(db, 'SELECT event FROM prompt_runs WHERE id = ?', R.r5)!.event, JSON.stringify(runs[4]), 'the event, byte for byte');
   const stored = (runId: string): { mentions: unknown; citations: unknown } => {
-    const r = one(db, 'SELECT mentions, citations FROM prompt_runs WHERE id = ?', runId)!;
-    return { mentions: JSON.parse(r.mentions as string), citations: JSON.parse(r.citations as string) };
+    const { data } = JSON.parse(one(db, 'SELECT event FROM prompt_runs WHERE id = ?', runId)!.event as string) as { data: PromptRunCompleted };
+    return { mentions: storedMentions(data.mentions), citations: storedCitations(data.citations) };
   };
   tt.strictSame(stored(R.r1), {
     mentions: [

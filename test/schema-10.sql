@@ -1,5 +1,6 @@
 -- The day tables of schema 10, which migration 011 dropped, made again from the stored runs, and the
--- rest of schema 011 taken back: a database as a build before 011 left it (test/migrations.test.ts).
+-- rest of schema 011 taken back: a database as a build before 011 left it (test/migrations.test.ts,
+-- which registers domain_of(url): src/store/runs.ts domainOf).
 -- The rows are what that build's writer kept (its oracle's SQL, test/oracle-aggregates.sql at the time).
 
 CREATE TABLE agg_prompt_day (
@@ -38,7 +39,7 @@ INSERT INTO agg_competitor_day (project_id, day, engine_id, prompt_id, competito
     SELECT r.project_id, r.day, r.engine_id, r.prompt_id, m.value ->> 'competitor_id' AS competitor_id,
       m.value ->> 'position' AS position, m.value ->> 'sentiment' AS sentiment,
       row_number() OVER (PARTITION BY r.id, m.value ->> 'competitor_id' ORDER BY m.value ->> 'position', m.key) AS nth
-    FROM prompt_runs r, json_each(r.mentions) m
+    FROM prompt_runs r, json_each(r.event, '$.data.mentions') m
     WHERE r.status = 'succeeded' AND m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL
   )
   SELECT project_id, day, engine_id, prompt_id, competitor_id, count(*), sum(position),
@@ -52,9 +53,9 @@ INSERT INTO agg_competitor_day (project_id, day, engine_id, prompt_id, competito
 INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, runs, first_at, last_at, title, title_at, title_run)
   WITH cited AS (
     SELECT r.project_id, r.day, r.engine_id, r.prompt_id, r.id AS run_id, r.completed_at AS at,
-      c.value ->> 'url' AS url, c.value ->> 'domain' AS domain, nullif(c.value ->> 'title', '') AS title,
+      c.value ->> 'url' AS url, domain_of(c.value ->> 'url') AS domain, nullif(c.value ->> 'title', '') AS title,
       row_number() OVER (PARTITION BY r.id, c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth
-    FROM prompt_runs r, json_each(r.citations) c
+    FROM prompt_runs r, json_each(r.event, '$.data.citations') c
     WHERE r.status = 'succeeded'
   ),
   once AS (SELECT * FROM cited WHERE nth = 1),
@@ -72,10 +73,10 @@ INSERT INTO agg_url_day (project_id, day, engine_id, prompt_id, url, domain, run
 CREATE TEMP TABLE oracle_cited AS
   WITH cited AS (
     SELECT r.project_id, r.day, r.engine_id, r.prompt_id, r.id AS run_id, r.completed_at AS at,
-      c.value ->> 'url' AS url, c.value ->> 'domain' AS domain, nullif(c.value ->> 'title', '') AS title,
+      c.value ->> 'url' AS url, domain_of(c.value ->> 'url') AS domain, nullif(c.value ->> 'title', '') AS title,
       row_number() OVER (PARTITION BY r.id, c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth
     FROM prompt_runs r JOIN prompts q ON q.id = r.prompt_id AND q.project_id = r.project_id AND q.deleted = 0
-      JOIN engines e ON e.id = r.engine_id, json_each(r.citations) c
+      JOIN engines e ON e.id = r.engine_id, json_each(r.event, '$.data.citations') c
     WHERE r.status = 'succeeded'
   )
   SELECT * FROM cited WHERE nth = 1;
@@ -103,8 +104,16 @@ CREATE TABLE prompt_runs_10 (
   mention_count INTEGER NOT NULL, citation_count INTEGER NOT NULL, mentions TEXT NOT NULL, citations TEXT NOT NULL, fact_hash TEXT NOT NULL,
   v_at TEXT NOT NULL, v_id TEXT NOT NULL
 );
-INSERT INTO prompt_runs_10 SELECT id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position,
-  brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id FROM prompt_runs;
+-- Mentions and citations as schema 10 kept them: every field present (null where absent), citations with their domain.
+INSERT INTO prompt_runs_10 SELECT id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
+  event ->> '$.data.response_excerpt', brand_position, brand_sentiment, mention_count, citation_count,
+  (SELECT json_group_array(json_object('entity_type', m.value ->> 'entity_type', 'competitor_id', m.value ->> 'competitor_id', 'name', m.value ->> 'name',
+      'position', m.value -> 'position', 'sentiment', m.value -> 'sentiment', 'snippet', m.value ->> 'snippet') ORDER BY m.key)
+    FROM json_each(event, '$.data.mentions') m),
+  (SELECT json_group_array(json_object('url', c.value ->> 'url', 'domain', domain_of(c.value ->> 'url'), 'title', c.value ->> 'title',
+      'position', c.value -> 'position') ORDER BY c.key)
+    FROM json_each(event, '$.data.citations') c),
+  '', v_at, v_id FROM prompt_runs;
 DROP TABLE prompt_runs;
 ALTER TABLE prompt_runs_10 RENAME TO prompt_runs;
 CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);

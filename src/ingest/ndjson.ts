@@ -2,6 +2,7 @@ import path from 'node:path';
 import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
 import { SourcePositions, type BatchResult, type Db, type Projector } from '../store';
 import type { PrepareJob, PreparedBatch } from './prepare-worker';
+import { decodeBatch } from './batch-codec';
 
 export { readLines } from './lines';
 
@@ -102,7 +103,7 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       if (settled) return;
       if (opts.shouldStop?.()) return stop();
       try {
-        if (b.events.length > 0) addBatch(totals, projector.applyPrepared(b.events));
+        if (b.count > 0) addBatch(totals, projector.applyPrepared(decodeBatch(b.events)));
       } catch (e) {
         finish(e); // the batch was rolled back whole: what committed before it stands
         return;

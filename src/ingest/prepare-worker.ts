@@ -1,9 +1,11 @@
-// Reads one NDJSON file and prepares its events (decode, validate, build run rows) in a thread of
-// its own, so the writer's thread does only SQLite work. Batches go to the parent as they fill;
-// at most CREDITS are in flight, so memory is bounded by the batch size, not the file.
+// Reads one NDJSON file and prepares its events (decode, validate, what the aggregates take of a run)
+// in a thread of its own, so the writer's thread does only what needs the database. Batches go to the
+// parent as they fill, encoded flat (batch-codec.ts); at most CREDITS are in flight, so memory is
+// bounded by the batch size, not the file.
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepareEvent, type AcceptedEvent, type PreparedEvent } from '../store/prepare';
-import { readLines } from './lines';
+import { prepareEvent } from '../store';
+import { BatchEncoder, transferOf, type EncodedBatch } from './batch-codec';
+import { readLineBatches } from './lines';
 
 export interface PrepareJob {
   file: string;
@@ -15,7 +17,9 @@ export interface PrepareJob {
 
 /** One batch: the events of lines up to `lastLine`; `lines`/`skipped` count the lines read since the last batch. */
 export interface PreparedBatch {
-  events: PreparedEvent[];
+  events: EncodedBatch;
+  /** Events in `events`. */
+  count: number;
   lastLine: number;
   lines: number;
   skipped: number;
@@ -36,46 +40,30 @@ port.on('message', () => {
 });
 
 const meter = { bytes: 0 };
+const encoder = new BatchEncoder(job.source);
 
-/**
- * The accepted events' lines as UTF-8 views of one buffer, which the message moves instead of
- * copying: the writer reads a line only to dead-letter it, so a batch of strings (~1.5 KB an event)
- * would be copied into its heap, and collected, for nothing.
- */
-function linesAsBytes(events: PreparedEvent[]): ArrayBuffer {
-  const accepted = events.filter((e): e is AcceptedEvent => e.ok);
-  let size = 0;
-  for (const e of accepted) size += Buffer.byteLength(e.raw as string);
-  const buffer = new ArrayBuffer(size);
-  const bytes = Buffer.from(buffer);
-  let at = 0;
-  for (const e of accepted) {
-    const n = bytes.write(e.raw as string, at);
-    e.raw = new Uint8Array(buffer, at, n);
-    at += n;
-  }
-  return buffer;
-}
-
-async function send(batch: Omit<PreparedBatch, 'done' | 'bytes'>, done: boolean): Promise<void> {
+async function send(batch: { lastLine: number; lines: number; skipped: number }, done: boolean): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
-  const lines = linesAsBytes(batch.events);
-  port.postMessage({ ...batch, bytes: meter.bytes, done } satisfies PreparedBatch, [lines]);
+  const count = encoder.size;
+  const events = encoder.take();
+  port.postMessage({ ...batch, events, count, bytes: meter.bytes, done } satisfies PreparedBatch, transferOf(events));
 }
 
 async function main(): Promise<void> {
   let line = 0;
-  let batch = { events: [] as PreparedEvent[], lastLine: 0, lines: 0, skipped: 0 };
-  for await (const raw of readLines(job.file, meter)) {
-    line += 1;
-    batch.lines += 1;
-    batch.lastLine = line;
-    if (line < job.resumeAt) batch.skipped += 1;
-    else if (raw.trim() !== '') batch.events.push(prepareEvent({ raw, source: job.source, position: line }));
-    if (batch.events.length >= job.batchSize) {
-      await send(batch, false);
-      batch = { events: [], lastLine: line, lines: 0, skipped: 0 };
+  let batch = { lastLine: 0, lines: 0, skipped: 0 };
+  for await (const lines of readLineBatches(job.file, meter)) {
+    for (const raw of lines) {
+      line += 1;
+      batch.lines += 1;
+      batch.lastLine = line;
+      if (line < job.resumeAt) batch.skipped += 1;
+      else if (raw.trim() !== '') encoder.add(prepareEvent({ raw, source: job.source, position: line }));
+      if (encoder.size >= job.batchSize) {
+        await send(batch, false);
+        batch = { lastLine: line, lines: 0, skipped: 0 };
+      }
     }
   }
   await send(batch, true);

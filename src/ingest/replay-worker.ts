@@ -1,6 +1,6 @@
 // The replay thread (replay-thread.ts): one connection, replayFiles, progress and one outcome to the parent.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDb, Projector } from '../store';
+import { closeDurably, openDb, Projector } from '../store';
 import { replayFiles, SourceReadError } from './ndjson';
 import type { ReplayJob, ReplayMessage } from './replay-thread';
 
@@ -22,6 +22,10 @@ function failure(e: unknown): ReplayMessage {
 
 async function main(): Promise<ReplayMessage> {
   const db = openDb(job.dbFile, { fast: true, maxPageCount: job.maxPageCount });
+  // A replay's commits need no fsync to survive the process: a kill loses nothing committed, and
+  // the file is made durable at the end (closeDurably). An OS crash or a power loss during a replay
+  // can leave the file damaged: replay again, into a fresh file (docs/operations.md).
+  db.pragma('synchronous = OFF');
   try {
     const totals = await replayFiles(db, new Projector(db), job.files, {
       batchSize: job.batchSize,
@@ -33,7 +37,7 @@ async function main(): Promise<ReplayMessage> {
   } catch (e) {
     return failure(e);
   } finally {
-    db.close();
+    closeDurably(db);
   }
 }
 

@@ -1,6 +1,6 @@
 import { addDays } from '../lib/time';
 import { RR_SCALE, SENTIMENT_SCALE } from '../store';
-import { addMention, competitorsOf, zeroMention, type StoredMention } from '../store/contributions';
+import { addMention, parseHits, zeroMention } from '../store/contributions';
 import { nextMonth, periodEnd, periodStart, type Grain } from '../store/periods';
 import type { Period } from './args';
 import type { ReadStore } from './store';
@@ -359,23 +359,23 @@ const COMPETITOR_BY_PROMPT = `SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_
 const GROUP_COMPETITOR_PROMPT = ' GROUP BY a.competitor_id, a.prompt_id ORDER BY a.competitor_id, a.prompt_id';
 
 const COMPETITOR_BY_PROMPT_AT = { unfiltered: perGrain(COMPETITOR_BY_PROMPT + GROUP_COMPETITOR_PROMPT), filtered: perGrain(COMPETITOR_BY_PROMPT + engineFilter([]).sql + GROUP_COMPETITOR_PROMPT) };
-const MENTIONS_OF_RUNS = runsOfDays('a.prompt_id, a.mentions');
+const HITS_OF_RUNS = runsOfDays('a.prompt_id, a.hits');
 const TRACKED_IDS = 'SELECT id FROM competitors WHERE project_id = ? AND deleted = 0';
 
 const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): number => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id);
 
-/** A day piece's tracked-competitor sums per competitor x prompt, from its runs' mentions (each competitor once per run, at its best). */
+/** A day piece's tracked-competitor sums per competitor x prompt, from its runs' hits (each competitor once per run, at its best). */
 function competitorsOfDays(store: ReadStore, s: Slice, p: Piece): CompetitorPromptSums[] {
-  const runs = store.rows<[prompt_id: string, mentions: string]>(MENTIONS_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
+  const runs = store.rows<[prompt_id: string, hits: string]>(HITS_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
   if (runs.length === 0) return [];
   const tracked = new Set(store.all<{ id: string }>(TRACKED_IDS, s.projectId).map((c) => c.id));
   const out = new Map<string, CompetitorPromptSums>();
-  for (const [prompt_id, mentions] of runs) {
-    for (const m of competitorsOf(JSON.parse(mentions) as StoredMention[])) {
-      if (!tracked.has(m.competitor_id!)) continue;
-      const key = `${m.competitor_id!} ${prompt_id}`;
+  for (const [prompt_id, hits] of runs) {
+    for (const m of parseHits(hits)) {
+      if (!tracked.has(m.competitor_id)) continue;
+      const key = `${m.competitor_id} ${prompt_id}`;
       let r = out.get(key);
-      if (!r) out.set(key, (r = { competitor_id: m.competitor_id!, prompt_id, ...zeroSums() }));
+      if (!r) out.set(key, (r = { competitor_id: m.competitor_id, prompt_id, ...zeroSums() }));
       addBest(r, m.position, m.sentiment);
     }
   }

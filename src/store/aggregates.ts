@@ -1,7 +1,6 @@
 import type { Db } from './db';
-import { competitorsOf, urlsOf } from './contributions';
 import { EngineDays, type Counting } from './engine-days';
-import { Rollups, type PartsOf, type RunParts } from './rollups';
+import { Rollups } from './rollups';
 import type { RunFacts, RunStore } from './runs';
 
 export { RR_SCALE, SENTIMENT_SCALE } from './contributions';
@@ -110,13 +109,13 @@ export class Aggregator {
   /** Writes the batch's sums, once per row moved (roll-ups: once per period), then forgets them. */
   flush(): void {
     const counting = this.counting();
-    const partsOf: PartsOf = (run) => ({
-      competitors: competitorsOf(run.mentions),
-      urls: counting.run(run.project_id, run.engine_id, run.prompt_id) ? urlsOf(run.citations) : [],
-    });
-    const tracked = (run: RunFacts, competitors: RunParts['competitors']): number => competitors.filter((m) => counting.competitor(run.project_id, m.competitor_id!)).length;
-    const trackedOf = (run: RunFacts): number => tracked(run, competitorsOf(run.mentions));
-    this.rollups.partsOf = partsOf;
+    const counts = (run: RunFacts): boolean => counting.run(run.project_id, run.engine_id, run.prompt_id);
+    const trackedOf = (run: RunFacts): number => {
+      let n = 0;
+      for (const m of run.competitors) if (counting.competitor(run.project_id, m.competitor_id)) n += 1;
+      return n;
+    };
+    this.rollups.counts = counts;
     this.noteRefs();
     const recount = this.projectsToRecount();
     for (const run of this.removed) {
@@ -126,12 +125,12 @@ export class Aggregator {
     }
     for (const run of this.added) {
       if (run.status !== 'succeeded') continue;
-      const parts = partsOf(run);
-      this.rollups.add(run, parts);
-      if (!recount.engineDays.has(run.project_id) && counting.run(run.project_id, run.engine_id, run.prompt_id)) this.engineDays.add(run, tracked(run, parts.competitors));
+      const counted = counts(run);
+      this.rollups.add(run, counted);
+      if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
-    for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counting, trackedOf);
+    for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counts, trackedOf);
     this.rollups.finish();
     for (const g of this.group.values()) {
       if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
@@ -144,10 +143,7 @@ export class Aggregator {
   /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own (begun). */
   settle(): void {
     const counting = this.counting();
-    this.rollups.partsOf = (run) => ({
-      competitors: competitorsOf(run.mentions),
-      urls: counting.run(run.project_id, run.engine_id, run.prompt_id) ? urlsOf(run.citations) : [],
-    });
+    this.rollups.counts = (run) => counting.run(run.project_id, run.engine_id, run.prompt_id);
     this.rollups.settle();
   }
 
@@ -155,13 +151,13 @@ export class Aggregator {
    * A project's engine-day rows, and its cited URLs when `cited`, counted again from its runs in one
    * pass over its history (what counts in it changed: a prompt deleted or moved, an engine first seen).
    */
-  private recountProject(projectId: string, cited: boolean, counting: Counting, trackedOf: (run: RunFacts) => number): void {
+  private recountProject(projectId: string, cited: boolean, counts: (run: RunFacts) => boolean, trackedOf: (run: RunFacts) => number): void {
     const days = this.engineDays.recounter(projectId, trackedOf);
     const urls = cited ? this.rollups.citedRecounter(projectId) : null;
     for (const run of this.runs.history(projectId)) {
-      if (!counting.run(projectId, run.engine_id, run.prompt_id)) continue;
+      if (!counts(run)) continue;
       days.add(run);
-      urls?.add(run, urlsOf(run.citations));
+      urls?.add(run);
     }
     days.finish();
     urls?.finish();
@@ -199,7 +195,7 @@ export class Aggregator {
     for (const run of this.added) {
       note('prompt', run.prompt_id, run.project_id);
       note('engine', run.engine_id, run.project_id);
-      for (const m of run.mentions) if (m.entity_type === 'competitor' && m.competitor_id) note('competitor', m.competitor_id, run.project_id);
+      for (const m of run.competitors) note('competitor', m.competitor_id, run.project_id);
     }
   }
 

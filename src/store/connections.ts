@@ -32,3 +32,12 @@ export type SqliteError = Database.SqliteError;
 export function checkpoint(db: Db): void {
   db.pragma('wal_checkpoint(TRUNCATE)');
 }
+
+/** Closes a connection that wrote with synchronous = OFF: the WAL folded into the file and both synced first. */
+export function closeDurably(db: Db): void {
+  if (db.open) {
+    db.pragma('synchronous = FULL');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+  db.close();
+}

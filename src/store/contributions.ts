@@ -1,6 +1,7 @@
-import type { StoredCitation, StoredMention } from './runs';
+import type { RunUrl } from './runs';
 
-export type { StoredCitation, StoredMention } from './runs';
+export type { CompetitorHit, RunUrl, StoredCitation, StoredMention } from './runs';
+export { competitorsOf, parseCited, parseHits, storedCitations, storedMentions, urlsOf } from './runs';
 
 /**
  * What one prompt run contributes to the aggregates, and how contributions add up. Pure, so the
@@ -45,37 +46,6 @@ export function addDelta(into: MentionDelta, d: MentionDelta): void {
   into.rr_fixed += d.rr_fixed;
   into.sentiment_fixed += d.sentiment_fixed;
   into.sentiment_n += d.sentiment_n;
-}
-
-/** Within one run an entity counts once, at its best (lowest) position, with that mention's sentiment. */
-export function bestMention(mentions: StoredMention[], match: (m: StoredMention) => boolean): StoredMention | undefined {
-  let best: StoredMention | undefined;
-  for (const m of mentions) if (match(m) && (!best || m.position < best.position)) best = m;
-  return best;
-}
-
-/** Each competitor a run names once, at its best position (the first such mention on a tie), in order of first mention. */
-export function competitorsOf(mentions: StoredMention[]): StoredMention[] {
-  const best = new Map<string, StoredMention>();
-  for (const m of mentions) {
-    if (m.entity_type !== 'competitor' || !m.competitor_id) continue;
-    const seen = best.get(m.competitor_id);
-    if (!seen || m.position < seen.position) best.set(m.competitor_id, m);
-  }
-  return [...best.values()];
-}
-
-/** A citation's title, when it has one: an empty title is none. */
-export const titleOf = (c: StoredCitation): string | null => c.title || null;
-
-/** Each URL of a run once (its first citation, or the first that has a title). */
-export function urlsOf(citations: StoredCitation[]): StoredCitation[] {
-  const seen = new Map<string, StoredCitation>();
-  for (const c of citations) {
-    const prev = seen.get(c.url);
-    if (!prev || (titleOf(prev) === null && titleOf(c) !== null)) seen.set(c.url, c);
-  }
-  return [...seen.values()];
 }
 
 // ---- Cited URLs (migration 009): what the citations, referrers and warm leads show of a URL.
@@ -166,15 +136,14 @@ export class EngineCitations {
     this.lastAt = at;
   }
 
-  /** One run's citation of the URL (the run's first titled one, else its first: urlsOf). */
-  cite(c: StoredCitation, run: CitingRun): void {
+  /** One run's citation of the URL (urlsOf: once per run, its title if any of its citations of it has one). */
+  cite(c: RunUrl, run: CitingRun): void {
     const at = run.completed_at;
     this.runs += 1;
     this.prompts.add(run.prompt_id);
     if (at < this.firstAt) this.firstAt = at;
     if (at > this.lastAt) this.lastAt = at;
-    const title = titleOf(c);
-    if (title !== null && this.titleLoses(at, run.day, run.prompt_id, run.id) === false) this.setTitle(title, at, run.day, run.prompt_id, run.id);
+    if (c.title !== null && this.titleLoses(at, run.day, run.prompt_id, run.id) === false) this.setTitle(c.title, at, run.day, run.prompt_id, run.id);
   }
 
   /** Another's citations of the same URL and engine taken in (a batch's, a week's part of a month). */
@@ -215,7 +184,7 @@ export class UrlCitations {
 
   constructor(readonly url: string, readonly domain: string) {}
 
-  cite(c: StoredCitation, run: CitingRun): void {
+  cite(c: RunUrl, run: CitingRun): void {
     let e = this.byEngine.get(run.engine_id);
     if (e === undefined) this.byEngine.set(run.engine_id, (e = new EngineCitations(run.engine_id, run.completed_at)));
     e.cite(c, run);
@@ -247,7 +216,7 @@ export class UrlCitations {
 }
 
 /** The URLs a run cites, each once (urlsOf), into `urls` by URL. */
-export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: StoredCitation[]): void {
+export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: readonly RunUrl[]): void {
   for (const c of cited) {
     let u = urls.get(c.url);
     if (u === undefined) urls.set(c.url, (u = new UrlCitations(c.url, c.domain)));

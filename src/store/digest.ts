@@ -2,6 +2,16 @@ import { createHash } from 'node:crypto';
 import type { Db } from './db';
 
 /**
+ * What the read models show of a stored run's event: its excerpt, and its mentions and citations with
+ * every field present (null where absent) and in order, but not the citations' domains (made from the
+ * URL): a run stored from its event and one migrated from older columns are the same data.
+ */
+const RUN_DATA = `event ->> '$.data.response_excerpt',
+  (SELECT json_group_array(json_array(m.value ->> 'entity_type', m.value ->> 'competitor_id', m.value ->> 'name', m.value -> 'position', m.value -> 'sentiment', m.value ->> 'snippet') ORDER BY m.key)
+    FROM json_each(event, '$.data.mentions') m),
+  (SELECT json_group_array(json_array(c.value ->> 'url', c.value ->> 'title', c.value -> 'position') ORDER BY c.key) FROM json_each(event, '$.data.citations') c)`;
+
+/**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
  * letters or data_version counters (those depend on batching). Equal data gives an equal digest.
  */
@@ -18,7 +28,8 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'prompt_segments', columns: '*', order: 'prompt_id, segment_id' },
   { table: 'competitors', columns: 'id, project_id, name, domain, aliases, created_at, updated_at, deleted', order: 'id' },
   { table: 'run_groups', columns: 'id, project_id, trigger, started_at, completed_at, status', order: 'id' },
-  { table: 'prompt_runs', columns: 'id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt, brand_position, brand_sentiment, mention_count, citation_count, mentions, citations', order: 'id' },
+  // A run's event as the API shows it (its envelope may be a retry's, whichever came first): RUN_DATA.
+  { table: 'prompt_runs', columns: `id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, brand_position, brand_sentiment, mention_count, citation_count, ${RUN_DATA}`, order: 'id' },
   { table: 'forum_posts', columns: 'id, project_id, platform, url, title, community, author, posted_at, discovered_at, matched_terms', order: 'id' },
   { table: 'forum_post_fields', columns: 'post_id, field, value', order: 'post_id, field' },
   { table: 'agg_prompt_week', columns: '*', order: 'project_id, day, engine_id, prompt_id' },

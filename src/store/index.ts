@@ -1,12 +1,14 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type BatchResult } from './projector';
+export { prepareEvent, type AcceptedEvent, type PreparedEvent, type RejectedEvent } from './prepare';
+export type { RunFacts } from './runs';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { pendingPeriods } from './rollups';
 export { domainOf } from './runs';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
-export { openReader, commitProbe, checkpoint, SqliteError } from './connections';
+export { openReader, commitProbe, checkpoint, closeDurably, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
 export { ReadStore } from './read-store';
 export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';

@@ -14,7 +14,8 @@ export interface RejectedEvent {
   ok: false;
   source: string;
   position: number;
-  raw: string;
+  /** The line, or its UTF-8 bytes when a preparing thread sent them. */
+  raw: string | Uint8Array;
   reason: DeadLetterReason;
   detail: string;
   eventId: string | null;
@@ -46,7 +47,7 @@ export function rawBytes(raw: string | Uint8Array): Buffer {
 
 /**
  * Everything about an event that needs no database: decoding, validation and, for prompt runs (the
- * bulk of any log), the stored row's values and hash. Pure, so the writer's thread can leave it to
+ * bulk of any log), what the aggregates take of it. Pure, so the writer's thread can leave it to
  * another thread.
  */
 export function prepareEvent(e: SourceEvent): PreparedEvent {
@@ -55,6 +56,6 @@ export function prepareEvent(e: SourceEvent): PreparedEvent {
   const { event } = d;
   const version = { at: event.occurred_at, id: event.event_id };
   const base = { ok: true as const, source: e.source, position: e.position, type: event.type, version, raw: e.raw };
-  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as PromptRunCompleted) };
+  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as PromptRunCompleted, e.raw) };
   return { ...base, data: event.data };
 }

@@ -3,7 +3,7 @@ import type { Db } from './db';
 import { CitedTables } from './cited';
 import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type MentionDelta } from './contributions';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
-import type { RunFacts, RunStore, StoredCitation, StoredMention } from './runs';
+import type { RunFacts, RunStore } from './runs';
 
 /**
  * The week and month roll-ups (migrations 007, 009), written once per period instead of once per
@@ -34,13 +34,6 @@ class PromptSums {
   constructor(readonly engineId: string, readonly promptId: string) {}
 }
 
-/** What a run contributes besides its own columns, found once per run for both grains. */
-export interface RunParts {
-  competitors: StoredMention[];
-  /** Its URLs when the run counts (cited roll-ups hold counted runs only), else none. */
-  urls: StoredCitation[];
-}
-
 /**
  * One project's roll-up rows of one period and grain, as the sums of the runs added to them. The maps
  * are nested by the run's own id and URL strings, never by a key joined from them: a string hashes
@@ -57,20 +50,20 @@ export class PeriodSums {
 
   constructor(readonly projectId: string, readonly grain: RolledGrain, readonly period: string) {}
 
-  /** A succeeded run of the period. */
-  add(run: RunFacts, parts: RunParts): void {
+  /** A succeeded run of the period; `counted`: it counts (COUNTED_RUNS), so its URLs join the cited rows. */
+  add(run: RunFacts, counted: boolean): void {
     let byPrompt = this.prompts.get(run.engine_id);
     if (byPrompt === undefined) this.prompts.set(run.engine_id, (byPrompt = new Map()));
     let p = byPrompt.get(run.prompt_id);
     if (p === undefined) byPrompt.set(run.prompt_id, (p = new PromptSums(run.engine_id, run.prompt_id)));
     p.runs += 1;
     if (run.brand_position !== null) addMention(p.brand, run.brand_position, run.brand_sentiment, 1);
-    for (const m of parts.competitors) {
-      let c = p.competitors.get(m.competitor_id!);
-      if (c === undefined) p.competitors.set(m.competitor_id!, (c = zeroMention()));
+    for (const m of run.competitors) {
+      let c = p.competitors.get(m.competitor_id);
+      if (c === undefined) p.competitors.set(m.competitor_id, (c = zeroMention()));
       addMention(c, m.position, m.sentiment, 1);
     }
-    citeRun(this.urls, run, parts.urls);
+    if (counted) citeRun(this.urls, run, run.urls);
   }
 
   /** Another's sums taken in (a cell into its week and its month): copied, never shared. */
@@ -120,8 +113,8 @@ function sumStatements(db: Db, grain: RolledGrain): SumStatements {
   };
 }
 
-/** The parts of a stored run the roll-ups add (its URLs only if it counts now): for periods counted again. */
-export type PartsOf = (run: RunFacts) => RunParts;
+/** Whether a run counts (COUNTED_RUNS), as the batch's entity tables say. */
+export type CountsRun = (run: RunFacts) => boolean;
 
 /**
  * A project's sums in memory. Per grain its frontier: the latest period seen, marked pending, with
@@ -196,7 +189,7 @@ export class Rollups {
   }
 
   /** A succeeded run's contribution to its week and month. */
-  add(run: RunFacts, parts: RunParts): void {
+  add(run: RunFacts, counted: boolean): void {
     const p = this.projectSums(run.project_id);
     const week = periodStart(run.day, 'week');
     const month = periodStart(run.day, 'month');
@@ -206,14 +199,14 @@ export class Rollups {
     const fm = p.frontier.month!;
     if (week === fw.period && month === fm.period) {
       if (p.cell === null) p.cell = new PeriodSums(run.project_id, 'week', week);
-      p.cell.add(run, parts);
+      p.cell.add(run, counted);
       this.touched.add(p.cell);
       return;
     }
     // Earlier than a frontier (a late run): into the frontier it shares, and the batch's sums of the rest.
     for (const [grain, period, frontier] of [['week', week, fw], ['month', month, fm]] as const) {
       const s = period === frontier.period ? frontier : this.batchSums(p, run.project_id, grain, period);
-      s.add(run, parts);
+      s.add(run, counted);
       this.touched.add(s);
     }
   }
@@ -268,7 +261,7 @@ export class Rollups {
    * period with sums in memory gets the fresh count as its cited sums instead (its rows are dropped
    * with the rest), so that rows + sums stay the period's runs.
    */
-  citedRecounter(projectId: string): { add(run: RunFacts, urls: StoredCitation[]): void; finish(): void } {
+  citedRecounter(projectId: string): { add(run: RunFacts): void; finish(): void } {
     this.cited.dropProject(projectId);
     const p = this.projects.get(projectId);
     const held = (grain: RolledGrain, period: string): PeriodSums | undefined =>
@@ -284,8 +277,8 @@ export class Rollups {
       into.urls = s.urls;
     };
     return {
-      add: (run, urls) => {
-        if (urls.length === 0) return;
+      add: (run) => {
+        if (run.urls.length === 0) return;
         for (const grain of ROLLED) {
           const period = periodStart(run.day, grain);
           let s = open.get(grain);
@@ -293,7 +286,7 @@ export class Rollups {
             if (s) flush(s);
             open.set(grain, (s = new PeriodSums(projectId, grain, period)));
           }
-          s.add(run, { competitors: [], urls });
+          citeRun(s.urls, run, run.urls);
         }
       },
       finish: () => {
@@ -302,8 +295,8 @@ export class Rollups {
     };
   }
 
-  /** What a stored run adds, as the batch's entity tables say (what counts): for periods counted again. */
-  partsOf: PartsOf = () => ({ competitors: [], urls: [] });
+  /** What counts, as the batch's entity tables say: for periods counted again from their runs. */
+  counts: CountsRun = () => false;
 
   private projectSums(projectId: string): ProjectSums {
     let p = this.projects.get(projectId);
@@ -358,7 +351,7 @@ export class Rollups {
       g.dropCompetitors.run(s.projectId, s.period);
       this.cited.dropPeriod(s.grain, s.projectId, s.period);
       sums = new PeriodSums(s.projectId, s.grain, s.period);
-      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.partsOf(run));
+      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.counts(run));
     }
     const g = this.sums[sums.grain];
     for (const p of sums.promptSums()) {

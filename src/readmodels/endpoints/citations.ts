@@ -3,7 +3,7 @@ import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeRun, newCited, titledFrom, titleWins, urlsOf, type Cited, type StoredCitation, type UrlCitations } from '../../store/contributions';
+import { citeRun, newCited, parseCited, titledFrom, titleWins, type Cited, type UrlCitations } from '../../store/contributions';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -63,18 +63,19 @@ type CitedRow = [url: string, domain: string, runs: number, engine_ids: string, 
 
 /**
  * A range's days from the runs themselves (migration 011): the counted, succeeded runs completed on
- * those days, each URL once per run (src/store/contributions.ts urlsOf, citeOnce: the writer's rules).
+ * those days, each URL once per run as the run's `cited` keeps it, merged by the writer's rules
+ * (src/store/contributions.ts citeRun).
  */
-const RUNS_OF_DAYS = (filtered: boolean): string => `SELECT a.id, a.day, a.engine_id, a.prompt_id, a.completed_at, a.citations FROM prompt_runs a
+const RUNS_OF_DAYS = (filtered: boolean): string => `SELECT a.id, a.day, a.engine_id, a.prompt_id, a.completed_at, a.cited FROM prompt_runs a
   WHERE a.project_id = ? AND a.completed_at >= ? AND a.completed_at < ? || 'U' AND a.status = 'succeeded'${COUNTED_RUNS}${filtered ? engineFilter([]).sql : ''}`;
 const DAY_RUNS = { unfiltered: RUNS_OF_DAYS(false), filtered: RUNS_OF_DAYS(true) };
-interface DayRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string; citations: string }
+interface DayRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string; cited: string }
 
 /** The URLs of a day piece's runs. */
 function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, p: Piece, projectId: string, engines: string | null): void {
   const sql = DAY_RUNS[engines === null ? 'unfiltered' : 'filtered'];
   for (const run of store.all<DayRun>(sql, projectId, p.start, p.end, projectId, ...(engines === null ? [] : [engines]))) {
-    citeRun(into, run, urlsOf(JSON.parse(run.citations) as StoredCitation[]));
+    citeRun(into, run, parseCited(run.cited));
   }
 }
 

@@ -7,13 +7,15 @@ import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
 import { addDays } from '../../lib/time';
 import { COUNTED_RUNS_JOIN, engineFilter, requestedWindow } from '../formulas';
+import type { PromptRunCompleted } from '../../events';
+import { storedMentions } from '../../store/contributions';
 
 /**
  * Succeeded runs whose prompt counts (COUNTED_RUNS_JOIN), newest first, walking the
  * prompt_runs_recent index (project_id, completed_at DESC, id): not limited to the window, the feed
  * is a log. Rows are read lazily and the walk stops as soon as `limit` mentions are collected.
  */
-const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.completed_at, a.mentions
+const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.completed_at, a.event
   FROM prompt_runs a ${COUNTED_RUNS_JOIN}
   WHERE a.project_id = ? AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
@@ -31,8 +33,7 @@ function rangeParams(store: ReadStore, args: ReadArgs): string[] | null {
 /** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
 const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
 
-interface RunRow { id: string; run_group_id: string; prompt_id: string; engine_id: string; completed_at: string; mentions: string }
-type StoredMention = Omit<Mentions[number], 'id' | 'prompt_run_id' | 'run_group_id' | 'prompt_id' | 'engine_id' | 'observed_at'>;
+interface RunRow { id: string; run_group_id: string; prompt_id: string; engine_id: string; completed_at: string; event: string }
 type Mention = Mentions[number];
 
 /**
@@ -57,7 +58,7 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const out: Mention[] = [];
   const keys = new Map<Mention, MentionKey>();
   for (const r of store.iterate<RunRow>(sql, ...params)) {
-    (JSON.parse(r.mentions) as StoredMention[]).forEach((m, idx) => {
+    storedMentions((JSON.parse(r.event) as { data: PromptRunCompleted }).data.mentions).forEach((m, idx) => {
       if (out.length === want || (args.entityType && m.entity_type !== args.entityType) || !isAfter(r, idx, after)) return;
       const mention: Mention = {
         // A mention has no id upstream: a stable uuid named after its run and place in the answer.

@@ -1,6 +1,8 @@
 // GET /runs/:run_group_id/results — every prompt run of a group with its mentions and citations.
 import type { RunResults } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
+import type { PromptRunCompleted } from '../../events';
+import { storedCitations, storedMentions } from '../../store/contributions';
 
 /**
  * The runs of ONE run group, read by index (prompt_runs_by_group), each with the mentions and
@@ -10,13 +12,13 @@ import type { Endpoint } from '../endpoint';
  * `+r.project_id` keeps the planner on the group's index: on project_id it would walk the project's whole history.
  */
 const RESULTS = `SELECT r.id AS prompt_run_id, r.prompt_id, p.text AS prompt_text, r.engine_id, r.status, r.completed_at,
-    r.response_excerpt, r.brand_position, r.brand_sentiment AS sentiment, r.mentions, r.citations
+    r.brand_position, r.brand_sentiment AS sentiment, r.event
   FROM prompt_runs r LEFT JOIN prompts p ON p.id = r.prompt_id AND p.project_id = r.project_id
   WHERE r.run_group_id = ? AND +r.project_id = ?
   ORDER BY r.completed_at, r.id`;
 
 type Result = RunResults[number];
-type ResultRow = Omit<Result, 'brand_mentioned' | 'mentions' | 'citations'> & { mentions: string; citations: string };
+type ResultRow = Omit<Result, 'brand_mentioned' | 'mentions' | 'citations' | 'response_excerpt'> & { event: string };
 
 export const endpoint: Endpoint = {
   name: 'run-results',
@@ -26,13 +28,16 @@ export const endpoint: Endpoint = {
   query: {},
   schema: 'run-results',
   build(store, args): RunResults {
-    return store.all<ResultRow>(RESULTS, args.runGroupId, args.projectId).map((r) => ({
-      prompt_run_id: r.prompt_run_id, prompt_id: r.prompt_id, prompt_text: r.prompt_text, engine_id: r.engine_id,
-      status: r.status, completed_at: r.completed_at, response_excerpt: r.response_excerpt,
-      brand_mentioned: r.brand_position !== null, brand_position: r.brand_position, sentiment: r.sentiment,
-      // Stored in the response's own item shape, in the analyser's order.
-      mentions: JSON.parse(r.mentions) as Result['mentions'],
-      citations: JSON.parse(r.citations) as Result['citations'],
-    }));
+    return store.all<ResultRow>(RESULTS, args.runGroupId, args.projectId).map((r) => {
+      const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;
+      return {
+        prompt_run_id: r.prompt_run_id, prompt_id: r.prompt_id, prompt_text: r.prompt_text, engine_id: r.engine_id,
+        status: r.status, completed_at: r.completed_at, response_excerpt: run.response_excerpt ?? null,
+        brand_mentioned: r.brand_position !== null, brand_position: r.brand_position, sentiment: r.sentiment,
+        // As the analyser reported them, in its order, in the response's item shape (absent fields null).
+        mentions: storedMentions(run.mentions),
+        citations: storedCitations(run.citations),
+      };
+    });
   },
 };

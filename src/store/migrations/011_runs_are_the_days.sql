@@ -16,7 +16,7 @@
 -- - run_refs: which prompts, engines and competitors a project's stored runs name. A change of
 --   what counts (a prompt deleted, an engine first seen) counts a project again only when its runs
 --   name the thing that changed; the day tables used to answer that.
--- - run_ids: where each run id's row is, filled in bulk (below).
+-- - run_ids: where each run id's row is, filled in bulk; and a run's row keeps its event as it came (below).
 -- Pending marks left by an older writer are counted again from the runs when the next writer
 -- settles them: nothing that waited is lost.
 
@@ -50,7 +50,13 @@ INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id)
 -- than half of a replay's WAL). run_ids is the same lookup, filled in bulk: a writer keeps the runs it
 -- inserted in memory and indexes them together (src/store/run-index.ts); every run up to
 -- run_ids_through is in it, and a writer indexes the rest first when it finds any it does not hold.
--- The rows keep their rowids (nothing refers to them but run_ids).
+--
+-- And a row keeps the event as it came (`event`, its JSON) in place of the mentions and citations
+-- rewritten as the API shows them and the hash of its data: the writer binds the bytes it received,
+-- and the read models shape what they show (src/store/runs.ts storedMentions, storedCitations). What
+-- the aggregates take of a run is kept beside it in small JSON (`hits`, `cited`): a range's days and a
+-- project counted again read those, not whole events. A stored row becomes an event of its own
+-- columns; the rows keep their rowids (run_ids refers to them).
 CREATE TABLE prompt_runs_011 (
   id                TEXT NOT NULL,
   run_group_id      TEXT NOT NULL,
@@ -58,24 +64,39 @@ CREATE TABLE prompt_runs_011 (
   prompt_id         TEXT NOT NULL,
   engine_id         TEXT NOT NULL,
   status            TEXT NOT NULL,
-  completed_at      TEXT NOT NULL,
-  day               TEXT NOT NULL,
-  response_excerpt  TEXT,
-  brand_position    INTEGER,
-  brand_sentiment   REAL,
+  completed_at      TEXT NOT NULL,     -- UTC ISO, as decoded (the event may give another offset)
+  day               TEXT NOT NULL,     -- UTC day of completed_at
+  brand_position    INTEGER,           -- best (lowest) brand position in this run, or NULL
+  brand_sentiment   REAL,              -- sentiment of that best brand mention
   mention_count     INTEGER NOT NULL,
   citation_count    INTEGER NOT NULL,
-  mentions          TEXT NOT NULL,
-  citations         TEXT NOT NULL,
-  fact_hash         TEXT NOT NULL,
+  event             TEXT NOT NULL,     -- the prompt_run.completed event as received (JSON)
+  hits              TEXT NOT NULL,     -- JSON [[competitor_id, position, sentiment]]: each competitor once, at its best
+  cited             TEXT NOT NULL,     -- JSON [[url, title]]: each URL once, with the title of its first titled citation
   v_at              TEXT NOT NULL,
   v_id              TEXT NOT NULL
 );
-INSERT INTO prompt_runs_011 (rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt,
-    brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id)
-  SELECT rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, response_excerpt,
-    brand_position, brand_sentiment, mention_count, citation_count, mentions, citations, fact_hash, v_at, v_id
-  FROM prompt_runs ORDER BY rowid;
+INSERT INTO prompt_runs_011 (rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
+    brand_position, brand_sentiment, mention_count, citation_count, event, hits, cited, v_at, v_id)
+  SELECT rowid, id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
+    brand_position, brand_sentiment, mention_count, citation_count,
+    json_object('event_id', v_id, 'type', 'prompt_run.completed', 'schema_version', 1, 'occurred_at', v_at,
+      'data', json_object('id', id, 'run_group_id', run_group_id, 'project_id', project_id, 'prompt_id', prompt_id,
+        'engine_id', engine_id, 'status', status, 'completed_at', completed_at, 'response_excerpt', response_excerpt,
+        'mentions', json(mentions), 'citations', json(citations))),
+    -- In order of each competitor's (URL's) first mention (citation), as src/store/runs.ts lists them.
+    (SELECT json_group_array(json_array(cid, pos, sent) ORDER BY first) FROM (
+      SELECT m.value ->> 'competitor_id' AS cid, m.value ->> 'position' AS pos, m.value ->> 'sentiment' AS sent,
+        row_number() OVER (PARTITION BY m.value ->> 'competitor_id' ORDER BY m.value ->> 'position', m.key) AS nth,
+        min(m.key) OVER (PARTITION BY m.value ->> 'competitor_id') AS first
+      FROM json_each(r.mentions) m WHERE m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL) WHERE nth = 1),
+    (SELECT json_group_array(json_array(url, title) ORDER BY first) FROM (
+      SELECT c.value ->> 'url' AS url, nullif(c.value ->> 'title', '') AS title,
+        row_number() OVER (PARTITION BY c.value ->> 'url' ORDER BY nullif(c.value ->> 'title', '') IS NULL, c.key) AS nth,
+        min(c.key) OVER (PARTITION BY c.value ->> 'url') AS first
+      FROM json_each(r.citations) c) WHERE nth = 1),
+    v_at, v_id
+  FROM prompt_runs r ORDER BY rowid;
 DROP TABLE prompt_runs;
 ALTER TABLE prompt_runs_011 RENAME TO prompt_runs;
 CREATE INDEX prompt_runs_by_group ON prompt_runs (run_group_id, id);
