@@ -25,8 +25,9 @@ function memo2<T>(f: (a: string, b: string) => T): (a: string, b: string) => T {
 
 /** A ref a stored run makes (run_refs, migration 011): which prompts, engines and competitors a project's runs name. */
 type RefKind = 'prompt' | 'engine' | 'competitor';
-/** Refs known to be in run_refs already, kept so that a batch writes only new ones; bounded. */
+/** Refs known to be in run_refs already (by project, then kind), kept so that a batch writes only new ones; bounded. */
 const REFS_KEPT = 100_000;
+type KnownRefs = Record<RefKind, Set<string>>;
 
 /**
  * What a batch's runs move, besides their own rows (runs.ts):
@@ -47,7 +48,8 @@ export class Aggregator {
   private readonly newEngines = new Set<string>();
   private readonly engineDays: EngineDays;
   private readonly rollups: Rollups;
-  private readonly knownRefs = new Set<string>();
+  private readonly knownRefs = new Map<string, KnownRefs>();
+  private knownCount = 0;
   private readonly stmts;
 
   constructor(db: Db, private readonly runs: RunStore) {
@@ -78,6 +80,7 @@ export class Aggregator {
   fail(): void {
     this.rollups.fail();
     this.knownRefs.clear();
+    this.knownCount = 0;
     this.clear();
   }
 
@@ -185,18 +188,26 @@ export class Aggregator {
 
   /** The batch's runs' refs into run_refs (those not known to be there). */
   private noteRefs(): void {
-    const note = (kind: RefKind, id: string, projectId: string): void => {
-      const key = `${kind} ${id} ${projectId}`;
-      if (this.knownRefs.has(key)) return;
-      if (this.knownRefs.size >= REFS_KEPT) this.knownRefs.clear();
-      this.knownRefs.add(key);
-      this.stmts.addRef.run(kind, id, projectId);
-    };
     for (const run of this.added) {
-      note('prompt', run.prompt_id, run.project_id);
-      note('engine', run.engine_id, run.project_id);
-      for (const m of run.competitors) note('competitor', m.competitor_id, run.project_id);
+      let known = this.knownRefs.get(run.project_id);
+      if (known === undefined) {
+        if (this.knownCount >= REFS_KEPT) {
+          this.knownRefs.clear();
+          this.knownCount = 0;
+        }
+        this.knownRefs.set(run.project_id, (known = { prompt: new Set(), engine: new Set(), competitor: new Set() }));
+      }
+      this.noteRef(known, 'prompt', run.prompt_id, run.project_id);
+      this.noteRef(known, 'engine', run.engine_id, run.project_id);
+      for (const m of run.competitors) this.noteRef(known, 'competitor', m.competitor_id, run.project_id);
     }
+  }
+
+  private noteRef(known: KnownRefs, kind: RefKind, id: string, projectId: string): void {
+    if (known[kind].has(id)) return;
+    known[kind].add(id);
+    this.knownCount += 1;
+    this.stmts.addRef.run(kind, id, projectId);
   }
 
   /**

@@ -23,7 +23,7 @@ const PENDING_MAX = 100_000;
 export class RunIndex {
   private readonly pending = new Map<string, number>();
   private stale = true;
-  private readonly stmts: { find: Statement; through: Statement; setThrough: Statement; catchUp: Statement; put: Statement; last: Statement };
+  private readonly stmts: { find: Statement; through: Statement; setThrough: Statement; catchUp: Statement; last: Statement };
 
   constructor(db: Db) {
     this.stmts = {
@@ -31,7 +31,6 @@ export class RunIndex {
       through: db.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck(),
       setThrough: db.prepare("INSERT INTO store_meta (key, value) VALUES ('run_ids_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
       catchUp: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) SELECT id, rowid FROM prompt_runs WHERE rowid > ? ORDER BY id'),
-      put: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) VALUES (?, ?)'),
       last: db.prepare('SELECT coalesce(max(rowid), 0) FROM prompt_runs').pluck(),
     };
   }
@@ -69,16 +68,16 @@ export class RunIndex {
     if (this.pending.size >= PENDING_MAX) this.flush();
   }
 
-  /** Every pending run indexed, in id order (a writer's last step, or a full `pending`). */
+  /**
+   * Every pending run indexed (a writer's last step, or a full `pending`). The pending runs are all
+   * the rows after the watermark (another writer's would have been indexed when this one began), so
+   * one statement sorts them by id and inserts them, in C.
+   */
   flush(): void {
     if (this.pending.size === 0) return;
-    let last = 0;
-    for (const [id, rowid] of [...this.pending].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      this.stmts.put.run(id, rowid);
-      if (rowid > last) last = rowid;
-    }
     const through = (this.stmts.through.get() as number | undefined) ?? 0;
-    if (last > through) this.stmts.setThrough.run(last);
+    this.stmts.catchUp.run(through);
+    this.stmts.setThrough.run(this.stmts.last.get() as number);
     this.pending.clear();
   }
 }

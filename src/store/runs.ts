@@ -210,10 +210,9 @@ const HISTORY_DAYS = 7;
 /** The columns of a stored run that make its RunFacts (hits and cited parsed when asked for). */
 const FACT_COLUMNS = 'id, run_group_id, project_id, engine_id, prompt_id, day, status, completed_at, brand_position, brand_sentiment, hits, cited';
 
-interface StoredRun extends Omit<RunFacts, 'competitors' | 'urls'> {
-  hits: string;
-  cited: string;
-}
+/** FACT_COLUMNS as a raw row (better-sqlite3's raw mode: an array, not an object of named values). */
+type StoredRun = [id: string, run_group_id: string, project_id: string, engine_id: string, prompt_id: string, day: string, status: string,
+  completed_at: string, brand_position: number | null, brand_sentiment: number | null, hits: string, cited: string];
 
 interface StoredVersion {
   v_at: string;
@@ -241,18 +240,8 @@ class StoredFacts implements RunFacts {
   private cited: RunUrl[] | undefined;
 
   constructor(r: StoredRun) {
-    this.id = r.id;
-    this.run_group_id = r.run_group_id;
-    this.project_id = r.project_id;
-    this.engine_id = r.engine_id;
-    this.prompt_id = r.prompt_id;
-    this.day = r.day;
-    this.status = r.status;
-    this.completed_at = r.completed_at;
-    this.brand_position = r.brand_position;
-    this.brand_sentiment = r.brand_sentiment;
-    this.hitsJson = r.hits;
-    this.citedJson = r.cited;
+    [this.id, this.run_group_id, this.project_id, this.engine_id, this.prompt_id, this.day, this.status, this.completed_at,
+      this.brand_position, this.brand_sentiment, this.hitsJson, this.citedJson] = r;
   }
 
   get competitors(): CompetitorHit[] {
@@ -291,13 +280,13 @@ export class RunStore {
     this.index = new RunIndex(db);
     this.insert = db.prepare(`INSERT INTO prompt_runs (${columns.join(', ')}) VALUES (${columns.map(value).join(', ')})`);
     this.version = db.prepare('SELECT v_at, v_id, event FROM prompt_runs WHERE rowid = ?');
-    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE rowid = ?`);
+    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE rowid = ?`).raw(true);
     // The same values as the insert but the id, by row (better-sqlite3 binds ? in order, not ?NNN).
     this.replace = db.prepare(`UPDATE prompt_runs SET ${columns.slice(1).map((c) => `${c} = ${value(c)}`).join(', ')} WHERE rowid = ?`);
     this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE rowid = ?');
     // A project's succeeded runs of [start, end) in completion order, through prompt_runs_recent.
     this.succeededIn = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs
-      WHERE project_id = ? AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`);
+      WHERE project_id = ? AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`).raw(true);
     const edge = (order: string): Statement => db.prepare(`SELECT day FROM prompt_runs WHERE project_id = ? AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
