@@ -43,9 +43,31 @@ export interface EventSchemas {
 
 let loaded: EventSchemas | undefined;
 
+/**
+ * The event schemas' validators, generated from the schemas as code by `npm run gen`
+ * (validators.gen.ts, which test/gen-types.test.ts keeps in step): compiling them here cost ~185 ms
+ * at each start of a decoding thread.
+ */
 export function eventSchemas(): EventSchemas {
-  loaded ??= compileEventSchemas(createAjv());
+  if (loaded) return loaded;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- generated CommonJS, loaded when first needed
+  const generated = require('./validators.gen') as Record<string, ValidateFunction>;
+  const schemas = readSchemaDir('schemas/events');
+  const byType = new Map<string, ValidateFunction>();
+  for (const type of schemas.keys()) if (type !== 'envelope') byType.set(type, generated[type]!);
+  loaded = { envelope: generated.envelope!, byType, timeFields: timeFieldsOf(schemas) };
   return loaded;
+}
+
+/** Top-level fields of each type's data declared as date-time. */
+function timeFieldsOf(schemas: Map<string, JsonSchema>): Map<string, string[]> {
+  const timeFields = new Map<string, string[]>();
+  for (const [type, schema] of schemas) {
+    if (type === 'envelope') continue;
+    const props = (schema.properties ?? {}) as Record<string, { format?: string }>;
+    timeFields.set(type, Object.keys(props).filter((k) => props[k]!.format === 'date-time'));
+  }
+  return timeFields;
 }
 
 /** The event schemas compiled by an Ajv (createAjv()'s, or a test's reference one). */
@@ -53,14 +75,8 @@ export function compileEventSchemas(ajv: Ajv2020): EventSchemas {
   const schemas = readSchemaDir('schemas/events');
   const envelope = ajv.compile(schemas.get('envelope')!);
   const byType = new Map<string, ValidateFunction>();
-  const timeFields = new Map<string, string[]>();
-  for (const [type, schema] of schemas) {
-    if (type === 'envelope') continue;
-    byType.set(type, ajv.compile(schema));
-    const props = (schema.properties ?? {}) as Record<string, { format?: string }>;
-    timeFields.set(type, Object.keys(props).filter((k) => props[k]!.format === 'date-time'));
-  }
-  return { envelope, byType, timeFields };
+  for (const [type, schema] of schemas) if (type !== 'envelope') byType.set(type, ajv.compile(schema));
+  return { envelope, byType, timeFields: timeFieldsOf(schemas) };
 }
 
 export const SCHEMA_VERSION = 1;
