@@ -91,7 +91,7 @@ async function ensureWorld(days: number): Promise<string> {
 /** Args a request for `e` would carry on the world's busiest project: defaults for every query parameter. */
 function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
   const p = db.prepare(`SELECT p.id, p.company_id FROM projects p
-    ORDER BY (SELECT count(*) FROM agg_prompt_day a WHERE a.project_id = p.id) DESC, p.id LIMIT 1`).get() as { id: string; company_id: string };
+    ORDER BY (SELECT count(*) FROM prompt_runs r WHERE r.project_id = p.id) DESC, p.id LIMIT 1`).get() as { id: string; company_id: string };
   const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC, id LIMIT 1').pluck().get(p.id) as string;
   const args: ReadArgs = {
     accountId: p.company_id, projectId: e.scope === 'account' ? '' : p.id, runGroupId: e.scope === 'run_group' ? group : '',
@@ -170,7 +170,7 @@ function measure(dbFile: string): Row[] {
   for (const c of RANGED_CASES) {
     const e = ENDPOINTS.find((x) => x.name === c.endpoint)!;
     const { args, scopes } = argsFor(db, e);
-    const latest = db.prepare('SELECT max(day) FROM agg_prompt_day WHERE project_id = ?').pluck().get(args.projectId) as string;
+    const latest = db.prepare('SELECT max(day) FROM agg_engine_day WHERE project_id = ?').pluck().get(args.projectId) as string;
     const engines = db.prepare('SELECT DISTINCT engine_id FROM agg_engine_day WHERE project_id = ? ORDER BY engine_id').pluck().all(args.projectId) as string[];
     rows.push(measureOne(dbFile, store, schemas, c.name, e, { args: { ...args, ...c.args(latest, engines) }, scopes }));
   }
@@ -196,7 +196,7 @@ function measureOne(dbFile: string, store: ReadStore, schemas: BodySchemas, name
 function writeSide(dbFile: string): string {
   const db = openReader(dbFile);
   const count = (t: string): string => fmt(db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number);
-  const rows = ['prompt_runs', 'agg_prompt_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_day', 'agg_competitor_week', 'agg_competitor_month', 'agg_url_day'].map((t) => `${t} ${count(t)}`).join(', ');
+  const rows = ['prompt_runs', 'agg_engine_day', 'agg_prompt_week', 'agg_prompt_month', 'agg_competitor_week', 'agg_competitor_month', 'agg_cited_week', 'agg_cited_month'].map((t) => `${t} ${count(t)}`).join(', ');
   db.close();
   const mib = fs.statSync(dbFile).size / 1024 ** 2;
   let replay = '';

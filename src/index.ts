@@ -6,7 +6,9 @@ import { bootstrapFrom, BootstrapError } from './ingest';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { accessLog, createMetrics, createOpsServer, type IngestFigures, type Metrics, type Readiness } from './ops';
 import { createLogger, type Logger } from './lib/log';
-import { BASE_PATH, createHttpServer, createService, type AppOptions, type Service } from './serve';
+// The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() while the Kafka thread connects.
+import type { AppOptions, Service } from './serve';
+import { BASE_PATH } from './serve/base-path';
 import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
@@ -187,7 +189,8 @@ export async function start(o: StartOptions): Promise<Running> {
       checkpoint(db);
       db.close();
     });
-    const kafka = o.kafka ? await startKafka(db, o.kafka, logger, o.maxReadyLag ?? DEFAULT_MAX_READY_LAG) : null;
+    const kafkaStarting = o.kafka ? startKafka(db, o.kafka, logger, o.maxReadyLag ?? DEFAULT_MAX_READY_LAG) : null;
+    const kafka = kafkaStarting ? await kafkaStarting : null;
     if (kafka) {
       cleanup.push(() => kafka.ingest.stop());
       logger.info(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
@@ -201,6 +204,10 @@ export async function start(o: StartOptions): Promise<Running> {
     let observeLatency: Metrics['observeRequest'] = () => {};
     const access = accessLog(logger, { hitSample: o.logHitSample });
     cleanup.push(() => access.flush()); // runs after the API has drained: the lines of its last requests included
+    // Loaded now, while the Kafka thread (started above) boots on the other core. A require, not
+    // import(): the test runner's TypeScript loader gives import() of a CommonJS barrel no named exports.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
       dashboard: o.dashboard, logger,

@@ -87,12 +87,12 @@ function events(): Ev[] {
 
 interface Scope { from: string; to: string; engine?: string; prompts?: string[] }
 
-/** Counts straight from the stored runs (every prompt and engine of this world counts): a competitor once per run that names it. */
+/** Counts straight from the stored runs' events as received (every prompt and engine of this world counts): a competitor once per run that names it. */
 function stored(db: Db, s: Scope): { runs: number; brand: number; competitor: number } {
   const where = `r.project_id = ? AND r.day BETWEEN ? AND ? AND r.status = 'succeeded'${s.engine ? ' AND r.engine_id = ?' : ''}${s.prompts ? ' AND r.prompt_id IN (SELECT value FROM json_each(?))' : ''}`;
   const params = [W.project, s.from, s.to, ...(s.engine ? [s.engine] : []), ...(s.prompts ? [JSON.stringify(s.prompts)] : [])];
   const b = db.prepare(`SELECT count(*) AS runs, count(r.brand_position) AS brand FROM prompt_runs r WHERE ${where}`).get(...params) as { runs: number; brand: number };
-  const c = db.prepare(`SELECT count(*) FROM (SELECT DISTINCT r.id, m.value ->> 'competitor_id' FROM prompt_runs r, json_each(r.mentions) m
+  const c = db.prepare(`SELECT count(*) FROM (SELECT DISTINCT r.id, m.value ->> 'competitor_id' FROM prompt_runs r, json_each(r.event, '$.data.mentions') m
     WHERE ${where} AND m.value ->> 'entity_type' = 'competitor' AND m.value ->> 'competitor_id' IS NOT NULL)`).pluck().get(...params) as number;
   return { runs: b.runs, brand: b.brand, competitor: c };
 }

@@ -21,13 +21,11 @@ const UNPUBLISHED = "published_at IS NULL AND source GLOB 'kafka:*'";
 export class DeadLetterOutbox {
   private readonly batch: Statement;
   private readonly count: Statement;
-  private readonly raw: Statement;
   private readonly markAll: Transaction<(ids: number[], at: string) => void>;
 
   constructor(db: Db) {
     this.batch = db.prepare(`SELECT id, source, position, reason, detail, raw FROM dead_letters WHERE ${UNPUBLISHED} ORDER BY id LIMIT ?`);
     this.count = db.prepare(`SELECT count(*) FROM dead_letters WHERE ${UNPUBLISHED}`).pluck();
-    this.raw = db.prepare('UPDATE dead_letters SET raw = ? WHERE source = ? AND position = ?');
     const mark = db.prepare('UPDATE dead_letters SET published_at = ? WHERE id = ?');
     this.markAll = db.transaction((ids: number[], at: string) => {
       for (const id of ids) mark.run(at, id);
@@ -46,13 +44,5 @@ export class DeadLetterOutbox {
   /** Marks `ids` published at `at`, in one transaction. */
   markPublished(ids: number[], at: string): void {
     this.markAll(ids, at);
-  }
-
-  /**
-   * Replaces the stored bytes of the dead letter at (source, position), if there is one: a record
-   * that was not valid UTF-8 keeps its original bytes rather than the decoded text.
-   */
-  setRaw(source: string, position: number, raw: Buffer): void {
-    this.raw.run(raw, source, position);
   }
 }

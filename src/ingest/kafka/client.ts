@@ -298,6 +298,8 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId:
     sessionTimeout: opts.sessionTimeoutMs,
     heartbeatInterval: Math.min(3000, Math.floor(opts.sessionTimeoutMs / 3)),
     allowAutoTopicCreation: true,
+    // Up to ~2,800 events of ~1.5 KB a partition per fetch (kafkajs: 1 MB): a catch-up fetches less often.
+    maxBytesPerPartition: 4 * 1024 * 1024,
     // Retriable failures (an outage) end in a crash that kafkajs restarts from; see consumer.ts. Not
     // after stop(): kafkajs can crash while disconnecting and would otherwise start consuming again.
     retry: { initialRetryTime: 300, maxRetryTime: 5000, retries: 8, restartOnFailure: async () => !stopping },
@@ -321,7 +323,9 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId:
         autoCommit: true,
         autoCommitInterval: 1000,
         eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
+        // The batches of one fetch are handed over together: one is written while the next is prepared
+        // in the preparing thread (consumer.ts). SQLite transactions stay one at a time (synchronous).
+        partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
           const { batch } = payload;
           await hooks.eachBatch({

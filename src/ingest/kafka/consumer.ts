@@ -3,9 +3,9 @@
 // transaction as the facts, every assignment seeks to those offsets, and records below them are
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
 // committed to Kafka, after each SQLite commit, but only so standard tools can show the lag.
-import { isUtf8 } from 'node:buffer';
-import { DeadLetterOutbox, SourcePositions, type BatchResult, type Db, type Projector, type SourceEvent } from '../../store';
-import { SliceSizer, yieldToLoop } from '../sliced';
+import { SourcePositions, type BatchResult, type Db, type PreparedEvent, type Projector } from '../../store';
+import { Preparer } from '../preparer';
+import { SliceSizer } from '../sliced';
 import {
   createKafkaClient, describeKafkaError, isUnknownTopicError, stderrKafkaLog, withDeadline, KafkaUnavailableError,
   type AdminAdapter, type BatchControl, type ConsumerAdapter, type ConsumerHooks, type InboundBatch, type InboundMessage,
@@ -16,11 +16,12 @@ import { DeadLetterPublisher, kafkaSource, parseKafkaSource, type DlqStatus } fr
 
 export interface KafkaIngestOptions {
   /**
-   * Events per SQLite transaction. By default each transaction is sized to take about 8 ms, with the
-   * event loop free between two: the API stays responsive while a backlog is consumed.
+   * Events per SQLite transaction. By default each transaction is sized to take about SLICE_MS:
+   * long enough that a commit is worth its cost, short enough that a new run shows within a
+   * fraction of a second.
    */
   chunkSize?: number;
-  /** How long a transaction should take when sized by time (default 8 ms). */
+  /** How long a transaction should take when sized by time (default SLICE_MS). */
   sliceMs?: number;
   /** How often high watermarks are fetched (lag) — also how fast an outage shows in status(). */
   lagPollMs?: number;
@@ -113,8 +114,14 @@ export const UNDRAINED = 10_000;
  */
 const CATCHING_UP = 20_000;
 const CAUGHT_UP = 2_000;
-/** Events per transaction while catching up: replay's batch (an 8 ms slice is ~80 events, each commit rewriting the same hot pages). */
-const CATCH_UP_CHUNK = 1000;
+/** Events per transaction while catching up: replay's batch (each commit rewrites the same hot pages once). */
+const CATCH_UP_CHUNK = 2000;
+/**
+ * How long a live transaction should take. The consumer has a thread of its own (thread.ts), so a
+ * transaction never delays a request: what bounds it is freshness (a run is visible when its
+ * transaction commits) against the cost of a commit. ~40 ms is ~500 events on this writer.
+ */
+const SLICE_MS = 40;
 /**
  * How long the consumer goes without a record before it writes the weeks and months waiting in its
  * memory (store/rollups.ts): an idle consumer leaves a database with nothing pending (its digest a
@@ -189,7 +196,8 @@ class KafkaIngestRunner implements KafkaIngest {
   private readonly sizer: SliceSizer | null;
   private readonly chunkSize: number;
   private readonly positions: SourcePositions;
-  private readonly applyKeepingRawBytes;
+  /** Decodes and validates in a thread of its own while this one writes; replaced if it fails. */
+  private preparer: Preparer | null = null;
   private readonly timings = new Timings();
   private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
   private redelivered = 0;
@@ -226,23 +234,16 @@ class KafkaIngestRunner implements KafkaIngest {
     private readonly opts: KafkaIngestOptions,
   ) {
     this.chunkSize = opts.chunkSize ?? 0;
-    this.sizer = opts.chunkSize ? null : new SliceSizer(opts.sliceMs ?? 8, 2000);
+    this.sizer = opts.chunkSize ? null : new SliceSizer(opts.sliceMs ?? SLICE_MS, CATCH_UP_CHUNK);
     this.restartDelay = opts.restartDelayMs ?? 5000;
     this.positions = new SourcePositions(db);
-    const deadLetters = new DeadLetterOutbox(db);
-    // A record that is not valid UTF-8 is decoded with replacement characters; if it is dead-lettered,
-    // the table (and so the DLQ) must still get its original bytes. Nested transactions are savepoints.
-    this.applyKeepingRawBytes = db.transaction((events: SourceEvent[], originals: InboundMessage[]) => {
-      const result = projector.applyBatch(events);
-      for (const m of originals) deadLetters.setRaw(events[0]!.source, m.offset, m.value!); // non-null: see notUtf8
-      return result;
-    });
     this.dlq = config.dlqTopic === null ? null
       : new DeadLetterPublisher(db, client.producer({ retries: 2 }), config.dlqTopic, { log });
   }
 
   /** Connects and subscribes within a deadline; consumption then continues in the background. */
   async start(): Promise<void> {
+    this.preparer = new Preparer(); // its thread boots while the consumer connects and joins
     this.dlq?.kick(); // dead letters left unpublished by a previous run
     this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     await this.pollOffsets();
@@ -270,6 +271,7 @@ class KafkaIngestRunner implements KafkaIngest {
       if (p) await withDeadline(p, 10_000, () => new Error('timeout')).catch(() => undefined);
     };
     await quietly(this.consumer?.stop());
+    await quietly(this.preparer?.close());
     // The weeks and months waiting in memory are written: a clean stop leaves nothing pending.
     this.settleNow();
     await quietly(this.polling);
@@ -405,23 +407,40 @@ class KafkaIngestRunner implements KafkaIngest {
       control.resolveOffset(last.offset);
       return;
     }
-    for (let i = 0; i < fresh.length;) {
+    // A pipeline of two: the next chunk is prepared in the preparing thread while this one is written.
+    let i = 0;
+    const take = (): { last: number; prepared: Promise<PreparedEvent[]> } => {
+      const chunk = fresh.slice(i, i + this.chunkLength());
+      i += chunk.length;
+      return { last: chunk[chunk.length - 1]!.offset, prepared: this.prepare(source, chunk) };
+    };
+    for (let pending: ReturnType<typeof take> | null = take(); pending;) {
+      const events = await pending.prepared;
       // Stale: a rebalance registered a seek for this partition; the seek decides where to resume.
       if (this.stopped || !control.isRunning() || control.isStale()) return;
-      // Far behind: transactions of CATCH_UP_CHUNK (a long transaction commits the same hot pages once).
-      const catchingUp = this.catchingUp();
-      const size = this.sizer?.size ?? this.chunkSize;
-      const chunk = fresh.slice(i, i + (catchingUp ? Math.max(size, CATCH_UP_CHUNK) : size));
-      i += chunk.length;
+      const following = i < fresh.length ? take() : null;
+      // A chunk left unwritten when a rebalance or stop() ends this loop is let go, not an error.
+      following?.prepared.catch(() => undefined);
       const started = performance.now();
-      const result = this.applyChunk(source, chunk);
-      this.sizer?.record(chunk.length, performance.now() - started);
+      const result = this.applyChunk(events);
+      this.sizer?.record(events.length, performance.now() - started);
       if (result.deadLettered > 0) this.dlq?.kick();
-      control.resolveOffset(chunk[chunk.length - 1]!.offset);
+      control.resolveOffset(pending.last);
       await control.heartbeat();
       await control.commitOffsetsIfNecessary();
-      if (i < fresh.length) await yieldToLoop();
+      pending = following;
     }
+  }
+
+  /** Events in the next transaction: by time (SLICE_MS), or CATCH_UP_CHUNK when far behind. */
+  private chunkLength(): number {
+    const size = this.sizer?.size ?? this.chunkSize;
+    return this.catchingUp() ? Math.max(size, CATCH_UP_CHUNK) : size;
+  }
+
+  private prepare(source: string, chunk: InboundMessage[]): Promise<PreparedEvent[]> {
+    if (!this.preparer || this.preparer.broken) this.preparer = new Preparer();
+    return this.preparer.prepare(source, chunk.map((m) => ({ position: m.offset, value: m.value })));
   }
 
   /** Whether the next chunk is large: from CATCHING_UP behind until under CAUGHT_UP, over the assigned partitions. */
@@ -433,11 +452,9 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
-  private applyChunk(source: string, chunk: InboundMessage[]): BatchResult {
-    const events: SourceEvent[] = chunk.map((m) => ({ raw: m.value ? m.value.toString('utf8') : '', source, position: m.offset }));
-    const notUtf8 = chunk.filter((m) => m.value !== null && !isUtf8(m.value));
+  private applyChunk(events: PreparedEvent[]): BatchResult {
     const started = process.hrtime.bigint();
-    const result = notUtf8.length > 0 ? this.applyKeepingRawBytes(events, notUtf8) : this.projector.applyBatch(events);
+    const result = this.projector.applyPrepared(events);
     this.timings.record(Number(process.hrtime.bigint() - started) / 1e9);
     this.batches += 1;
     this.settleWhenIdle();
