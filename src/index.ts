@@ -6,7 +6,7 @@ import { bootstrapFrom, BootstrapError } from './ingest';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
 import { accessLog, createMetrics, createOpsServer, type IngestFigures, type Metrics, type Readiness } from './ops';
 import { createLogger, type Logger } from './lib/log';
-// The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() while the Kafka thread connects.
+// The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
 import { StartError } from './errors';
@@ -189,8 +189,7 @@ export async function start(o: StartOptions): Promise<Running> {
       checkpoint(db);
       db.close();
     });
-    const kafkaStarting = o.kafka ? startKafka(db, o.kafka, logger, o.maxReadyLag ?? DEFAULT_MAX_READY_LAG) : null;
-    const kafka = kafkaStarting ? await kafkaStarting : null;
+    const kafka = o.kafka ? await startKafka(db, o.kafka, logger, o.maxReadyLag ?? DEFAULT_MAX_READY_LAG) : null;
     if (kafka) {
       cleanup.push(() => kafka.ingest.stop());
       logger.info(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
