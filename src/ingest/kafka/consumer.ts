@@ -66,7 +66,7 @@ export interface DurationHistogram {
  *   events.{applied,duplicate,stale,dead_lettered}  events by projector outcome (visibility_kafka_events_total{outcome})
  *   redelivered        records at or below the stored offset, skipped (visibility_kafka_events_total{outcome="redelivered"})
  *   batches            SQLite transactions committed (visibility_kafka_batches_total)
- *   batch_apply_seconds  time in projector.applyBatch per transaction (visibility_kafka_batch_apply_seconds histogram)
+ *   batch_apply_seconds  time in projector.applyPrepared per transaction (visibility_kafka_batch_apply_seconds histogram)
  * Per-partition lag is in KafkaIngestStatus.partitions (visibility_kafka_lag{topic,partition}),
  * dead letters pending/published on the DLQ topic in KafkaIngestStatus.dlq.
  */
@@ -109,12 +109,12 @@ export const UNDRAINED = 10_000;
 /**
  * Lag (over every assigned partition) from which the consumer is catching up: its transactions take
  * CATCH_UP_CHUNK events until the lag is under CAUGHT_UP (a long transaction commits the same hot
- * pages once, where 8 ms slices are ~80 events each). One mode for all partitions, with a gap
+ * pages once, where live SLICE_MS slices are a few hundred events each). One mode for all partitions, with a gap
  * between the two thresholds so that a lag near one does not switch back and forth.
  */
 const CATCHING_UP = 20_000;
 const CAUGHT_UP = 2_000;
-/** Events per transaction while catching up: replay's batch (each commit rewrites the same hot pages once). */
+/** Events per transaction while catching up (each commit rewrites the same hot pages once; also the sizer's largest slice). */
 const CATCH_UP_CHUNK = 2000;
 /**
  * How long a live transaction should take. The consumer has a thread of its own (thread.ts), so a

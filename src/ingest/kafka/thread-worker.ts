@@ -12,7 +12,7 @@ const send = (m: ThreadMessage): void => parentPort!.postMessage(m);
 async function main(): Promise<void> {
   adoptCommitCounter(start.commits);
   // fast (synchronous=NORMAL, no fsync per commit): offsets commit with the facts, so what a power
-  // loss takes back is consumed again from Kafka. FULL cost an fsync per 8 ms slice.
+  // loss takes back is consumed again from Kafka. FULL would cost an fsync per transaction.
   const db = openDb(start.dbFile, { fast: true });
   let ingest: KafkaIngest;
   try {
