@@ -21,13 +21,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
-import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
+import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
-import { addDays } from '../src/lib/time';
 import { BodySchemas } from '../src/serve/bodies';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
 import { prepare } from '../src/serve/cache';
-import { knownSchemaVersion, openReader, type Db } from '../src/store';
+import { knownSchemaVersion, openReader } from '../src/store';
+import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';
 import { writeLog } from './lib';
 
@@ -39,8 +39,6 @@ const OUT = path.join(ROOT, 'bench', 'out');
 const ITERATIONS = Number(values.iterations ?? 100);
 const DAYS = (values.days ?? '365,40').split(',').map(Number);
 const TARGET_MS = 10;
-/** The serving default (visibility-api serve --window-days). */
-const WINDOW_DAYS = 7;
 
 function worldOptions(days: number): WorldOptions {
   return {
@@ -88,41 +86,6 @@ async function ensureWorld(days: number): Promise<string> {
   return dbFile;
 }
 
-/** Args a request for `e` would carry on the world's busiest project: defaults for every query parameter. */
-function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
-  const p = db.prepare(`SELECT p.id, p.company_id FROM projects p
-    ORDER BY (SELECT count(*) FROM prompt_runs r WHERE r.project_id = p.id) DESC, p.id LIMIT 1`).get() as { id: string; company_id: string };
-  const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC, id LIMIT 1').pluck().get(p.id) as string;
-  const args: ReadArgs = {
-    accountId: p.company_id, projectId: e.scope === 'account' ? '' : p.id, runGroupId: e.scope === 'run_group' ? group : '',
-    engineIds: null, limit: e.query.limit?.default ?? 0, entityType: null, windowDays: WINDOW_DAYS, startDate: null, endDate: null, interval: 'day',
-  };
-  return { args, scopes: e.scope === 'account' ? ['catalog'] : [`project:${p.id}`, 'engines'] };
-}
-
-/**
- * Ranged builds (issue 15, point 1): the year-long range and the weekly / monthly trend a dashboard
- * asks for, on the same project. The range ends with the project's latest data day, so it holds a
- * full year of rows whatever day the world was generated. `name` is what the table shows.
- */
-interface RangedCase { name: string; endpoint: string; args: (latestDay: string, engineIds: string[]) => Partial<ReadArgs> }
-const yearTo = (end: string): Pick<ReadArgs, 'startDate' | 'endDate'> => ({ startDate: addDays(end, -364), endDate: end });
-const RANGED_CASES: RangedCase[] = [
-  { name: 'visibility, 365-day range', endpoint: 'visibility', args: yearTo },
-  { name: 'segment-analytics, 365-day range', endpoint: 'segment-analytics', args: yearTo },
-  { name: 'competitor-rankings, 365-day range', endpoint: 'competitor-rankings', args: yearTo },
-  { name: 'citations, 365-day range', endpoint: 'citations', args: yearTo },
-  { name: 'citations, 365-day range, 1 engine', endpoint: 'citations', args: (end, engines) => ({ ...yearTo(end), engineIds: engines.slice(0, 1) }) },
-  { name: 'citations, 365-day range, 4 engines', endpoint: 'citations', args: (end, engines) => ({ ...yearTo(end), engineIds: engines.slice(0, 4) }) },
-  { name: 'referrers, 365-day range', endpoint: 'referrers', args: yearTo },
-  { name: 'warm-leads, 365-day range', endpoint: 'warm-leads', args: yearTo },
-  { name: 'mentions, 365-day range', endpoint: 'mentions', args: yearTo },
-  { name: 'forum-metrics, 365-day range', endpoint: 'forum-metrics', args: yearTo },
-  { name: 'timeseries?interval=week', endpoint: 'timeseries', args: () => ({ interval: 'week' }) },
-  { name: 'timeseries?interval=month', endpoint: 'timeseries', args: () => ({ interval: 'month' }) },
-  { name: 'daily-scores?interval=week&limit=365', endpoint: 'daily-scores', args: () => ({ interval: 'week', limit: 365 }) },
-];
-
 interface Timing { build: number; validate: number; json: number; ready: number; bytes: number }
 
 /** buildReady, stage by stage: the same calls in the same order, with a clock between them. */
@@ -160,20 +123,12 @@ function freshBuild(dbFile: string, e: Endpoint, args: ReadArgs): number {
 
 interface Row { name: string; bytes: number; buildJson: number[]; ready: number[]; build: number[]; fresh: number[] }
 
-/** Every endpoint with its defaults, then RANGED_CASES (or only those, with --only-ranges). */
+/** Every endpoint with its defaults, then the ranged cases (or only those, with --only-ranges). */
 function measure(dbFile: string): Row[] {
   const db = openReader(dbFile);
   const store = new ReadStore(db);
   const schemas = new BodySchemas();
-  const rows: Row[] = [];
-  if (!values['only-ranges']) for (const e of ENDPOINTS) rows.push(measureOne(dbFile, store, schemas, e.name, e, argsFor(db, e)));
-  for (const c of RANGED_CASES) {
-    const e = ENDPOINTS.find((x) => x.name === c.endpoint)!;
-    const { args, scopes } = argsFor(db, e);
-    const latest = db.prepare('SELECT max(day) FROM agg_engine_day WHERE project_id = ?').pluck().get(args.projectId) as string;
-    const engines = db.prepare('SELECT DISTINCT engine_id FROM agg_engine_day WHERE project_id = ? ORDER BY engine_id').pluck().all(args.projectId) as string[];
-    rows.push(measureOne(dbFile, store, schemas, c.name, e, { args: { ...args, ...c.args(latest, engines) }, scopes }));
-  }
+  const rows = buildCases(db, { onlyRanges: values['only-ranges'] === true }).map((c) => measureOne(dbFile, store, schemas, c.name, c.endpoint, c));
   db.close();
   return rows;
 }

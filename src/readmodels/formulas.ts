@@ -402,41 +402,20 @@ export type PeriodEngineSums = DayEngineSums;
 
 // The trend and the daily scores read the counted sums per project, day and engine (migration 008:
 // agg_engine_day, kept by the writer under the deleted-prompt, known-engine and tracked-competitor
-// rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up. They come
-// as arrays (ReadStore.rows) and the engine's name from a map: as named objects with the name joined
-// in, turning the rows into JS values cost ~3 of a year-long trend's ~4 ms (the query itself ~0.1).
-const ENGINE_DAYS = `SELECT g.day, g.engine_id, g.runs, g.brand_runs, g.position_sum, g.rr_fixed, g.sentiment_fixed, g.sentiment_n
-  FROM agg_engine_day g
-  WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
-  ORDER BY g.day, g.engine_id`;
-type EngineSumsRow = [day: string, engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number];
+// rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up. The query
+// itself takes ~0.1-0.4 ms; handing 1,825 rows of 9 columns to JS took 4.1 ms on the Xeon host (each
+// value made through V8's C++ API), the same rows as one JSON text + JSON.parse 2.2 ms
+// (docs/benchmarks.md, "The year-long trend's rows as one JSON text"). Each row also carries the
+// day's competitor mentions, which a second query used to read.
 
-/** ENGINE_DAYS-shaped rows (per day, or per period) as sums named by engine; a row of an unknown engine is left out, as a join would. */
-function engineSums(store: ReadStore, sql: string, projectId: string, start: string, end: string): DayEngineSums[] {
-  const names = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
-  const out: DayEngineSums[] = [];
-  for (const [day, engine_id, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n] of store.rows<EngineSumsRow>(sql, projectId, start, end)) {
-    const engine_name = names.get(engine_id);
-    if (engine_name !== undefined) out.push({ day, engine_id, engine_name, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n });
-  }
-  return out;
-}
-const COMPETITOR_MENTIONS_BY_DAY = `SELECT day, sum(competitor_runs) AS mentioned FROM agg_engine_day
-  WHERE project_id = ? AND day BETWEEN ? AND ? AND competitor_runs > 0
-  GROUP BY day ORDER BY day`;
-
-/** Brand sums per day x engine over a day range (all engines), oldest day first, engines in id order. */
-export function brandSumsByDayEngine(store: ReadStore, projectId: string, start: string, end: string): DayEngineSums[] {
-  return engineSums(store, ENGINE_DAYS, projectId, start, end);
-}
-
-/** Per day: runs mentioning a tracked competitor, summed over competitors (the share-of-voice denominator part). */
-export function competitorMentionsByDay(store: ReadStore, projectId: string, start: string, end: string): Map<string, number> {
-  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_DAY, projectId, start, end);
-  return new Map(rows.map((r) => [r.day, r.mentioned]));
-}
-
-// ---- The same sums per ISO week or month of a range.
+/**
+ * The rows in PK order (project_id, day, engine_id): the subquery's ORDER BY is what the index
+ * gives, so it costs no sort (an aggregate's own ORDER BY sorts: +1.4 ms).
+ */
+const ENGINE_DAYS = `SELECT json_group_array(json_array(day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs))
+  FROM (SELECT day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs FROM agg_engine_day
+    WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day, engine_id)`;
+type EngineSumsRow = [day: string, engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number, competitor_runs: number];
 
 /**
  * A day's period in SQL: periodStart's rule (the ISO week's Monday: strftime('%w') is 0 on Sunday,
@@ -447,28 +426,37 @@ const PERIOD_OF_DAY: Record<Exclude<Period, 'day'>, string> = {
   month: "substr(g.day, 1, 8) || '01'",
 };
 /** The engine-day rows added up per period in SQL: a year by week is 260 rows to hand over, not 1,825. */
-const ENGINE_PERIODS = (interval: Exclude<Period, 'day'>): string => `SELECT ${PERIOD_OF_DAY[interval]} AS day, g.engine_id,
-    sum(g.runs), sum(g.brand_runs), sum(g.position_sum), sum(g.rr_fixed), sum(g.sentiment_fixed), sum(g.sentiment_n)
-  FROM agg_engine_day g
-  WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
-  GROUP BY 1, g.engine_id ORDER BY 1, g.engine_id`;
-const BRAND_BY_PERIOD = { week: ENGINE_PERIODS('week'), month: ENGINE_PERIODS('month') };
-const COMPETITOR_MENTIONS_BY = (interval: Exclude<Period, 'day'>): string => `SELECT ${PERIOD_OF_DAY[interval]} AS day, sum(g.competitor_runs) AS mentioned
-  FROM agg_engine_day g WHERE g.project_id = ? AND g.day BETWEEN ? AND ? AND g.competitor_runs > 0
-  GROUP BY 1 ORDER BY 1`;
-const COMPETITOR_MENTIONS_BY_PERIOD = { week: COMPETITOR_MENTIONS_BY('week'), month: COMPETITOR_MENTIONS_BY('month') };
+const ENGINE_PERIODS = (interval: Exclude<Period, 'day'>): string => `SELECT json_group_array(json_array(p, e, r, b, ps, rr, sf, sn, c))
+  FROM (SELECT ${PERIOD_OF_DAY[interval]} AS p, g.engine_id AS e, sum(g.runs) AS r, sum(g.brand_runs) AS b, sum(g.position_sum) AS ps,
+      sum(g.rr_fixed) AS rr, sum(g.sentiment_fixed) AS sf, sum(g.sentiment_n) AS sn, sum(g.competitor_runs) AS c
+    FROM agg_engine_day g
+    WHERE g.project_id = ? AND g.day BETWEEN ? AND ?
+    GROUP BY 1, 2 ORDER BY 1, 2)`;
+const ENGINE_SUMS: Record<Period, string> = { day: ENGINE_DAYS, week: ENGINE_PERIODS('week'), month: ENGINE_PERIODS('month') };
 
-/** Brand sums per period x engine over start..end (all engines), oldest period first, engines in id order; `day` is the period's first day. */
-export function brandSumsByPeriodEngine(store: ReadStore, projectId: string, start: string, end: string, interval: Period): PeriodEngineSums[] {
-  if (interval === 'day') return brandSumsByDayEngine(store, projectId, start, end);
-  return engineSums(store, BRAND_BY_PERIOD[interval], projectId, start, end);
+/** What the trend and the daily scores read of a range, per day, ISO week or month (`day` is the period's first day). */
+export interface EnginePeriods {
+  /** Brand sums per period x engine, oldest period first, engines in id order; a row of an unknown engine is left out, as a join would. */
+  engines: PeriodEngineSums[];
+  /** Per period with any: runs mentioning a tracked competitor, summed over competitors and engines (the share-of-voice denominator part). */
+  competitorMentions: Map<string, number>;
 }
 
-/** Per period: runs mentioning a tracked competitor (competitorMentionsByDay, per week or month). */
-export function competitorMentionsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, number> {
-  if (interval === 'day') return competitorMentionsByDay(store, projectId, start, end);
-  const rows = store.all<{ day: string; mentioned: number }>(COMPETITOR_MENTIONS_BY_PERIOD[interval], projectId, start, end);
-  return new Map(rows.map((r) => [r.day, r.mentioned]));
+/** The brand sums per period and engine of start..end, and the competitor mentions per period, in one read. */
+export function engineSumsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): EnginePeriods {
+  const rows = store.json<EngineSumsRow[]>(ENGINE_SUMS[interval], projectId, start, end);
+  // Sorted all the same: nothing binds the planner to keep a subquery's order in an aggregate (a
+  // sort of rows already in order is one pass of comparisons, ~0.1 ms for a year).
+  rows.sort((a, b) => compareStrings(a[0], b[0]) || compareStrings(a[1], b[1]));
+  const names = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
+  const engines: PeriodEngineSums[] = [];
+  const competitorMentions = new Map<string, number>();
+  for (const [day, engine_id, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs] of rows) {
+    if (competitor_runs > 0) competitorMentions.set(day, (competitorMentions.get(day) ?? 0) + competitor_runs);
+    const engine_name = names.get(engine_id);
+    if (engine_name !== undefined) engines.push({ day, engine_id, engine_name, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n });
+  }
+  return { engines, competitorMentions };
 }
 
 /** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */

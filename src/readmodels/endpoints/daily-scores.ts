@@ -3,8 +3,7 @@ import type { Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import {
-  brandSumsByDayEngine, brandSumsByPeriodEngine, compareStrings, competitorMentionsByDay, competitorMentionsByPeriod, dayFigures,
-  promptsByPeriod, requestedWindow, sumBy, zeroSums,
+  compareStrings, dayFigures, engineSumsByPeriod, promptsByPeriod, requestedWindow, sumBy, zeroSums,
 } from '../formulas';
 
 /**
@@ -36,8 +35,8 @@ function periodRows(store: ReadStore, args: ReadArgs): DailyScores {
   if (!w) return [];
   const prompts = promptsByPeriod(store, args.projectId, w.start, w.end, args.interval);
   if (prompts.size === 0) return [];
-  const sums = sumBy(brandSumsByPeriodEngine(store, args.projectId, w.start, w.end, args.interval), (r) => r.day);
-  const competitorMentions = competitorMentionsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  const sums = sumBy(engines, (r) => r.day);
   return [...prompts.keys()].sort(compareStrings).reverse().slice(0, args.limit).map((period): DailyScore => {
     const s = sums.get(period) ?? zeroSums();
     return { date: period, ...dayFigures(s, competitorMentions.get(period) ?? 0), prompt_count: prompts.get(period)!.size, run_count: s.runs };
@@ -60,8 +59,8 @@ export const endpoint: Endpoint = {
     if (days.length === 0) return [];
     const [first, last] = [days[days.length - 1]!.day, days[0]!.day];
     // Summed per day from day x engine rows in engine order, as the timeseries does: both give the same numbers.
-    const sums = sumBy(brandSumsByDayEngine(store, args.projectId, first, last), (r) => r.day);
-    const competitorMentions = competitorMentionsByDay(store, args.projectId, first, last);
+    const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, first, last, 'day');
+    const sums = sumBy(engines, (r) => r.day);
     return days.map(({ day, prompt_count }): DailyScore => {
       const s = sums.get(day) ?? zeroSums();
       return { date: day, ...dayFigures(s, competitorMentions.get(day) ?? 0), prompt_count, run_count: s.runs };

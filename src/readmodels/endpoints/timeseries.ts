@@ -1,8 +1,7 @@
 import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  brandSumsByPeriodEngine, compareStrings, competitorMentionsByPeriod, dayFigures, mentionRate, mentionRateCi, requestedWindow, score,
-  sumAll, type PeriodEngineSums,
+  compareStrings, dayFigures, engineSumsByPeriod, mentionRate, mentionRateCi, requestedWindow, score, sumAll, type PeriodEngineSums,
 } from '../formulas';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
@@ -18,8 +17,8 @@ export const endpoint: Endpoint = {
   build(store, args): VisibilityTimeseries {
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return [];
-    const competitorMentions = competitorMentionsByPeriod(store, args.projectId, w.start, w.end, args.interval);
-    return [...rowsPerPeriod(brandSumsByPeriodEngine(store, args.projectId, w.start, w.end, args.interval))]
+    const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+    return [...rowsPerPeriod(engines)]
       .map(([period, rows]) => point(period, rows, competitorMentions.get(period) ?? 0));
   },
 };
@@ -37,7 +36,7 @@ function rowsPerPeriod(rows: PeriodEngineSums[]): Map<string, PeriodEngineSums[]
 
 /**
  * A period listed here has counted runs, so its scores are numbers (never the "no runs" null). Its
- * rows are each engine's counts summed over the period (formulas.ts brandSumsByPeriodEngine: a day's
+ * rows are each engine's counts summed over the period (formulas.ts engineSumsByPeriod: a day's
  * rows, or a week's or month's from the roll-ups and the days of a partial period).
  */
 function point(period: string, rows: PeriodEngineSums[], competitorMentions: number): TimeseriesPoint {
