@@ -403,8 +403,8 @@ export type PeriodEngineSums = DayEngineSums;
 // The trend and the daily scores read the counted sums per project, day and engine (migration 008:
 // agg_engine_day, kept by the writer under the deleted-prompt, known-engine and tracked-competitor
 // rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up. The query
-// itself takes ~0.1-0.4 ms; handing 1,825 rows of 9 columns to JS took 4.1 ms on the Xeon host (each
-// value made through V8's C++ API), the same rows as one JSON text + JSON.parse 2.2 ms
+// itself takes ~0.1-0.4 ms; handing its 1,825 rows of 8 columns to JS took 4.1 ms on the Xeon host (each
+// value made through V8's C++ API), the same rows as one JSON text + JSON.parse ~2.5 ms
 // (docs/benchmarks.md, "The year-long trend's rows as one JSON text"). Each row also carries the
 // day's competitor mentions, which a second query used to read.
 
