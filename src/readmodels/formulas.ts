@@ -417,8 +417,8 @@ export type PeriodEngineSums = DayEngineSums;
 // rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up. The query
 // itself takes ~0.1-0.4 ms; handing its 1,825 rows of 8 columns to JS took 4.1 ms on the Xeon host (each
 // value made through V8's C++ API), the same rows as one JSON text + JSON.parse ~2.5 ms
-// (docs/benchmarks.md, "The year-long trend's rows as one JSON text"). Each row also carries the
-// day's competitor mentions, which a second query used to read.
+// (docs/benchmarks.md, "The year-long trend's rows as one JSON text; ..."). Each row also carries
+// the day's competitor mentions, which a second query used to read.
 
 /**
  * The rows in PK order (project_id, day, engine_id): the subquery's ORDER BY is what the index
