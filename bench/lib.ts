@@ -15,6 +15,9 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The middle value (the upper one of an even count): what the A/B benches compare across rounds. */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 /** Writes a generated world as NDJSON, once: same options, same bytes; kept (bench/out is gitignored). */
 export async function writeLog(file: string, opts: WorldOptions): Promise<void> {
   if (fs.existsSync(file)) return;

@@ -26,7 +26,7 @@ import { replayFiles } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { openDb, Projector } from '../src/store';
 import { fmt, machineLine } from './machine';
-import { writeLog } from './lib';
+import { median, writeLog } from './lib';
 
 const { values } = parseArgs({
   options: {
@@ -136,8 +136,6 @@ async function load(port: number, requests: Array<{ path: string; headers: Recor
   });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
 }
-
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
 /** A load run and the CPU time (microseconds, all threads) the server spent during it. */
 async function measuredLoad(c: Child, requests: Array<{ path: string; headers: Record<string, string> }>): Promise<[Load, number]> {
