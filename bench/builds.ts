@@ -1,5 +1,6 @@
 // npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh --only-ranges]
-// (`npm run bench` ends with `--only-ranges --days 365`: the ranged builds of issue 15.)
+// (`npm run bench` ends with `--days 365 --no-fresh`: every endpoint's default request over a year of history
+// (issue 11, point 4), then the ranged builds of issue 15.)
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
 // the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag; a body over 64 KiB
@@ -25,7 +26,7 @@ import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
-import { prepare } from '../src/serve/cache';
+import { prepare, prepareText } from '../src/serve/cache';
 import { knownSchemaVersion, openReader } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';
@@ -88,19 +89,29 @@ async function ensureWorld(days: number): Promise<string> {
 
 interface Timing { build: number; validate: number; json: number; ready: number; bytes: number }
 
-/** buildReady, stage by stage: the same calls in the same order, with a clock between them. */
+/**
+ * buildReady, stage by stage: the same calls in the same order, with a clock between them. A body the
+ * store keeps as text (Endpoint.text: the day-by-day trend) is read, not built, validated or serialized.
+ */
 function timedBuild(store: ReadStore, schemas: BodySchemas, e: Endpoint, args: ReadArgs, scopes: string[]): Timing {
   const t0 = performance.now();
-  const { version, body } = store.db.transaction(() => ({ version: sumVersions(scopes.map((s) => readVersion(store, s))), body: e.build(store, args) }))();
+  const { version, text, body } = store.db.transaction(() => {
+    const text = e.text?.(store, args) ?? null;
+    return { version: sumVersions(scopes.map((s) => readVersion(store, s))), text, body: text === null ? e.build(store, args) : null };
+  })();
   const t1 = performance.now();
-  const problem = schemas.check(e.schema, body);
-  if (problem) throw new Error(`${e.name}: ${problem}`);
+  if (text === null) {
+    const problem = schemas.check(e.schema, body);
+    if (problem) throw new Error(`${e.name}: ${problem}`);
+  }
   const t2 = performance.now();
-  const bytes = Buffer.byteLength(JSON.stringify(body));
+  const bytes = Buffer.byteLength(text ?? JSON.stringify(body));
   const t3 = performance.now();
-  prepare(body, version.version, version.updated_at);
+  if (text === null) prepare(body, version.version, version.updated_at);
+  else prepareText(text, version.version, version.updated_at);
   const t4 = performance.now();
-  return { build: t1 - t0, validate: t2 - t1, json: t3 - t2, ready: t1 - t0 + (t2 - t1) + (t4 - t3), bytes };
+  const json = text === null ? t3 - t2 : 0;
+  return { build: t1 - t0, validate: t2 - t1, json, ready: t1 - t0 + (t2 - t1) + (t4 - t3), bytes };
 }
 
 /** Nearest-rank percentile. */
@@ -114,7 +125,10 @@ function freshBuild(dbFile: string, e: Endpoint, args: ReadArgs): number {
   const db = openReader(dbFile);
   try {
     const t0 = performance.now();
-    JSON.stringify(db.transaction(() => e.build(new ReadStore(db), args))());
+    db.transaction(() => {
+      const store = new ReadStore(db);
+      return e.text?.(store, args) ?? JSON.stringify(e.build(store, args));
+    })();
     return performance.now() - t0;
   } finally {
     db.close();
@@ -184,7 +198,7 @@ function table(days: number, dbFile: string, rows: Row[]): string {
 
 async function main(): Promise<void> {
   const out = [`machine: ${machineLine()}`, '',
-    'ms per body. build = read transaction (data_version + read model); build+JSON adds JSON.stringify;',
+    'ms per body. build = read transaction (data_version + read model, or the text the store keeps: the day-by-day trend); build+JSON adds JSON.stringify;',
     'buildReady = what a build thread does on a cache miss: build + ajv validation + JSON + gzip + brotli + ETag (over 64 KiB: brotli only, gzip waits for a gzip-only client).',
     'Same ReadStore throughout (prepared statements, as in a build thread after its first request), page cache warm;',
     '"fresh store" = new connection + new ReadStore per build (build + JSON only).', ''];

@@ -1,10 +1,11 @@
-// A database written before migrations 003 to 011 is brought up to date on open and then holds
+// A database written before migrations 003 to 012 is brought up to date on open and then holds
 // exactly what this build writes: same digest as the same events projected from scratch (the week and
 // month roll-ups of 007 among it). Older schemas are made from a database of this build: schema 10's
 // day tables made again from its runs (test/schema-10.sql), then each later change taken back.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
 import { digest, domainOf, knownSchemaVersion, openDb, Projector, type Db } from '../src/store';
 import { asSource, ev, run, tmpDir, W, world } from './helpers';
 
@@ -29,10 +30,15 @@ function events(): ReturnType<typeof world> {
   ];
 }
 
+/** What 012 adds: the trend's rendered day points, the days to render again and the triggers that list them. */
+const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
+  DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
+
 /** Schema 10 from a database of this build (settled: schema 10 had no waiting roll-ups in memory). */
 const SCHEMA_10_SQL = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
 function toSchema10(db: Db): void {
   db.function('domain_of', { deterministic: true }, (url: unknown) => domainOf(String(url)));
+  db.exec(UNDO_012);
   db.exec(SCHEMA_10_SQL);
 }
 
@@ -181,4 +187,33 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   new Projector(migrated).settle();
   t.equal(migrated.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'the pending week settled');
   t.equal(digest(migrated), expected, 'the digest of a fresh projection');
+});
+
+// 012 renders no point itself (SQL cannot format numbers as JSON.stringify does): it lists every day
+// stale, the reads compute the trend meanwhile, and the next writer renders the days.
+t.test('012 lists every day of a database of 011 stale; its next writer renders them', async (t) => {
+  const dir = tmpDir('migrate12-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'old.db');
+  const old = openDb(file);
+  const p = new Projector(old);
+  p.applyBatch(asSource(events()));
+  p.settle();
+  old.exec(`${UNDO_012} PRAGMA user_version = 11;`);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  const days = migrated.prepare('SELECT count(DISTINCT project_id || day) FROM agg_engine_day').pluck().get() as number;
+  t.ok(days >= 1, 'days with counted runs');
+  t.equal(migrated.prepare('SELECT count(*) FROM trend_days_stale').pluck().get(), days, 'every one of them stale');
+  const trend = ENDPOINTS.find((e) => e.name === 'timeseries')!;
+  const store = new ReadStore(migrated);
+  const a: ReadArgs = { accountId: '', projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' };
+  const read = (): { text: string | null; built: string } => migrated.transaction(() => ({ text: trend.text!(store, a), built: JSON.stringify(trend.build(store, a)) }))();
+  t.equal(read().text, null, 'the trend is computed while they are');
+  new Projector(migrated).settle();
+  t.equal(migrated.prepare('SELECT count(*) FROM trend_days_stale').pluck().get(), 0, 'the next writer renders them');
+  const { text, built } = read();
+  t.equal(text, built, 'and the trend is read from the points: the same bytes');
 });

@@ -34,6 +34,12 @@ export interface Endpoint {
   schema: string;
   build(store: ReadStore, args: ReadArgs): unknown;
   /**
+   * The body as the JSON text the store keeps ready, byte for byte JSON.stringify(build()), or null
+   * when it has none for these args (buildReady then builds it). Only the day-by-day trend has one
+   * (store/trend-days.ts): its year is the one body too large to compute on each cold build.
+   */
+  text?(store: ReadStore, args: ReadArgs): string | null;
+  /**
    * Lists that page (issue 12): the page args.cursor names (the first without one) and where the next
    * starts. The HTTP layer serves `items` as the body, names the next page in a Link header and accepts
    * `cursor` only where this exists. build() returns the same items.

@@ -86,7 +86,12 @@ export function strongEtag(bytes: Buffer): string {
 }
 
 export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
-  const json = own(Buffer.from(JSON.stringify(body)));
+  return prepareText(JSON.stringify(body), version, updatedAt, headers);
+}
+
+/** prepare() for a body that is JSON text already. */
+export function prepareText(text: string, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
+  const json = own(Buffer.from(text));
   const compress = json.length >= COMPRESS_MIN_BYTES;
   const effort = effortFor(json);
   const gzipLater = json.length > LARGE_BODY_BYTES;

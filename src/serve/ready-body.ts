@@ -1,6 +1,6 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
-import { prepare, type Ready } from './cache';
+import { prepare, prepareText, type Ready } from './cache';
 import { nextLink } from './cursor';
 import { dataAsOf } from '../store';
 
@@ -32,22 +32,28 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  * transaction: one snapshot, even while another thread commits. That snapshot is never older than
  * the version the request was keyed with (it starts after the key was made), so a body is never
  * staler than its key. A body that fails its schema is a bug: it throws (500), it is never served.
+ * A body the store keeps as text (Endpoint.text) is not validated here: the writer made it with
+ * the function build() uses, whose bodies the tests check against the schema and against the text.
  */
 export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[]): Ready {
   const read = store.db.transaction(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
     // Project and run group bodies say how fresh they are: X-Data-As-Of, from the same snapshot.
     const asOf = args.projectId ? dataAsOf(store, args.projectId) : null;
+    const text = endpoint.text?.(store, args) ?? null;
+    if (text !== null) return { version, asOf, text, body: null, next: null };
     // A list that pages: its body is the page's items, and where the next starts becomes a Link (cursor.ts).
-    if (!endpoint.page) return { version, asOf, body: endpoint.build(store, args), next: null };
+    if (!endpoint.page) return { version, asOf, text, body: endpoint.build(store, args), next: null };
     const page = endpoint.page(store, args, { version: version.version });
-    return { version, asOf, body: page.items, next: page.next };
+    return { version, asOf, text, body: page.items, next: page.next };
   });
-  const { version, asOf, body, next } = read();
-  const problem = schemas.check(endpoint.schema, body);
-  if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
+  const { version, asOf, text, body, next } = read();
+  if (text === null) {
+    const problem = schemas.check(endpoint.schema, body);
+    if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
+  }
   const headers: Record<string, string> = {};
   if (next) headers.link = nextLink(endpoint, args, next);
   if (asOf) headers['x-data-as-of'] = asOf;
-  return prepare(body, version.version, version.updated_at, headers);
+  return text === null ? prepare(body, version.version, version.updated_at, headers) : prepareText(text, version.version, version.updated_at, headers);
 }

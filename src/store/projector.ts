@@ -8,6 +8,7 @@ import { noteCommit } from './commits';
 import { prepareEvent, rawBytes, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
 import { ChangeSet, type Outcome, type Version } from './versions';
 import { ChangeLogWriter, changeKindOf } from './changes';
+import { TrendDays } from './trend-days';
 
 export type { SourceEvent } from './prepare';
 
@@ -49,6 +50,7 @@ export class Projector {
   private readonly runs: RunStore;
   private readonly aggregator: Aggregator;
   private readonly changeLog: ChangeLogWriter;
+  private readonly trendDays: TrendDays;
   private readonly handlers: Handlers;
   private readonly stmts;
   private readonly applyInTx;
@@ -72,6 +74,7 @@ export class Projector {
     this.runs = new RunStore(db);
     this.aggregator = new Aggregator(db, this.runs);
     this.changeLog = new ChangeLogWriter(db);
+    this.trendDays = new TrendDays(db);
     this.handlers = this.makeHandlers();
     this.stmts = {
       position: db.prepare(`INSERT INTO source_positions (source, position) VALUES (?, ?)
@@ -91,6 +94,7 @@ export class Projector {
       this.begin();
       this.aggregator.settle();
       this.runs.index.flush();
+      this.trendDays.render();
     }).immediate;
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
@@ -191,6 +195,8 @@ export class Projector {
     }
     this.aggregator.flush();
     this.runs.index.finish();
+    // After every row of the batch, engines included: the days it left stale, rendered again.
+    this.trendDays.render();
     result.changed = [...changes.scopes].sort();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
     for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);

@@ -52,8 +52,17 @@ export class ReadStore {
 
   /** The first column of the first row. */
   value<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.pluck(sql).get(...params) as T | undefined;
+  }
+
+  /** The first column of every row. */
+  column<T>(sql: string, ...params: unknown[]): T[] {
+    return this.pluck(sql).all(...params) as T[];
+  }
+
+  private pluck(sql: string): Statement {
     let s = this.plucked.get(sql);
     if (!s) this.plucked.set(sql, (s = this.db.prepare(sql).pluck()));
-    return s.get(...params) as T | undefined;
+    return s;
   }
 }

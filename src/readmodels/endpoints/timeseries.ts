@@ -1,11 +1,17 @@
-import type { TimeseriesEngine, TimeseriesPoint, VisibilityTimeseries } from '../bodies.gen';
+import type { VisibilityTimeseries } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-import {
-  compareStrings, dayFigures, engineSumsByPeriod, mentionRate, mentionRateCi, requestedWindow, score, sumAll, type PeriodEngineSums,
-} from '../formulas';
+import { engineSumsByPeriod, requestedWindow, type PeriodEngineSums } from '../formulas';
+import { trendPoint, type TrendPoint } from '../../store/trend-days';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
 const TREND_DAYS = 365;
+
+/**
+ * The writer's rendered day points (migration 012), oldest first. They stand for the body only when
+ * none of the project's days waits to be rendered again: a stale day may hold an old point, or none.
+ */
+const ANY_STALE_DAY = 'SELECT 1 FROM trend_days_stale WHERE project_id = ? LIMIT 1';
+const DAY_POINTS = 'SELECT point FROM trend_days WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day';
 
 export const endpoint: Endpoint = {
   name: 'timeseries',
@@ -19,7 +25,14 @@ export const endpoint: Endpoint = {
     if (!w) return [];
     const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
     return [...rowsPerPeriod(engines)]
-      .map(([period, rows]) => point(period, rows, competitorMentions.get(period) ?? 0));
+      .map(([period, rows]) => trendPoint(period, rows, competitorMentions.get(period) ?? 0));
+  },
+  /** Days only: a week's or month's point adds up its days' rows (build()), which no single row holds. */
+  text(store, args): string | null {
+    if (args.interval !== 'day' || store.value(ANY_STALE_DAY, args.projectId) !== undefined) return null;
+    const w = requestedWindow(store, args, TREND_DAYS);
+    if (!w) return '[]';
+    return `[${store.column<string>(DAY_POINTS, args.projectId, w.start, w.end).join(',')}]`;
   },
 };
 
@@ -34,21 +47,7 @@ function rowsPerPeriod(rows: PeriodEngineSums[]): Map<string, PeriodEngineSums[]
   return out;
 }
 
-/**
- * A period listed here has counted runs, so its scores are numbers (never the "no runs" null). Its
- * rows are each engine's counts summed over the period (formulas.ts engineSumsByPeriod: a day's
- * rows, or a week's or month's from the roll-ups and the days of a partial period).
- */
-function point(period: string, rows: PeriodEngineSums[], competitorMentions: number): TimeseriesPoint {
-  const s = sumAll(rows);
-  return {
-    date: period,
-    ...dayFigures(s, competitorMentions),
-    run_count: s.runs,
-    engines: [...rows]
-      .sort((a, b) => compareStrings(a.engine_name, b.engine_name) || compareStrings(a.engine_id, b.engine_id))
-      .map((r): TimeseriesEngine => ({
-        engine_id: r.engine_id, score: score(r) ?? 0, mention_rate: mentionRate(r), mention_rate_ci: mentionRateCi(r), run_count: r.runs,
-      })),
-  };
-}
+/** The store's point type is the schema's, both ways: a field added to one and not the other fails the type check. */
+type Holds<T extends true> = T;
+type Point = VisibilityTimeseries[number];
+export type _SameShape = Holds<TrendPoint extends Point ? (Point extends TrendPoint ? true : false) : false>;
