@@ -49,7 +49,7 @@ type DayRow = [engine_id: string, runs: number, mentioned: number, position_sum:
 
 /**
  * Days rendered per transaction at most. A batch of live events leaves a few dozen stale; a project
- * counted again (a prompt deleted) or an engine renamed, a year's worth (365 per project, ~40 us each);
+ * counted again (a prompt deleted) or an engine renamed, a year's worth (365 per project, ~64 us each);
  * a database migrated to 012, all of them. The rest wait for the next batch, and until then the
  * project's trend is computed by the read (never wrong, only slower), so one batch never pays for
  * them all.
