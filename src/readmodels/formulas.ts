@@ -4,6 +4,7 @@ import {
   addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, wilson, zeroSums, Z95, type Interval, type MentionSums,
 } from '../store/metrics';
 import { nextMonth, periodEnd, periodStart, type Grain } from '../store/periods';
+import { engineSumsOf, type DayEngineSums, type EngineDayRow } from '../store/trend-days';
 import type { Period } from './args';
 import type { ReadStore } from './store';
 
@@ -333,12 +334,6 @@ export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPr
   (r) => `${r.competitor_id}|${r.prompt_id}`, byCompetitorPrompt);
 }
 
-export interface DayEngineSums extends MentionSums {
-  day: string;
-  engine_id: string;
-  engine_name: string;
-}
-
 /** A period's brand sums of one engine: `day` is the period's first day. */
 export type PeriodEngineSums = DayEngineSums;
 
@@ -357,7 +352,6 @@ export type PeriodEngineSums = DayEngineSums;
 const ENGINE_DAYS = `SELECT json_group_array(json_array(day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs))
   FROM (SELECT day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs FROM agg_engine_day
     WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day, engine_id)`;
-type EngineSumsRow = [day: string, engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number, competitor_runs: number];
 
 /**
  * A day's period in SQL: periodStart's rule (the ISO week's Monday: strftime('%w') is 0 on Sunday,
@@ -386,19 +380,11 @@ export interface EnginePeriods {
 
 /** The brand sums per period and engine of start..end, and the competitor mentions per period, in one read. */
 export function engineSumsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): EnginePeriods {
-  const rows = store.json<EngineSumsRow[]>(ENGINE_SUMS[interval], projectId, start, end);
+  const rows = store.json<EngineDayRow[]>(ENGINE_SUMS[interval], projectId, start, end);
   // Sorted all the same: nothing binds the planner to keep a subquery's order in an aggregate (a
   // sort of rows already in order is one pass of comparisons, ~0.1 ms for a year).
   rows.sort((a, b) => compareStrings(a[0], b[0]) || compareStrings(a[1], b[1]));
-  const names = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
-  const engines: PeriodEngineSums[] = [];
-  const competitorMentions = new Map<string, number>();
-  for (const [day, engine_id, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs] of rows) {
-    if (competitor_runs > 0) competitorMentions.set(day, (competitorMentions.get(day) ?? 0) + competitor_runs);
-    const engine_name = names.get(engine_id);
-    if (engine_name !== undefined) engines.push({ day, engine_id, engine_name, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n });
-  }
-  return { engines, competitorMentions };
+  return engineSumsOf(rows, new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name])));
 }
 
 /** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */

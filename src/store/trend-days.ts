@@ -45,7 +45,29 @@ export function trendPoint(period: string, rows: readonly EngineSums[], competit
   };
 }
 
-type DayRow = [engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number, competitor_runs: number];
+/** An agg_engine_day row (or several added up over a period) as the trend and the daily scores read it. */
+export type EngineDayRow = [day: string, engine_id: string, runs: number, mentioned: number, position_sum: number, rr_fixed: number, sentiment_fixed: number, sentiment_n: number, competitor_runs: number];
+
+/** One engine's sums over a day, or over the period starting that day. */
+export interface DayEngineSums extends EngineSums {
+  day: string;
+}
+
+/**
+ * Rows as the trend counts them, for the writer's points and the read models alike: the brand sums of
+ * known engines (a row of an unknown engine is left out, as a join would), and per day the runs
+ * mentioning tracked competitors, over every row.
+ */
+export function engineSumsOf(rows: readonly EngineDayRow[], names: ReadonlyMap<string, string>): { engines: DayEngineSums[]; competitorMentions: Map<string, number> } {
+  const engines: DayEngineSums[] = [];
+  const competitorMentions = new Map<string, number>();
+  for (const [day, engine_id, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs] of rows) {
+    if (competitor_runs > 0) competitorMentions.set(day, (competitorMentions.get(day) ?? 0) + competitor_runs);
+    const engine_name = names.get(engine_id);
+    if (engine_name !== undefined) engines.push({ day, engine_id, engine_name, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n });
+  }
+  return { engines, competitorMentions };
+}
 
 /**
  * Days rendered per transaction at most. A batch of live events leaves a few dozen stale; a project
@@ -62,7 +84,7 @@ export class TrendDays {
   constructor(db: Db) {
     this.stmts = {
       stale: db.prepare('SELECT project_id, day FROM trend_days_stale ORDER BY project_id, day LIMIT ?').raw(true),
-      rows: db.prepare(`SELECT engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs
+      rows: db.prepare(`SELECT day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs
         FROM agg_engine_day WHERE project_id = ? AND day = ? ORDER BY engine_id`).raw(true),
       engines: db.prepare('SELECT id, name FROM engines').raw(true),
       put: db.prepare('INSERT INTO trend_days (project_id, day, point) VALUES (?, ?, ?) ON CONFLICT (project_id, day) DO UPDATE SET point = excluded.point'),
@@ -87,13 +109,7 @@ export class TrendDays {
 
   /** What the endpoint computes for the day (timeseries.ts via formulas.ts engineSumsByPeriod): null when it lists no point. */
   private pointOf(projectId: string, day: string, names: ReadonlyMap<string, string>): TrendPoint | null {
-    const engines: EngineSums[] = [];
-    let competitorMentions = 0;
-    for (const [engine_id, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n, competitor_runs] of this.stmts.rows.all(projectId, day) as DayRow[]) {
-      competitorMentions += competitor_runs;
-      const engine_name = names.get(engine_id);
-      if (engine_name !== undefined) engines.push({ engine_id, engine_name, runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n });
-    }
-    return engines.length === 0 ? null : trendPoint(day, engines, competitorMentions);
+    const { engines, competitorMentions } = engineSumsOf(this.stmts.rows.all(projectId, day) as EngineDayRow[], names);
+    return engines.length === 0 ? null : trendPoint(day, engines, competitorMentions.get(day) ?? 0);
   }
 }
