@@ -1,5 +1,5 @@
 import type { DeadLetterReason, EventType } from '../events';
-import type { AcceptedEvent, PreparedEvent, RunFacts } from '../store';
+import type { PreparedEvent, RunFacts } from '../store';
 
 /**
  * Prepared events as they cross from a preparing thread to the writer's. Posting the prepared
@@ -116,47 +116,69 @@ export class BatchEncoder {
   }
 }
 
-/** The events of an encoded batch, as the projector takes them; a line is a view of the batch's buffer. */
+/**
+ * The events of an encoded batch, as the projector takes them; a line is a view of the batch's buffer.
+ * Written as one plain loop (no closures, spreads or destructured arrays per event): it runs on the
+ * writer's thread, the busy one, for every event.
+ */
 export function decodeBatch(b: EncodedBatch): PreparedEvent[] {
-  const { strings, refs, nums, source } = b;
-  const s = (i: number): string => strings[i]!;
-  const sOrNull = (i: number): string | null => (i === NONE ? null : strings[i]!);
-  const num = (x: number): number | null => (Number.isNaN(x) ? null : x);
+  const { strings, refs, nums, source, lines } = b;
   const out: PreparedEvent[] = [];
   let r = 0;
   let n = 0;
   while (r < refs.length) {
     const position = nums[n++]!;
-    const raw = new Uint8Array(b.lines, nums[n++]!, nums[n++]!);
+    const raw = new Uint8Array(lines, nums[n++]!, nums[n++]!);
     const kind = refs[r++]!;
     if (kind === REJECTED) {
-      out.push({
-        ok: false, source, position, raw, reason: s(refs[r++]!) as DeadLetterReason, detail: s(refs[r++]!), eventId: sOrNull(refs[r++]!), type: sOrNull(refs[r++]!),
-      });
+      const reason = strings[refs[r++]!] as DeadLetterReason;
+      const detail = strings[refs[r++]!]!;
+      const eventId = stringOrNull(strings, refs[r++]!);
+      const type = stringOrNull(strings, refs[r++]!);
+      out.push({ ok: false, source, position, raw, reason, detail, eventId, type });
       continue;
     }
-    const type = s(refs[r++]!) as EventType;
-    const version = { at: s(refs[r++]!), id: s(refs[r++]!) };
-    const bytes = (): Uint8Array => new Uint8Array(b.lines, nums[n++]!, nums[n++]!);
-    const base: Omit<AcceptedEvent, 'data' | 'run'> = { ok: true, source, position, type, version, raw };
+    const type = strings[refs[r++]!] as EventType;
+    const at = strings[refs[r++]!]!;
+    const version = { at, id: strings[refs[r++]!]! };
     if (kind === OTHER) {
-      out.push({ ...base, data: b.others[refs[r++]!] });
+      out.push({ ok: true, source, position, type, version, raw, data: b.others[refs[r++]!] });
       continue;
     }
-    const hits = bytes();
-    const cited = bytes();
-    const [id, group, project, prompt, engine, status, completedAt, day] = [refs[r++]!, refs[r++]!, refs[r++]!, refs[r++]!, refs[r++]!, refs[r++]!, refs[r++]!, refs[r++]!];
+    const hits = new Uint8Array(lines, nums[n++]!, nums[n++]!);
+    const cited = new Uint8Array(lines, nums[n++]!, nums[n++]!);
+    const id = strings[refs[r++]!]!;
+    const group = strings[refs[r++]!]!;
+    const project = strings[refs[r++]!]!;
+    const prompt = strings[refs[r++]!]!;
+    const engine = strings[refs[r++]!]!;
+    const status = strings[refs[r++]!]!;
+    const completedAt = strings[refs[r++]!]!;
+    const day = strings[refs[r++]!]!;
     const competitorCount = refs[r++]!;
     const urlCount = refs[r++]!;
+    const brandPosition = numOrNull(nums[n++]!);
+    const brandSentiment = numOrNull(nums[n++]!);
     const facts: RunFacts = {
-      id: s(id), run_group_id: s(group), project_id: s(project), prompt_id: s(prompt), engine_id: s(engine), status: s(status),
-      completed_at: s(completedAt), day: s(day), brand_position: num(nums[n++]!), brand_sentiment: num(nums[n++]!), competitors: [], urls: [],
+      id, run_group_id: group, project_id: project, prompt_id: prompt, engine_id: engine, status, completed_at: completedAt, day,
+      brand_position: brandPosition, brand_sentiment: brandSentiment, competitors: [], urls: [],
     };
     const mentionCount = nums[n++]!;
     const citationCount = nums[n++]!;
-    for (let i = 0; i < competitorCount; i += 1) facts.competitors.push({ competitor_id: s(refs[r++]!), position: nums[n++]!, sentiment: num(nums[n++]!) });
-    for (let i = 0; i < urlCount; i += 1) facts.urls.push({ url: s(refs[r++]!), domain: s(refs[r++]!), title: sOrNull(refs[r++]!) });
-    out.push({ ...base, data: null, run: { facts, mentionCount, citationCount, event: raw, hits, cited } });
+    for (let i = 0; i < competitorCount; i += 1) {
+      const competitor_id = strings[refs[r++]!]!;
+      const position = nums[n++]!;
+      facts.competitors.push({ competitor_id, position, sentiment: numOrNull(nums[n++]!) });
+    }
+    for (let i = 0; i < urlCount; i += 1) {
+      const url = strings[refs[r++]!]!;
+      const domain = strings[refs[r++]!]!;
+      facts.urls.push({ url, domain, title: stringOrNull(strings, refs[r++]!) });
+    }
+    out.push({ ok: true, source, position, type, version, raw, data: null, run: { facts, mentionCount, citationCount, event: raw, hits, cited } });
   }
   return out;
 }
+
+const stringOrNull = (strings: string[], i: number): string | null => (i === NONE ? null : strings[i]!);
+const numOrNull = (x: number): number | null => (Number.isNaN(x) ? null : x);

@@ -78,7 +78,7 @@ export class ChangeLogWriter {
    * logged version), inside the batch's transaction.
    */
   record(changes: ChangeSet, now: string): void {
-    const engineChanged = changes.scopes.has('engines');
+    const engineChanged = changes.shared.has('engines');
     const engines = (this.stmts.enginesVersion.get() as number | undefined) ?? 0;
     for (const [projectId, change] of changes.projects) {
       const row = this.stmts.bumpProject.get(`project:${projectId}`, now, change.newest) as { version: number; data_as_of: string };

@@ -60,9 +60,15 @@ export class CitedTables {
   /** A URL's row of a period merged in (with `engineId`: its row of the engine table). */
   put(grain: RolledGrain, projectId: string, period: string, c: Cited, engineId: string | null): void {
     const t = c.titled;
-    const tail = [c.firstAt, c.lastAt, t?.title ?? null, t?.at ?? null, t ? bucketOf(t) : null, t?.run ?? null];
-    if (engineId === null) this.stmts[grain].all.run(projectId, period, c.url, c.domain, c.runs, listOf(c.engines), listOf(c.prompts), ...tail);
-    else this.stmts[grain].byEngine.run(projectId, period, c.url, engineId, c.domain, c.runs, listOf(c.prompts), ...tail);
+    const title = t?.title ?? null;
+    const titleAt = t?.at ?? null;
+    const bucket = t ? bucketOf(t) : null;
+    const run = t?.run ?? null;
+    if (engineId === null) {
+      this.stmts[grain].all.run(projectId, period, c.url, c.domain, c.runs, listOf(c.engines), listOf(c.prompts), c.firstAt, c.lastAt, title, titleAt, bucket, run);
+    } else {
+      this.stmts[grain].byEngine.run(projectId, period, c.url, engineId, c.domain, c.runs, listOf(c.prompts), c.firstAt, c.lastAt, title, titleAt, bucket, run);
+    }
   }
 
   dropPeriod(grain: RolledGrain, projectId: string, period: string): void {

@@ -224,5 +224,8 @@ export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: 
   }
 }
 
-/** A comma-separated sorted list, as the rows keep their ids. */
-export const listOf = (ids: Iterable<string>): string => [...ids].sort().join(',');
+/** A comma-separated sorted list, as the rows keep their ids (a set of one, as most engine rows' are, without the sort). */
+export function listOf(ids: ReadonlySet<string>): string {
+  if (ids.size === 1) for (const id of ids) return id;
+  return [...ids].sort().join(',');
+}

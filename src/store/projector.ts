@@ -57,6 +57,8 @@ export class Projector {
   private readonly settleInTx;
   private readonly eventInSavepoint;
   private dataVersion: unknown = null;
+  /** One event's effects, emptied before each event (one object per batch, not three per event). */
+  private readonly effects: Effects = { changes: new ChangeSet(), added: [], removed: [] };
 
   constructor(private readonly db: Db) {
     this.entities = entityTables(db);
@@ -176,7 +178,10 @@ export class Projector {
         result.deadLettered += 1;
         continue;
       }
-      const fx: Effects = { changes: new ChangeSet(), added: [], removed: [] };
+      const fx = this.effects;
+      fx.changes.clear();
+      fx.added.length = 0;
+      fx.removed.length = 0;
       let outcome: Outcome;
       try {
         outcome = isolate ? this.eventInSavepoint(e, fx) : this.dispatch(e, fx);
@@ -197,9 +202,9 @@ export class Projector {
     this.runs.index.finish();
     // After every row of the batch, engines included: the days it left stale, rendered again.
     this.trendDays.render();
-    result.changed = [...changes.scopes].sort();
+    result.changed = changes.scopes();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
-    for (const scope of result.changed) if (!scope.startsWith('project:')) this.stmts.bump.run(scope, now);
+    for (const scope of [...changes.shared].sort()) this.stmts.bump.run(scope, now);
     this.changeLog.record(changes, now);
     for (const [source, next] of positions) this.stmts.position.run(source, next);
     return result;

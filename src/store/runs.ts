@@ -193,15 +193,15 @@ function factOf(run: PromptRunCompleted): string {
 
 const textOf = (event: string | Uint8Array): string => (typeof event === 'string' ? event : Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString('utf8'));
 
-/** Text bound as it is (a preparing thread's bytes are UTF-8 already: no copy into a JS string). */
-const bindable = (text: string | Uint8Array): string | Buffer =>
-  (typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength));
-
-/** A run's row, in the order of RunStore's column list. */
+/**
+ * A run's row, in the order of RunStore's column list. Text is bound as it came: a preparing
+ * thread's bytes (UTF-8 already, views of its batch's buffer) go to SQLite as they are, no copy
+ * into a JS string and no Buffer made per column (better-sqlite3 binds any Uint8Array).
+ */
 function valuesOf(run: PreparedRun, v: Version): unknown[] {
   const f = run.facts;
   return [f.id, f.run_group_id, f.project_id, f.prompt_id, f.engine_id, f.status, f.completed_at, f.day,
-    f.brand_position, f.brand_sentiment, run.mentionCount, run.citationCount, bindable(run.event), bindable(run.hits), bindable(run.cited), v.at, v.id];
+    f.brand_position, f.brand_sentiment, run.mentionCount, run.citationCount, run.event, run.hits, run.cited, v.at, v.id];
 }
 
 /** Days of runs read at a time when a project's history is counted again. */

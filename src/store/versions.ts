@@ -34,18 +34,23 @@ export interface ProjectChange {
 
 const PROJECT_PREFIX = 'project:';
 
-/** The scopes a batch changed; each gets its data_version bumped once, in the same transaction. */
+/**
+ * The scopes an event or a batch changed; each gets its data_version bumped once, in the same
+ * transaction. Projects are kept by id (their scope is 'project:<id>'): a run names its project
+ * thousands of times a batch, and building that text for each was garbage the writer collected.
+ */
 export class ChangeSet {
-  readonly scopes = new Set<string>();
+  /** The scopes every project shares: 'catalog', 'keys', 'engines'. */
+  readonly shared = new Set<string>();
+  /** The projects one event changed. */
+  readonly projectIds = new Set<string>();
   /** By project id: filled by absorb(), so only the batch's set has it. */
   readonly projects = new Map<string, ProjectChange>();
 
   /** Adds one applied event's changes: its scopes, and for each project it changed, its kind and time. */
   absorb(event: ChangeSet, kind: ChangeKind, at: string): void {
-    for (const s of event.scopes) {
-      this.scopes.add(s);
-      if (!s.startsWith(PROJECT_PREFIX)) continue;
-      const id = s.slice(PROJECT_PREFIX.length);
+    for (const s of event.shared) this.shared.add(s);
+    for (const id of event.projectIds) {
       const p = this.projects.get(id);
       if (!p) this.projects.set(id, { kinds: new Set([kind]), newest: at });
       else {
@@ -55,16 +60,28 @@ export class ChangeSet {
     }
   }
 
+  /** The batch's scopes, projects as 'project:<id>', sorted. */
+  scopes(): string[] {
+    return [...this.shared, ...[...this.projects.keys()].map((id) => `${PROJECT_PREFIX}${id}`)].sort();
+  }
+
+  /** Empty again (one event's set, used for the next event). */
+  clear(): void {
+    this.shared.clear();
+    this.projectIds.clear();
+    this.projects.clear();
+  }
+
   project(id: string | null | undefined): void {
-    if (id) this.scopes.add(`${PROJECT_PREFIX}${id}`);
+    if (id) this.projectIds.add(id);
   }
   catalog(): void {
-    this.scopes.add('catalog');
+    this.shared.add('catalog');
   }
   keys(): void {
-    this.scopes.add('keys');
+    this.shared.add('keys');
   }
   engines(): void {
-    this.scopes.add('engines');
+    this.shared.add('engines');
   }
 }
