@@ -23,6 +23,8 @@ const PENDING_MAX = 100_000;
 export class RunIndex {
   private readonly pending = new Map<string, number>();
   private stale = true;
+  /** The watermark as of this writer's last sync or flush; 0 while run_ids is empty (a fresh file). */
+  private through = 0;
   private readonly stmts: { find: Statement; through: Statement; setThrough: Statement; catchUp: Statement; last: Statement };
 
   constructor(db: Db) {
@@ -41,10 +43,7 @@ export class RunIndex {
    */
   begin(othersWrote: boolean): void {
     if (!othersWrote && !this.stale) return;
-    const through = (this.stmts.through.get() as number | undefined) ?? 0;
-    this.stmts.catchUp.run(through);
-    this.stmts.setThrough.run(this.stmts.last.get() as number);
-    this.pending.clear();
+    this.indexUnindexed();
     this.stale = false;
   }
 
@@ -53,9 +52,15 @@ export class RunIndex {
     this.stale = true;
   }
 
-  /** The row of a run id, or undefined for a run never stored. */
+  /**
+   * The row of a run id, or undefined for a run never stored. While the watermark is 0, run_ids is
+   * empty and every stored run is pending: a replay into a fresh file asks SQLite nothing until its
+   * first flush (~2 us a run here).
+   */
   find(id: string): number | undefined {
-    return this.pending.get(id) ?? (this.stmts.find.get(id) as number | undefined);
+    const at = this.pending.get(id);
+    if (at !== undefined || this.through === 0) return at;
+    return this.stmts.find.get(id) as number | undefined;
   }
 
   /** A run just inserted at `rowid`. */
@@ -75,9 +80,14 @@ export class RunIndex {
    */
   flush(): void {
     if (this.pending.size === 0) return;
-    const through = (this.stmts.through.get() as number | undefined) ?? 0;
-    this.stmts.catchUp.run(through);
-    this.stmts.setThrough.run(this.stmts.last.get() as number);
+    this.indexUnindexed();
+  }
+
+  /** Every row after the watermark put in run_ids, and the watermark moved to the last row. */
+  private indexUnindexed(): void {
+    this.stmts.catchUp.run((this.stmts.through.get() as number | undefined) ?? 0);
+    this.through = this.stmts.last.get() as number;
+    this.stmts.setThrough.run(this.through);
     this.pending.clear();
   }
 }
