@@ -12,11 +12,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import t, { type Test } from 'tap';
 import { DEMO_OPTIONS, generateWorld } from '../fixtures/world';
 import { replayFiles } from '../src/ingest';
+import { INGEST_NICE } from '../src/lib/worker';
 import {
   createKafkaClient, DLQ_HEADERS, eventKey, kafkaConnectionFromEnv, kafkaIngestConfigFromEnv,
   produceFiles, startKafkaIngest, type KafkaIngest, type KafkaIngestConfig, type KafkaLog, type OutboundMessage,
@@ -253,6 +255,16 @@ async function terminate(s: Service): Promise<number | null> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The nice value of each thread of process `pid`, by thread id (Linux: /proc/PID/task/TID/stat, field 19). */
+function threadNices(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]));
+  }
+  return out;
 }
 
 function dbDigest(file: string): { digest: string; deadLetters: unknown } {
@@ -528,6 +540,13 @@ t.test('broker stopped for 30 s under read load: every read served, /readyz says
     return r.body.status === 'ready' && r;
   }, 200);
   t.match(ready, { status: 200, body: { ready: true, reasons: [], kafka: { state: 'consuming' } } }, '/readyz before the outage');
+  // The serving thread keeps the default priority; the Kafka thread and its preparing thread run below it.
+  const nices = threadNices(s.child.pid!);
+  const own = os.getPriority(); // the service inherits this process's nice value (0 unless the tests run niced)
+  t.equal(nices.get(s.child.pid!), own, `the serving (main) thread at nice ${own}`);
+  const lowered = [...nices.values()].filter((n) => n === INGEST_NICE).length;
+  if (own < INGEST_NICE) t.equal(lowered, 2, `two threads (Kafka, preparing) at nice ${INGEST_NICE}`);
+  else t.equal(lowered, own === INGEST_NICE ? nices.size : 0, `tests run at nice ${own}: no thread is raised or lowered`);
   const projectsBefore = (await request(`${urls.api}/projects`, withKey(W.key))).json;
 
   // The read load: a few keep-alive clients, each request after the previous answer and a short pause

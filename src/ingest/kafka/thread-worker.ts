@@ -1,6 +1,8 @@
 // The Kafka ingest thread (see startKafkaIngestThread): consumer, projector and DLQ on a
 // connection of their own. Reports status every STATUS_EVERY_MS; stops on {type:'stop'}.
 import { parentPort, workerData } from 'node:worker_threads';
+import { INGEST_NICE } from '../../lib/worker';
+import { lowerThreadPriority } from '../../lib/thread-priority';
 import { adoptCommitCounter, openDb, Projector } from '../../store';
 import { dedupedKafkaLog, isKafkaSetupError } from './client';
 import { startKafkaIngest, type KafkaIngest } from './consumer';
@@ -10,6 +12,8 @@ const start = workerData as ThreadStart;
 const send = (m: ThreadMessage): void => parentPort!.postMessage(m);
 
 async function main(): Promise<void> {
+  // Below the serving thread (INGEST_NICE); the preparing thread this one starts inherits it.
+  lowerThreadPriority(INGEST_NICE);
   adoptCommitCounter(start.commits);
   // fast (synchronous=NORMAL, no fsync per commit): offsets commit with the facts, so what a power
   // loss takes back is consumed again from Kafka. FULL would cost an fsync per transaction.
