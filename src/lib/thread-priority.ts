@@ -6,15 +6,14 @@ import path from 'node:path';
  * Gives the calling thread the nice value `nice` unless it is already that low in priority, on
  * Linux (elsewhere nothing changes). Linux keeps a nice value per thread: /proc/thread-self names
  * this thread's id, and setpriority on a thread id changes that thread alone (threads it starts later
- * inherit it). Returns the thread's nice value after the call, or null where none was set.
+ * inherit it).
  */
-export function lowerThreadPriority(nice: number): number | null {
-  if (process.platform !== 'linux') return null;
+export function lowerThreadPriority(nice: number): void {
+  if (process.platform !== 'linux') return;
   try {
     const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
     if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
-    return os.getPriority(tid);
   } catch {
-    return null; // no /proc, or not allowed: the thread keeps its priority
+    // no /proc, or not allowed: the thread keeps its priority
   }
 }
