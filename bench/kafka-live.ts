@@ -3,13 +3,18 @@
 // lag (produced minus committed offsets, every second) and the serving thread's event-loop delay.
 import autocannon from 'autocannon';
 import type { Admin } from 'kafkajs';
+import { cpuShare, cpuSnapshot, type CpuShare } from './cpu';
 import { producedCount } from './kafka-broker';
 import { CommittedOffsets, scrapeOps, type Service } from './kafka-service';
 import type { StreamMessage, StreamStart } from './kafka-stream';
 import type { BenchWorld } from './kafka-world';
 import { startWorker } from '../src/lib/worker';
 
-export interface LiveOptions { rate: number; seconds: number; drainSeconds: number; readRate: number; connections: number; tag: string }
+export interface LiveOptions {
+  rate: number; seconds: number; drainSeconds: number; readRate: number; connections: number; tag: string;
+  /** The local broker's process, for its CPU share (null: not on this host). */
+  brokerPid: number | null;
+}
 
 export interface Sample {
   t: number; produced: number; committed: number; lag: number; eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null; streaming: boolean;
@@ -27,6 +32,8 @@ export interface PhaseResult {
   drainedIn: number | null;
   lagAfterDrain: number;
   reads: { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number };
+  /** Where the host's CPU went while the stream ran. */
+  cpu: CpuShare;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -80,6 +87,8 @@ function sampler(service: Service, admin: Admin, topic: string, offsets: Committ
 export async function livePhase(service: Service, admin: Admin, topic: string, offsets: CommittedOffsets, world: BenchWorld,
   brokers: string, o: LiveOptions, log: (s: string) => void): Promise<PhaseResult> {
   const started = performance.now();
+  const pid = service.child.pid!;
+  const cpuAtStart = cpuSnapshot(pid, o.brokerPid);
   let streaming = true;
   const sampling = sampler(service, admin, topic, offsets, started, () => streaming);
   const start: StreamStart = { brokers, topic, rate: o.rate, seconds: o.seconds, templates: world.templates, tag: o.tag };
@@ -96,6 +105,7 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
     });
   }).finally(() => void worker.terminate());
   streaming = false;
+  const cpu = cpuShare(cpuAtStart, cpuSnapshot(pid, o.brokerPid), pid);
   const stoppedAt = performance.now();
   const produced = await producedCount(admin, topic);
   const lagAtEnd = Math.max(0, produced - (offsets.read() ?? 0));
@@ -115,5 +125,6 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   return {
     rate: o.rate, produced: done.produced, streamSeconds: done.seconds, freshness, samples: sampling.samples, lagAtEnd, drainedIn, lagAfterDrain,
     reads: { requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts },
+    cpu,
   };
 }

@@ -103,5 +103,10 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
       return [d === null ? '-' : fmt(d), d === 0];
     }),
     row('read load: non-2xx, errors', '', (p) => [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)}`, null]),
+    row('CPU while streaming, cores: host busy (of its cores)', '', (p) => [`${fmt(p.cpu.machineBusy, 2)} (of ${p.cpu.cores})`, null]),
+    row('- service: serving thread / ingest threads (Kafka, preparing) / other threads', '', (p) =>
+      [`${fmt(p.cpu.serving, 2)} / ${fmt(p.cpu.ingest, 2)} / ${fmt(p.cpu.otherService, 2)}`, null]),
+    row('- broker / bench (producer, read load, probes) / rest of the host', '', (p) =>
+      [`${p.cpu.broker === null ? '-' : fmt(p.cpu.broker, 2)} / ${fmt(p.cpu.bench, 2)} / ${fmt(p.cpu.rest, 2)}`, null]),
   ].join('\n');
 }

@@ -7,7 +7,7 @@
 //  b) the same service, under read load, while a live stream of new runs dated now (existing
 //     projects, prompts, engines) is produced at each rate for S seconds: freshness (produce ack ->
 //     a probe group and its run answered by the API), consumer lag every second, event-loop delay of
-//     the serving thread (ops /metrics). Everything on 127.0.0.1; the run deletes its topic, its
+//     the serving thread (ops /metrics), and where the host's CPU went (bench/cpu.ts). Everything on 127.0.0.1; the run deletes its topic, its
 //     consumer groups and its temporary files.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import { livePhase, type PhaseResult, type Sample } from './kafka-live';
 import { catchUpTable, liveTable, type CatchUp } from './kafka-report';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
 import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
+import { localBrokerPid } from './cpu';
 import { fmt, machineLine } from './machine';
 
 const { values } = parseArgs({
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
     log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${fmt(READ_RATE)} req/s on ${CONNECTIONS} connections`);
     const tag = `${RUN.slice(0, 7)}${i.toString(16)}`;
     phases.push(await livePhase(service!, admin, TOPIC, offsets!, world, BROKERS, {
-      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, tag,
+      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, tag, brokerPid: localBrokerPid(ROOT),
     }, log));
   }
   const md = [
