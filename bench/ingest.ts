@@ -5,7 +5,9 @@
 //   2. parse + validate: readLines + decodeEvent (envelope and per-type schema), in this process;
 //   3. replay as a user runs it: `node bin/visibility-api.js replay --db <fresh file> <log>` as a
 //      child process; wall time from spawn to exit (start-up included) -> events/s, and its peak RSS;
-//   4. the same replay of a log twice as long (twice the days), to show RSS does not grow with the log.
+//   4. the same replay of a log twice as long (twice the days), to show RSS does not grow with the log;
+//   5. the store's floor (bench/store-floor.ts): SQLite alone storing the log's runs, and the bound it
+//      and parse + validate put on any replay on this host's cores.
 // Peak RSS is the child's VmHWM (the kernel's high-water mark of its resident set, all threads),
 // read from /proc/<pid>/status every 50 ms while it runs; the largest reading is reported. Being a
 // high-water mark it misses nothing between polls, only the last < 50 ms before exit.
@@ -21,6 +23,7 @@ import { decodeEvent } from '../src/events';
 import { readLines } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
+import { storeFloor, type StoreFloor } from './store-floor';
 import { writeLog } from './lib';
 
 const { values } = parseArgs({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
@@ -146,10 +149,16 @@ function met(ok: boolean): string {
   return ok ? 'met' : '**not met**';
 }
 
-function report(parse: Pass, validate: Pass, one: Replay, two: Replay): string {
+function report(parse: Pass, validate: Pass, one: Replay, two: Replay, floor: StoreFloor): string {
   const row = (name: string, p: Pass, rss: string): string =>
     `| ${name} | ${fmt(p.events)} | ${fmt(p.seconds, 2)} | ${fmt(rate(p))} | ${fmt(rate(p) / rate(parse), 2)} | ${fmt(rate(p) / rate(validate), 2)} | ${rss} |`;
   const growth = two.peakMb / one.peakMb;
+  // CPU per event that validating and storing alone take (runs are most events), and what that allows
+  // on this host's cores with perfect overlap and nothing else done.
+  const usOf = (p: Pass): number => 1e6 / rate(p);
+  const perEvent = (rowUs: number): number => usOf(validate) + (rowUs * floor.runs) / validate.events;
+  const cores = os.cpus().length;
+  const bound = (rowUs: number): string => `${fmt(perEvent(rowUs), 1)} us -> ${fmt((cores * 1e6) / perEvent(rowUs))} events/s`;
   return [
     '| measure | events | seconds | events/s | / JSON.parse-only | / parse+validate | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -164,6 +173,14 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay): string {
     `| replay >= ${TARGET.ratio} x JSON.parse-only | ${fmt(rate(one) / rate(parse), 2)} | ${met(rate(one) / rate(parse) >= TARGET.ratio)} |`,
     `| peak RSS <= ${TARGET.rssMb} MB (1x, 2x) | ${fmt(one.peakMb)}, ${fmt(two.peakMb)} | ${met(Math.max(one.peakMb, two.peakMb) <= TARGET.rssMb)} |`,
     `| no RSS growth at 2x (2x / 1x <= ${TARGET.growth}) | ${fmt(growth, 2)} | ${met(growth <= TARGET.growth)} |`,
+    '',
+    `The store's floor (${fmt(floor.runs)} runs, ${1000} a transaction, replay's settings, nothing else while timed), and the bound it puts`,
+    `on any replay that validates every event and stores its runs, with ${cores} cores perfectly overlapped:`,
+    '',
+    '| floor | us per run | validate + store, CPU per event -> bound on this host |',
+    '|---|---:|---:|',
+    `| a run's row as replay stores it (prompt_runs, its 2 indexes, run_ids) | ${fmt(floor.row, 1)} | ${bound(floor.row)} |`,
+    `| a minimal row keeping the event (integer key, event text, no index) | ${fmt(floor.minimal, 1)} | ${bound(floor.minimal)} |`,
   ].join('\n');
 }
 
@@ -178,12 +195,13 @@ async function main(): Promise<void> {
   const lines2 = (await timeLines(file2, 1, () => true)).events;
   const one = await replay(file, parse.events);
   const two = await replay(file2, lines2);
+  const floor = await storeFloor(file);
   const mib = (f: string): string => `${fmt(fs.statSync(f).size / 1e6)} MB`;
   console.log(`logs: ${path.relative(ROOT, file)} (${fmt(parse.events)} events, ${mib(file)}), ${path.relative(ROOT, file2)} (${fmt(lines2)} events, ${mib(file2)})`);
   console.log(`replay batch size: ${batchSize ?? 'CLI default'}; peak RSS = child's VmHWM (/proc/<pid>/status, polled every 50 ms)`);
   console.log(`replay 1x: ${one.cliLine}\nreplay 2x: ${two.cliLine}`);
   console.log('');
-  console.log(report(parse, validate, one, two));
+  console.log(report(parse, validate, one, two, floor));
   console.log('');
   console.log(`digest 1x ${one.digest}\ndigest 2x ${two.digest}`);
 }

@@ -1,0 +1,79 @@
+// The floor under any replay of a log on this host: what SQLite alone costs to store its runs, with
+// nothing decoded, aggregated or indexed while timed. Part of `npm run bench:ingest` (bench/ingest.ts).
+// Each run event is decoded and prepared first (not timed); then, 1,000 runs a transaction, with the
+// settings replay uses (WAL, synchronous = OFF, 16 KiB pages), into a fresh file on disk:
+//   - its row as replay stores it (RunStore.apply: prompt_runs with its two indexes, run_ids);
+//   - a minimal row keeping the event: (INTEGER PRIMARY KEY, event TEXT), no index.
+// The timed part is the transaction call: BEGIN, the inserts, COMMIT.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { decodeEvent, type PromptRunCompleted } from '../src/events';
+import { readLines } from '../src/ingest';
+import { openDb, type Db } from '../src/store';
+import { prepareRun, RunStore, type PreparedRun } from '../src/store/runs';
+import type { Version } from '../src/store/versions';
+
+const PER_TRANSACTION = 1000;
+
+export interface StoreFloor {
+  runs: number;
+  /** us per run: its row as replay stores it. */
+  row: number;
+  /** us per run: the minimal row (an integer key and the event). */
+  minimal: number;
+}
+
+interface Pending { run: PreparedRun; v: Version; line: string }
+
+function freshDb(dir: string, name: string): Db {
+  const db = openDb(path.join(dir, name), { fast: true });
+  db.pragma('synchronous = OFF');
+  return db;
+}
+
+export async function storeFloor(file: string): Promise<StoreFloor> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-floor-'));
+  const dbs = [freshDb(dir, 'rows.db'), freshDb(dir, 'minimal.db')] as const;
+  try {
+    const [rowsDb, minimalDb] = dbs;
+    const store = new RunStore(rowsDb);
+    minimalDb.exec('CREATE TABLE minimal_runs (id INTEGER PRIMARY KEY, event TEXT NOT NULL)');
+    const insertMinimal = minimalDb.prepare('INSERT INTO minimal_runs (event) VALUES (?)');
+    const writeRows = rowsDb.transaction((batch: Pending[]) => {
+      for (const p of batch) store.apply(p.run, p.v);
+    });
+    const writeMinimal = minimalDb.transaction((batch: Pending[]) => {
+      for (const p of batch) insertMinimal.run(p.line);
+    });
+    let rowMs = 0;
+    let minimalMs = 0;
+    let runs = 0;
+    const timed = (write: (b: Pending[]) => void, batch: Pending[]): number => {
+      const started = performance.now();
+      write(batch);
+      return performance.now() - started;
+    };
+    const flush = (batch: Pending[]): void => {
+      rowMs += timed(writeRows, batch);
+      minimalMs += timed(writeMinimal, batch);
+      runs += batch.length;
+    };
+    let batch: Pending[] = [];
+    for await (const line of readLines(file)) {
+      const d = decodeEvent(line);
+      if (!d.ok || d.event.type !== 'prompt_run.completed') continue;
+      const v = { at: d.event.occurred_at, id: d.event.event_id };
+      batch.push({ run: prepareRun(d.event.data as PromptRunCompleted, line), v, line });
+      if (batch.length === PER_TRANSACTION) {
+        flush(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) flush(batch);
+    return { runs, row: (rowMs * 1000) / runs, minimal: (minimalMs * 1000) / runs };
+  } finally {
+    for (const db of dbs) db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
