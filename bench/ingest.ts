@@ -23,7 +23,7 @@ import { decodeEvent } from '../src/events';
 import { readLines } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
-import { storeFloor, type StoreFloor } from './store-floor';
+import { PER_TRANSACTION, storeFloor, type StoreFloor } from './store-floor';
 import { writeLog } from './lib';
 
 const { values } = parseArgs({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
@@ -174,7 +174,7 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay, floor: St
     `| peak RSS <= ${TARGET.rssMb} MB (1x, 2x) | ${fmt(one.peakMb)}, ${fmt(two.peakMb)} | ${met(Math.max(one.peakMb, two.peakMb) <= TARGET.rssMb)} |`,
     `| no RSS growth at 2x (2x / 1x <= ${TARGET.growth}) | ${fmt(growth, 2)} | ${met(growth <= TARGET.growth)} |`,
     '',
-    `The store's floor (${fmt(floor.runs)} runs, ${1000} a transaction, replay's settings, nothing else while timed), and the bound it puts`,
+    `The store's floor (${fmt(floor.runs)} runs, ${fmt(PER_TRANSACTION)} a transaction, replay's settings, nothing else while timed), and the bound it puts`,
     `on any replay that validates every event and stores its runs, with ${cores} cores perfectly overlapped:`,
     '',
     '| floor | us per run | validate + store, CPU per event -> bound on this host |',

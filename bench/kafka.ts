@@ -7,8 +7,8 @@
 //  b) the same service, under read load, while a live stream of new runs dated now (existing
 //     projects, prompts, engines) is produced at each rate for S seconds: freshness (produce ack ->
 //     a probe group and its run answered by the API), consumer lag every second, event-loop delay of
-//     the serving thread (ops /metrics), and where the host's CPU went (bench/cpu.ts). Everything on 127.0.0.1; the run deletes its topic, its
-//     consumer groups and its temporary files.
+//     the serving thread (ops /metrics), and where the host's CPU went (bench/cpu.ts). Everything
+//     on 127.0.0.1; the run deletes its topic, its consumer groups and its temporary files.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // The floor under any replay of a log on this host: what SQLite alone costs to store its runs, with
-// nothing decoded, aggregated or indexed while timed. Part of `npm run bench:ingest` (bench/ingest.ts).
+// nothing decoded or aggregated while timed. Part of `npm run bench:ingest` (bench/ingest.ts).
 // Each run event is decoded and prepared first (not timed); then, 1,000 runs a transaction, with the
 // settings replay uses (WAL, synchronous = OFF, 16 KiB pages), into a fresh file on disk:
 //   - its row as replay stores it (RunStore.apply: prompt_runs with its two indexes, run_ids);
@@ -14,7 +14,7 @@ import { openDb, type Db } from '../src/store';
 import { prepareRun, RunStore, type PreparedRun } from '../src/store/runs';
 import type { Version } from '../src/store/versions';
 
-const PER_TRANSACTION = 1000;
+export const PER_TRANSACTION = 1000;
 
 export interface StoreFloor {
   runs: number;
