@@ -13,7 +13,7 @@ export const INGEST_HEAP_MB = 256;
 /**
  * Nice value of serve's ingest threads (the Kafka thread and its preparing thread): on a busy host
  * the serving thread, at the default 0, is run first when it wakes, so a catch-up does not delay
- * the answers (its event-loop delay p99 during a catch-up was 23-30 ms at 0 and 9-12 ms at 10,
+ * the answers (its event-loop delay p99 during a catch-up was 23-30 ms at 0 and 9-16 ms at 10,
  * while the catch-up ran as fast: docs/benchmarks.md). The ingest threads still take every core the
  * serving thread leaves idle. Replay has no serving thread: its threads keep the default.
  */
