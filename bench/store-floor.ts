@@ -8,10 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decodeEvent, type PromptRunCompleted } from '../src/events';
 import { readLines } from '../src/ingest';
-import { openDb, type Db } from '../src/store';
-import { prepareRun, RunStore, type PreparedRun } from '../src/store/runs';
+import { openDb, prepareEvent, type Db } from '../src/store';
+import { RunStore, type PreparedRun } from '../src/store/runs';
 import type { Version } from '../src/store/versions';
 
 export const PER_TRANSACTION = 1000;
@@ -61,10 +60,9 @@ export async function storeFloor(file: string): Promise<StoreFloor> {
     };
     let batch: Pending[] = [];
     for await (const line of readLines(file)) {
-      const d = decodeEvent(line);
-      if (!d.ok || d.event.type !== 'prompt_run.completed') continue;
-      const v = { at: d.event.occurred_at, id: d.event.event_id };
-      batch.push({ run: prepareRun(d.event.data as PromptRunCompleted, line), v, line });
+      const e = prepareEvent({ raw: line, source: 'file:floor', position: 0 });
+      if (!e.ok || !e.run) continue;
+      batch.push({ run: e.run, v: e.version, line });
       if (batch.length === PER_TRANSACTION) {
         flush(batch);
         batch = [];

@@ -204,7 +204,7 @@ export class Projector {
     this.trendDays.render();
     result.changed = changes.scopes();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
-    for (const scope of [...changes.shared].sort()) this.stmts.bump.run(scope, now);
+    for (const scope of result.changed) if (changes.shared.has(scope)) this.stmts.bump.run(scope, now);
     this.changeLog.record(changes, now);
     for (const [source, next] of positions) this.stmts.position.run(source, next);
     return result;
