@@ -141,9 +141,9 @@ t.test('openDb: every unusable file is a DbOpenError naming it', async (tt) => {
     // The pages of one table (dbstat knows which), none of the schema's: open cannot tell.
     const stat = new Database(data, { readonly: true });
     const pageSize = stat.pragma('page_size', { simple: true }) as number;
-    const runPages = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'prompt_runs'").pluck().all() as number[];
+    const runPages = stat.prepare("SELECT pageno FROM dbstat WHERE name = 'runs'").pluck().all() as number[];
     stat.close();
-    t2.ok(runPages.length > 0, 'prompt_runs has pages');
+    t2.ok(runPages.length > 0, 'runs has pages');
     for (const page of runPages) damage(data, (page - 1) * pageSize, page * pageSize);
     const opened = openDb(data, { readonly: true }); // header and schema are fine: open cannot tell
     t2.teardown(() => opened.close());

@@ -1,4 +1,4 @@
-// A database written before migrations 003 to 012 is brought up to date on open and then holds
+// A database written before migrations 003 to 013 is brought up to date on open and then holds
 // exactly what this build writes: same digest as the same events projected from scratch (the week and
 // month roll-ups of 007 among it). Older schemas are made from a database of this build: schema 10's
 // day tables made again from its runs (test/schema-10.sql), then each later change taken back.
@@ -34,10 +34,14 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
+/** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/schema-12.sql). */
+const UNDO_013 = fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8');
+
 /** Schema 10 from a database of this build (settled: schema 10 had no waiting roll-ups in memory). */
 const SCHEMA_10_SQL = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
 function toSchema10(db: Db): void {
   db.function('domain_of', { deterministic: true }, (url: unknown) => domainOf(String(url)));
+  db.exec(UNDO_013);
   db.exec(UNDO_012);
   db.exec(SCHEMA_10_SQL);
 }
@@ -180,7 +184,7 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
     t.notOk(migrated.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(table), `${table} is gone`);
   }
   t.same(migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM run_ids').get(), migrated.prepare('SELECT count(*) AS n, count(DISTINCT id) AS ids FROM prompt_runs').get(), 'run_ids: every run');
-  t.equal(migrated.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck().get(), migrated.prepare('SELECT max(rowid) FROM prompt_runs').pluck().get(), 'indexed through the last run');
+  t.equal(migrated.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck().get(), migrated.prepare('SELECT max(rowid) FROM runs').pluck().get(), 'indexed through the last run');
   t.same(migrated.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all(), refs, 'run_refs: what the writer notes');
   t.same(parts(migrated), freshParts, 'hits and cited: what the writer keeps of a run');
   t.same(migrated.prepare('SELECT project_id, day, engine_id, prompt_ids FROM agg_engine_day ORDER BY 1, 2, 3').all(), lists, 'the days\' prompt lists');
@@ -199,7 +203,7 @@ t.test('012 lists every day of a database of 011 stale; its next writer renders 
   const p = new Projector(old);
   p.applyBatch(asSource(events()));
   p.settle();
-  old.exec(`${UNDO_012} PRAGMA user_version = 11;`);
+  old.exec(`${UNDO_013} ${UNDO_012} PRAGMA user_version = 11;`);
   old.close();
 
   const migrated = openDb(file);
@@ -216,4 +220,48 @@ t.test('012 lists every day of a database of 011 stale; its next writer renders 
   t.equal(migrated.prepare('SELECT count(*) FROM trend_days_stale').pluck().get(), 0, 'the next writer renders them');
   const { text, built } = read();
   t.equal(text, built, 'and the trend is read from the points: the same bytes');
+});
+
+// 013: runs in their lean rows (keys, facts) and each period's roll-ups as one row. A database of 012
+// migrates to the rows this build writes itself, and a run whose version a retry of the same fact had
+// moved (v_at, v_id) keeps that version in its event's envelope.
+t.test('013 moves runs to lean rows and each period\'s roll-ups to one row: the rows this build writes', async (t) => {
+  const dir = tmpDir('migrate13-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fresh = openDb(path.join(dir, 'fresh.db'));
+  const p = new Projector(fresh);
+  p.applyBatch(asSource(events()));
+  p.settle();
+  const expected = digest(fresh);
+  const runs = (d: Db): unknown[] => (d.prepare('SELECT id, status, completed_at, facts FROM runs ORDER BY id').raw().all() as string[][])
+    .map(([id, status, at, facts]) => [id, status, at, JSON.parse(facts!)]);
+  const rollups = (d: Db): unknown[] => (d.prepare('SELECT * FROM rollups ORDER BY project_id, grain, day').raw().all() as string[][])
+    .map((r) => [...r.slice(0, 3), ...r.slice(3).map((json) => JSON.parse(json))]);
+  const freshRuns = runs(fresh);
+  const freshRollups = rollups(fresh);
+  t.ok(freshRollups.length >= 2, 'a week and a month of roll-ups');
+  fresh.close();
+
+  const file = path.join(dir, 'old.db');
+  const old = openDb(file);
+  const q = new Projector(old);
+  q.applyBatch(asSource(events()));
+  q.settle();
+  old.exec(UNDO_013);
+  t.equal(old.prepare("SELECT type FROM sqlite_master WHERE name = 'agg_cited_week'").pluck().get(), 'table', 'schema 12: the roll-ups are tables');
+  const retried = old.prepare('SELECT id FROM prompt_runs ORDER BY id LIMIT 1').pluck().get() as string;
+  old.prepare("UPDATE prompt_runs SET v_at = '2027-01-01T00:00:00.000Z', v_id = 'ffffffff-0000-4000-8000-000000000000' WHERE id = ?").run(retried);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
+  t.same(runs(migrated), freshRuns, 'each run: its status, time and facts as the writer keeps them');
+  t.same(rollups(migrated), freshRollups, 'each period: its four lists as the writer writes them');
+  t.same(migrated.prepare("SELECT event ->> '$.occurred_at' AS at, event ->> '$.event_id' AS id FROM runs WHERE id = ?").get(retried),
+    { at: '2027-01-01T00:00:00.000Z', id: 'ffffffff-0000-4000-8000-000000000000' }, 'the retried run keeps its version in its event');
+  t.equal(digest(migrated), expected, 'the digest of a fresh projection');
+  for (const view of ['prompt_runs', 'agg_prompt_week', 'agg_competitor_month', 'agg_cited_week', 'agg_cited_engine_month']) {
+    t.equal(migrated.prepare('SELECT type FROM sqlite_master WHERE name = ?').pluck().get(view), 'view', `${view}: a view of the new rows`);
+  }
 });

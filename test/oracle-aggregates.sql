@@ -1,20 +1,40 @@
 -- An independent oracle for the aggregates: every row computed from the stored runs by SQL in one
--- pass per table, where src/store/aggregates.ts and rollups.ts add them up in JavaScript, batch by batch. test/deltas.test.ts
--- replaces the tables with these and expects the same digest. Rounding is SQLite's round() (half
--- away from zero), which is what rrFixed and sentimentFixed do in JavaScript. A run's mentions and
+-- pass per table, where src/store/aggregates.ts and rollups.ts add them up in JavaScript, batch by
+-- batch. test/deltas.test.ts replaces the tables with these (the roll-ups: temporary tables in place
+-- of their views) and expects the same digest. Rounding is SQLite's round() (half away from zero),
+-- which is what rrFixed and sentimentFixed do in JavaScript. A run's mentions and
 -- citations are read from its event as stored; domain_of(url) is src/store/runs.ts domainOf, which the
 -- caller registers (test/helpers.ts oracleAggregates): SQL has no URL parser.
 
 DELETE FROM agg_run_group;
-DELETE FROM agg_prompt_week;
-DELETE FROM agg_prompt_month;
-DELETE FROM agg_competitor_week;
-DELETE FROM agg_competitor_month;
 DELETE FROM agg_engine_day;
-DELETE FROM agg_cited_week;
-DELETE FROM agg_cited_month;
-DELETE FROM agg_cited_engine_week;
-DELETE FROM agg_cited_engine_month;
+
+-- The roll-ups are views of the rollups table (migration 013): the oracle's rows go in temporary tables
+-- of the same names and columns, which this connection then reads in their place (temp comes first).
+DROP TABLE IF EXISTS temp.agg_prompt_week;
+CREATE TEMP TABLE agg_prompt_week (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, runs INTEGER NOT NULL, brand_runs INTEGER NOT NULL,
+  position_sum INTEGER NOT NULL, rr_fixed INTEGER NOT NULL, sentiment_fixed INTEGER NOT NULL, sentiment_n INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.agg_prompt_month;
+CREATE TEMP TABLE agg_prompt_month (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, runs INTEGER NOT NULL, brand_runs INTEGER NOT NULL,
+  position_sum INTEGER NOT NULL, rr_fixed INTEGER NOT NULL, sentiment_fixed INTEGER NOT NULL, sentiment_n INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.agg_competitor_week;
+CREATE TEMP TABLE agg_competitor_week (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, competitor_id TEXT NOT NULL, runs INTEGER NOT NULL,
+  position_sum INTEGER NOT NULL, rr_fixed INTEGER NOT NULL, sentiment_fixed INTEGER NOT NULL, sentiment_n INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.agg_competitor_month;
+CREATE TEMP TABLE agg_competitor_month (project_id TEXT NOT NULL, day TEXT NOT NULL, engine_id TEXT NOT NULL, prompt_id TEXT NOT NULL, competitor_id TEXT NOT NULL, runs INTEGER NOT NULL,
+  position_sum INTEGER NOT NULL, rr_fixed INTEGER NOT NULL, sentiment_fixed INTEGER NOT NULL, sentiment_n INTEGER NOT NULL);
+DROP TABLE IF EXISTS temp.agg_cited_week;
+CREATE TEMP TABLE agg_cited_week (project_id TEXT NOT NULL, day TEXT NOT NULL, url TEXT NOT NULL, domain TEXT NOT NULL, runs INTEGER NOT NULL, engine_ids TEXT NOT NULL,
+  prompt_ids TEXT NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL, title TEXT, title_at TEXT, title_bucket TEXT, title_run TEXT);
+DROP TABLE IF EXISTS temp.agg_cited_month;
+CREATE TEMP TABLE agg_cited_month (project_id TEXT NOT NULL, day TEXT NOT NULL, url TEXT NOT NULL, domain TEXT NOT NULL, runs INTEGER NOT NULL, engine_ids TEXT NOT NULL,
+  prompt_ids TEXT NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL, title TEXT, title_at TEXT, title_bucket TEXT, title_run TEXT);
+DROP TABLE IF EXISTS temp.agg_cited_engine_week;
+CREATE TEMP TABLE agg_cited_engine_week (project_id TEXT NOT NULL, day TEXT NOT NULL, url TEXT NOT NULL, engine_id TEXT NOT NULL, domain TEXT NOT NULL, runs INTEGER NOT NULL,
+  prompt_ids TEXT NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL, title TEXT, title_at TEXT, title_bucket TEXT, title_run TEXT);
+DROP TABLE IF EXISTS temp.agg_cited_engine_month;
+CREATE TEMP TABLE agg_cited_engine_month (project_id TEXT NOT NULL, day TEXT NOT NULL, url TEXT NOT NULL, engine_id TEXT NOT NULL, domain TEXT NOT NULL, runs INTEGER NOT NULL,
+  prompt_ids TEXT NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL, title TEXT, title_at TEXT, title_bucket TEXT, title_run TEXT);
 
 INSERT INTO agg_run_group (run_group_id, project_id, prompt_run_count, succeeded_count, failed_count)
   SELECT run_group_id, project_id, count(*), sum(status = 'succeeded'), sum(status = 'failed')

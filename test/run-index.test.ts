@@ -28,7 +28,7 @@ t.test('a run is indexed when its writer settles; until then its writer finds it
   t.same(rows(db), [{ id: runId, brand_position: 1 }], 'the newer version replaced the row');
   projector.settle();
   t.equal(indexed(db), 1, 'indexed at the settle');
-  t.equal(through(db), db.prepare('SELECT max(rowid) FROM prompt_runs').pluck().get(), 'through the last run');
+  t.equal(through(db), db.prepare('SELECT max(rowid) FROM runs').pluck().get(), 'through the last run');
   t.end();
 });
 

@@ -54,12 +54,11 @@ export class BatchEncoder {
       this.others.push(e.data);
       return;
     }
-    this.line(e.run.hits);
-    this.line(e.run.cited);
+    this.line(e.run.factsJson);
     const f = e.run.facts;
     this.refs.push(this.unique(f.id), this.str(f.run_group_id), this.str(f.project_id), this.str(f.prompt_id), this.str(f.engine_id),
       this.str(f.status), this.unique(f.completed_at), this.str(f.day), f.competitors.length, f.urls.length);
-    this.nums.push(f.brand_position ?? NaN, f.brand_sentiment ?? NaN, e.run.mentionCount, e.run.citationCount);
+    this.nums.push(f.brand_position ?? NaN, f.brand_sentiment ?? NaN);
     for (const c of f.competitors) {
       this.refs.push(this.str(c.competitor_id));
       this.nums.push(c.position, c.sentiment ?? NaN);
@@ -102,7 +101,7 @@ export class BatchEncoder {
     return i;
   }
 
-  /** A line (an event, a run's hits or cited) into the batch's buffer: its offset and length go to `nums`. */
+  /** A line (an event, a run's facts) into the batch's buffer: its offset and length go to `nums`. */
   private line(raw: string | Uint8Array): void {
     const max = typeof raw === 'string' ? raw.length * 3 : raw.byteLength;
     if (this.used + max > this.lines.length) {
@@ -145,8 +144,7 @@ export function decodeBatch(b: EncodedBatch): PreparedEvent[] {
       out.push({ ok: true, source, position, type, version, raw, data: b.others[refs[r++]!] });
       continue;
     }
-    const hits = new Uint8Array(lines, nums[n++]!, nums[n++]!);
-    const cited = new Uint8Array(lines, nums[n++]!, nums[n++]!);
+    const factsJson = new Uint8Array(lines, nums[n++]!, nums[n++]!);
     const id = strings[refs[r++]!]!;
     const group = strings[refs[r++]!]!;
     const project = strings[refs[r++]!]!;
@@ -163,8 +161,6 @@ export function decodeBatch(b: EncodedBatch): PreparedEvent[] {
       id, run_group_id: group, project_id: project, prompt_id: prompt, engine_id: engine, status, completed_at: completedAt, day,
       brand_position: brandPosition, brand_sentiment: brandSentiment, competitors: [], urls: [],
     };
-    const mentionCount = nums[n++]!;
-    const citationCount = nums[n++]!;
     for (let i = 0; i < competitorCount; i += 1) {
       const competitor_id = strings[refs[r++]!]!;
       const position = nums[n++]!;
@@ -175,7 +171,7 @@ export function decodeBatch(b: EncodedBatch): PreparedEvent[] {
       const domain = strings[refs[r++]!]!;
       facts.urls.push({ url, domain, title: stringOrNull(strings, refs[r++]!) });
     }
-    out.push({ ok: true, source, position, type, version, raw, data: null, run: { facts, mentionCount, citationCount, event: raw, hits, cited } });
+    out.push({ ok: true, source, position, type, version, raw, data: null, run: { facts, event: raw, factsJson } });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { addDays } from '../lib/time';
-import { addMention, parseHits, zeroMention } from '../store/contributions';
+import { addMention, zeroMention } from '../store/contributions';
+import { KEY_OF, type CompetitorRow, type FactsArray, type PromptRow } from '../store';
 import {
   addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, wilson, zeroSums, Z95, type Interval, type MentionSums,
 } from '../store/metrics';
@@ -21,8 +22,12 @@ export interface Window {
   end: string;     // YYYY-MM-DD, inclusive: the day of the project's latest succeeded run
 }
 
-/** The day of the project's newest succeeded run, walking prompt_runs_recent from the newest run (usually one step). */
-const LATEST_DAY = "SELECT day FROM prompt_runs WHERE project_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 1";
+/** The number runs key a project or run group by (migration 013: keys), as SQL: binds the id. */
+export { KEY_OF };
+
+/** The day of the project's newest succeeded run, walking runs_recent from the newest run (usually one step). */
+const LATEST_DAY = `SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
+  ORDER BY completed_at DESC LIMIT 1`;
 
 /**
  * The current window: the `days` UTC days ending with the day of the project's latest succeeded run
@@ -33,32 +38,6 @@ export function currentWindow(store: ReadStore, projectId: string, days: number)
   const end = store.value<string | null>(LATEST_DAY, projectId);
   if (!end) return null;
   return { start: addDays(end, -(days - 1)), end };
-}
-
-/**
- * SQL that restricts agg rows (alias `a`) to runs that count: the prompt exists in the run's own project
- * (upstream ids can disagree; another project's prompt must not count or show) and is not deleted,
- * and the engine is known. A fact whose parent has not arrived yet shows once it arrives.
- */
-export const COUNTED_RUNS_JOIN = `JOIN prompts p ON p.id = a.prompt_id AND p.project_id = a.project_id AND p.deleted = 0 JOIN engines e ON e.id = a.engine_id`;
-
-/**
- * The same rule as a filter, for scans that sum many agg rows (`a.project_id` is bound to the same
- * project): `AND a.prompt_id IN (...) AND a.engine_id IN (...)`, its one `?` bound to the project id.
- * Identical rows: prompts.id and engines.id are primary keys, so the join matched at most one row and
- * only filtered. SQLite builds the project's prompt list once per statement instead of two b-tree
- * lookups per agg row (a year of a project is tens of thousands of rows); names are joined after grouping.
- */
-export const COUNTED_RUNS = ` AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ? AND deleted = 0)
-    AND a.engine_id IN (SELECT id FROM engines)`;
-
-/**
- * An engine filter as SQL: `AND a.engine_id IN (SELECT value FROM json_each(?))`, bound to a JSON
- * array. With no filter the clause is empty and binds nothing, so both forms stay prepared once.
- */
-export function engineFilter(engineIds: string[] | null): { sql: string; params: string[] } {
-  if (engineIds === null) return { sql: '', params: [] };
-  return { sql: ' AND a.engine_id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(engineIds)] };
 }
 
 // ---- Window sums shared by the metric endpoints (visibility, trends, segments, rankings).
@@ -164,41 +143,65 @@ export function rangePieces(start: string, end: string, grouping: Period | 'tota
   return pieces;
 }
 
-const BRAND_SUMS = `sum(a.runs) AS runs, sum(a.brand_runs) AS mentioned, sum(a.position_sum) AS position_sum,
-    sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n`;
-/** Competitor rows carry no slice size: `runs` is 0 here; give them the slice's runs with `overRuns`. */
-const COMPETITOR_SUMS = `0 AS runs, sum(a.runs) AS mentioned, sum(a.position_sum) AS position_sum,
-    sum(a.rr_fixed) AS rr_fixed, sum(a.sentiment_fixed) AS sentiment_fixed, sum(a.sentiment_n) AS sentiment_n`;
-/** Binds the project, the first and last period, then the project again (COUNTED_RUNS). */
-const IN_SLICE = `WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;
 /**
- * The roll-up rows of the periods, before the counting rule (binds the project, the first and last
- * period). The range sums below group first and apply the rule to the groups: a rule on a key they
- * group by (prompt, competitor, engine) keeps or drops whole groups, so the sums are the same, and
- * it is checked on ~75 groups instead of each of a year's ~4,400 rows (the competitor sums of a
- * year: 0.80 of the time, the brand sums 0.86; docs/benchmarks.md).
+ * The counting rule (COUNTED_RUNS, as docs/metrics.md states it) as sets, read once per range: the project's non-deleted prompts
+ * and the known engines. A run counts when its prompt is the project's (upstream ids can disagree;
+ * another project's prompt must not count or show) and not deleted, and its engine is known. A fact
+ * whose parent has not arrived yet shows once it arrives.
  */
-const IN_PERIODS = 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?';
-type RolledGrain = Exclude<Grain, 'day'>;
-/** One SQL text per roll-up grain: `agg_prompt_week` / `agg_competitor_week` in `sql` become the grain's tables (same columns). */
-const perGrain = (sql: string): Record<RolledGrain, string> => ({
-  week: sql,
-  month: sql.replace(/\bagg_(prompt|competitor)_week\b/g, 'agg_$1_month'),
-});
+export interface Counting {
+  prompts: ReadonlySet<string>;
+  engines: ReadonlySet<string>;
+}
+
+const COUNTED_PROMPTS = 'SELECT id FROM prompts WHERE project_id = ? AND deleted = 0';
+const KNOWN_ENGINES = 'SELECT id FROM engines';
+
+export function countingOf(store: ReadStore, projectId: string): Counting {
+  return { prompts: new Set(store.column<string>(COUNTED_PROMPTS, projectId)), engines: new Set(store.column<string>(KNOWN_ENGINES)) };
+}
+
+/** Whether a run of this engine and prompt counts, after an engine filter (null: none). */
+export function counts(c: Counting, engines: ReadonlySet<string> | null, engineId: string, promptId: string): boolean {
+  return c.engines.has(engineId) && c.prompts.has(promptId) && (engines === null || engines.has(engineId));
+}
+
+/** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
+export interface DayRun {
+  id: string;
+  completed_at: string;
+  day: string;
+  facts: FactsArray;
+}
 
 /**
  * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
- * counted, succeeded runs of the project completed on the days start..end, through
- * prompt_runs_recent (project_id, completed_at). Binds the project, the first and the last day, the
- * project again (COUNTED_RUNS), then the engines when filtered. The sums are those the writer adds
- * to the roll-ups (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
+ * succeeded runs of the project completed on the days start..end, through runs_recent (project,
+ * completed_at), those that count (and pass the engine filter) kept. The sums are those the writer
+ * adds to the roll-ups (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
  */
-const RUNS_OF_DAYS = (columns: string, filtered: boolean): string => `SELECT ${columns} FROM prompt_runs a
-  WHERE a.project_id = ? AND a.completed_at >= ? AND a.completed_at < ? || 'U' AND a.status = 'succeeded'${COUNTED_RUNS}${filtered ? engineFilter([]).sql : ''}`;
-const runsOfDays = (columns: string): Record<'unfiltered' | 'filtered', string> => ({ unfiltered: RUNS_OF_DAYS(columns, false), filtered: RUNS_OF_DAYS(columns, true) });
+const RUNS_OF_DAYS = `SELECT id, completed_at, facts FROM runs
+  WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-/** What a day piece binds (RUNS_OF_DAYS). */
-const dayParams = (s: Slice, p: Piece): unknown[] => [s.projectId, p.start, p.end, s.projectId, ...engineFilter(s.engineIds).params];
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): DayRun[] {
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const out: DayRun[] = [];
+  for (const [id, completedAt, json] of store.rows<[string, string, string]>(RUNS_OF_DAYS, s.projectId, p.start, p.end)) {
+    const facts = JSON.parse(json) as FactsArray;
+    if (counts(counting, engines, facts[0], facts[1])) out.push({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts });
+  }
+  return out;
+}
+
+/** The roll-up rows of a project's weeks or months start..end (the periods' first days): one JSON array per period. */
+const ROLLUPS = (column: 'prompts' | 'competitors' | 'cited' | 'cited_engines'): string =>
+  `SELECT day, ${column} FROM rollups WHERE project_id = ? AND grain = ? AND day BETWEEN ? AND ? ORDER BY day`;
+const ROLLUP_SQL = { prompts: ROLLUPS('prompts'), competitors: ROLLUPS('competitors'), cited: ROLLUPS('cited'), cited_engines: ROLLUPS('cited_engines') };
+
+/** The rows of one kind of a roll-up piece (a run of weeks or of months), with the first day of each row's period. */
+export function rollupRows<R>(store: ReadStore, projectId: string, p: Piece, kind: keyof typeof ROLLUP_SQL): Array<{ day: string; rows: R[] }> {
+  return store.rows<[string, string]>(ROLLUP_SQL[kind], projectId, p.grain, p.start, p.end).map(([day, json]) => ({ day, rows: JSON.parse(json) as R[] }));
+}
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -207,38 +210,16 @@ export interface EnginePromptSums extends MentionSums {
   prompt_text: string;
 }
 
-/** Summed columns of a grouped subquery `g`, named as BRAND_SUMS names them. */
-const GROUPED_SUMS = 'g.runs, g.mentioned, g.position_sum, g.rr_fixed, g.sentiment_fixed, g.sentiment_n';
-
-/** Binds IN_PERIODS, the engines when filtered, then the project (the counting rule as joins: COUNTED_RUNS_JOIN). */
-const BRAND_BY_ENGINE_PROMPT = `SELECT g.engine_id, e.name AS engine_name, g.prompt_id, p.text AS prompt_text, ${GROUPED_SUMS}
-  FROM (SELECT a.engine_id, a.prompt_id, ${BRAND_SUMS} FROM agg_prompt_week a ${IN_PERIODS}`;
-const GROUP_ENGINE_PROMPT = ` GROUP BY a.engine_id, a.prompt_id) g
-  JOIN engines e ON e.id = g.engine_id JOIN prompts p ON p.id = g.prompt_id AND p.project_id = ? AND p.deleted = 0
-  ORDER BY g.engine_id, g.prompt_id`;
-
-const BRAND_BY_ENGINE_PROMPT_AT = { unfiltered: perGrain(BRAND_BY_ENGINE_PROMPT + GROUP_ENGINE_PROMPT), filtered: perGrain(BRAND_BY_ENGINE_PROMPT + engineFilter([]).sql + GROUP_ENGINE_PROMPT) };
-const BRAND_OF_RUNS = runsOfDays('a.engine_id, a.prompt_id, a.brand_position, a.brand_sentiment');
-type BrandRun = [engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null];
 const ENGINE_NAMES = 'SELECT id, name FROM engines';
 const PROMPT_TEXTS = 'SELECT id, text FROM prompts WHERE project_id = ?';
 
 /**
- * Sums of each piece of a slice's days (rangePieces, 'total'), added per key. One piece (any range
- * of up to 6 days, the v1 window among them) is its rows as they come; several are integers
- * added, so the same numbers, then put back in the order `compare` states (the pieces').
+ * Sums of each piece of a slice's days (rangePieces, 'total'), added per key: integers, so the same
+ * numbers whatever the pieces, then put in the order `compare` states.
  */
-function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, query: (piece: Piece) => T[], keyOf: (r: T) => string, compare: (a: T, b: T) => number): T[] {
-  const pieces = rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId));
-  if (pieces.length === 1) return query(pieces[0]!);
+function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, add: (piece: Piece, into: Map<string, T>) => void, compare: (a: T, b: T) => number): T[] {
   const out = new Map<string, T>();
-  for (const piece of pieces) {
-    for (const r of query(piece)) {
-      const into = out.get(keyOf(r));
-      if (into) addSums(into, r);
-      else out.set(keyOf(r), r);
-    }
-  }
+  for (const piece of rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId))) add(piece, out);
   return [...out.values()].sort(compare);
 }
 
@@ -253,35 +234,51 @@ function addBest(into: MentionSums, position: number, sentiment: number | null):
   into.sentiment_n += d.sentiment_n;
 }
 
-const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id);
-
-/** A day piece's brand sums per engine x prompt, from its runs, named as the roll-up query names them. */
-function brandOfDays(store: ReadStore, s: Slice, p: Piece): EnginePromptSums[] {
-  const runs = store.rows<BrandRun>(BRAND_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
-  if (runs.length === 0) return [];
-  const out = new Map<string, EnginePromptSums>();
-  for (const [engine_id, prompt_id, position, sentimentValue] of runs) {
-    const key = `${engine_id} ${prompt_id}`;
-    let r = out.get(key);
-    if (!r) out.set(key, (r = { engine_id, engine_name: '', prompt_id, prompt_text: '', ...zeroSums() }));
-    r.runs += 1;
-    if (position !== null) addBest(r, position, sentimentValue);
-  }
-  const engines = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
-  const prompts = new Map(store.all<{ id: string; text: string }>(PROMPT_TEXTS, s.projectId).map((q) => [q.id, q.text]));
-  for (const r of out.values()) {
-    r.engine_name = engines.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
-    r.prompt_text = prompts.get(r.prompt_id)!;
-  }
-  return [...out.values()].sort(byEnginePrompt);
+/** Stored sums added to sums: [runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n]. */
+function addStored(into: MentionSums, runs: number, mentioned: number, positionSum: number, rrFixed: number, sentimentFixedSum: number, sentimentN: number): void {
+  into.runs += runs;
+  into.mentioned += mentioned;
+  into.position_sum += positionSum;
+  into.rr_fixed += rrFixed;
+  into.sentiment_fixed += sentimentFixedSum;
+  into.sentiment_n += sentimentN;
 }
+
+const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id);
 
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
-  const f = engineFilter(s.engineIds);
-  const sql = BRAND_BY_ENGINE_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(store, s, (p) => (p.grain === 'day' ? brandOfDays(store, s, p) : store.all<EnginePromptSums>(sql[p.grain], s.projectId, p.start, p.end, ...f.params, s.projectId)),
-    (r) => `${r.engine_id}|${r.prompt_id}`, byEnginePrompt);
+  const counting = countingOf(store, s.projectId);
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const into = (out: Map<string, EnginePromptSums>, engineId: string, promptId: string): EnginePromptSums => {
+    const key = `${engineId} ${promptId}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
+    return r;
+  };
+  const rows = sliceSums<EnginePromptSums>(store, s, (p, out) => {
+    if (p.grain === 'day') {
+      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
+        const r = into(out, f[0], f[1]);
+        r.runs += 1;
+        if (f[2] !== null) addBest(r, f[2], f[3]);
+      }
+      return;
+    }
+    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts')) {
+      for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
+        if (counts(counting, engines, engineId, promptId)) addStored(into(out, engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+      }
+    }
+  }, byEnginePrompt);
+  if (rows.length === 0) return rows;
+  const engineNames = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
+  const promptTexts = new Map(store.all<{ id: string; text: string }>(PROMPT_TEXTS, s.projectId).map((q) => [q.id, q.text]));
+  for (const r of rows) {
+    r.engine_name = engineNames.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
+    r.prompt_text = promptTexts.get(r.prompt_id)!;
+  }
+  return rows;
 }
 
 export interface CompetitorPromptSums extends MentionSums {
@@ -289,49 +286,38 @@ export interface CompetitorPromptSums extends MentionSums {
   prompt_id: string;
 }
 
-/**
- * Binds IN_PERIODS, the engines when filtered, then the project twice. The engine is not a key of
- * the groups, so known engines are checked per row; the prompt rule (COUNTED_RUNS) and the tracked
- * competitors (not deleted; mentions of unknown ids are ignored) per group.
- */
-const COMPETITOR_BY_PROMPT = `SELECT g.competitor_id, g.prompt_id, ${GROUPED_SUMS}
-  FROM (SELECT a.competitor_id, a.prompt_id, ${COMPETITOR_SUMS} FROM agg_competitor_week a ${IN_PERIODS} AND a.engine_id IN (SELECT id FROM engines)`;
-const GROUP_COMPETITOR_PROMPT = ` GROUP BY a.competitor_id, a.prompt_id) g
-  WHERE g.prompt_id IN (SELECT id FROM prompts WHERE project_id = ? AND deleted = 0)
-    AND g.competitor_id IN (SELECT id FROM competitors WHERE project_id = ? AND deleted = 0)
-  ORDER BY g.competitor_id, g.prompt_id`;
-
-const COMPETITOR_BY_PROMPT_AT = { unfiltered: perGrain(COMPETITOR_BY_PROMPT + GROUP_COMPETITOR_PROMPT), filtered: perGrain(COMPETITOR_BY_PROMPT + engineFilter([]).sql + GROUP_COMPETITOR_PROMPT) };
-const HITS_OF_RUNS = runsOfDays('a.prompt_id, a.hits');
 const TRACKED_IDS = 'SELECT id FROM competitors WHERE project_id = ? AND deleted = 0';
 
 const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): number => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id);
 
-/** A day piece's tracked-competitor sums per competitor x prompt, from its runs' hits (each competitor once per run, at its best). */
-function competitorsOfDays(store: ReadStore, s: Slice, p: Piece): CompetitorPromptSums[] {
-  const runs = store.rows<[prompt_id: string, hits: string]>(HITS_OF_RUNS[s.engineIds === null ? 'unfiltered' : 'filtered'], ...dayParams(s, p));
-  if (runs.length === 0) return [];
-  const tracked = new Set(store.all<{ id: string }>(TRACKED_IDS, s.projectId).map((c) => c.id));
-  const out = new Map<string, CompetitorPromptSums>();
-  for (const [prompt_id, hits] of runs) {
-    for (const m of parseHits(hits)) {
-      if (!tracked.has(m.competitor_id)) continue;
-      const key = `${m.competitor_id} ${prompt_id}`;
-      let r = out.get(key);
-      if (!r) out.set(key, (r = { competitor_id: m.competitor_id, prompt_id, ...zeroSums() }));
-      addBest(r, m.position, m.sentiment);
-    }
-  }
-  return [...out.values()].sort(byCompetitorPrompt);
-}
-
-/** Mention sums of tracked competitors per competitor x prompt in a slice (runs = 0, see COMPETITOR_SUMS). */
+/**
+ * Mention sums of tracked competitors (not deleted; mentions of unknown ids are ignored) per
+ * competitor x prompt in a slice, over counted runs (runs = 0: competitor rows carry no slice size;
+ * give them the slice's runs with `overRuns`).
+ */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
-  const f = engineFilter(s.engineIds);
-  const sql = COMPETITOR_BY_PROMPT_AT[s.engineIds === null ? 'unfiltered' : 'filtered'];
-  return sliceSums(store, s, (p) => (p.grain === 'day' ? competitorsOfDays(store, s, p)
-    : store.all<CompetitorPromptSums>(sql[p.grain], s.projectId, p.start, p.end, ...f.params, s.projectId, s.projectId)),
-  (r) => `${r.competitor_id}|${r.prompt_id}`, byCompetitorPrompt);
+  const counting = countingOf(store, s.projectId);
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const tracked = new Set(store.column<string>(TRACKED_IDS, s.projectId));
+  const into = (out: Map<string, CompetitorPromptSums>, competitorId: string, promptId: string): CompetitorPromptSums => {
+    const key = `${competitorId} ${promptId}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
+    return r;
+  };
+  return sliceSums<CompetitorPromptSums>(store, s, (p, out) => {
+    if (p.grain === 'day') {
+      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
+        for (const [competitorId, position, sentimentValue] of f[6]) if (tracked.has(competitorId)) addBest(into(out, competitorId, f[1]), position, sentimentValue);
+      }
+      return;
+    }
+    for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors')) {
+      for (const [engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of period.rows) {
+        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(into(out, competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+      }
+    }
+  }, byCompetitorPrompt);
 }
 
 /** A period's brand sums of one engine: `day` is the period's first day. */
@@ -397,13 +383,13 @@ function periodsOf(interval: Period): (day: string) => string {
   };
 }
 
-const PROMPTS_BY_PERIOD_AT = perGrain(`SELECT a.day, a.prompt_id FROM agg_prompt_week a ${IN_SLICE} GROUP BY a.day, a.prompt_id`);
 /** Days' distinct counted prompts, from the engine-day rows (counted runs only; each lists its prompts). */
 const PROMPTS_OF_DAYS = 'SELECT day, prompt_ids FROM agg_engine_day WHERE project_id = ? AND day BETWEEN ? AND ?';
 
 /** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
 export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
+  const counting = countingOf(store, projectId);
   const periodOf = periodsOf(interval);
   const into = (day: string): Set<string> => {
     const period = periodOf(day);
@@ -419,7 +405,9 @@ export function promptsByPeriod(store: ReadStore, projectId: string, start: stri
       }
       continue;
     }
-    for (const r of store.all<{ day: string; prompt_id: string }>(PROMPTS_BY_PERIOD_AT[p.grain], projectId, p.start, p.end, projectId)) into(r.day).add(r.prompt_id);
+    for (const period of rollupRows<PromptRow>(store, projectId, p, 'prompts')) {
+      for (const [engineId, promptId] of period.rows) if (counts(counting, null, engineId, promptId)) into(period.day).add(promptId);
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import type { RunUrl } from './runs';
 
 export type { CompetitorHit, RunUrl, StoredCitation, StoredMention } from './runs';
-export { competitorsOf, parseCited, parseHits, storedCitations, storedMentions, urlsOf } from './runs';
+export { competitorsOf, storedCitations, storedMentions, urlsOf } from './runs';
 
 /**
  * What one prompt run contributes to the aggregates, and how contributions add up. Pure, so the

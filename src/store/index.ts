@@ -1,11 +1,13 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { prepareEvent, type AcceptedEvent, type PreparedEvent, type RejectedEvent } from './prepare';
-export type { RunFacts } from './runs';
+export type { FactsArray, RunFacts } from './runs';
+export type { CitedEngineRow, CitedRow, CompetitorRow, PromptRow } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { pendingPeriods } from './rollups';
 export { domainOf } from './runs';
+export { KEY_OF } from './keys';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
 export { openReader, commitProbe, checkpoint, closeDurably, SqliteError } from './connections';

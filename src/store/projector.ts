@@ -161,7 +161,7 @@ export class Projector {
 
   /** A transaction failed: nothing it wrote stands, so what memory learned from it is forgotten. */
   private fail(): void {
-    this.runs.index.fail();
+    this.runs.fail();
     this.aggregator.fail();
   }
 

@@ -1,7 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { CitedTables } from './cited';
 import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type MentionDelta } from './contributions';
+import { emptyRollup, mergeCitedEngineRow, mergeCitedRow, RollupRows, type CitedEngineRow, type CitedRow, type CompetitorRow, type PromptRow, type RollupRow } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
 import type { RunFacts, RunStore } from './runs';
 
@@ -96,23 +95,6 @@ export class PeriodSums {
   }
 }
 
-interface SumStatements { prompt: Statement; competitor: Statement; dropPrompts: Statement; dropCompetitors: Statement }
-
-function sumStatements(db: Db, grain: RolledGrain): SumStatements {
-  const add = `runs = runs + excluded.runs, position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
-    sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n`;
-  return {
-    prompt: db.prepare(`INSERT INTO agg_prompt_${grain} (project_id, day, engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, day, engine_id, prompt_id) DO UPDATE SET brand_runs = brand_runs + excluded.brand_runs, ${add}`),
-    competitor: db.prepare(`INSERT INTO agg_competitor_${grain} (project_id, day, engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, day, engine_id, prompt_id, competitor_id) DO UPDATE SET ${add}`),
-    dropPrompts: db.prepare(`DELETE FROM agg_prompt_${grain} WHERE project_id = ? AND day = ?`),
-    dropCompetitors: db.prepare(`DELETE FROM agg_competitor_${grain} WHERE project_id = ? AND day = ?`),
-  };
-}
-
 /** Whether a run counts (COUNTED_RUNS), as the batch's entity tables say. */
 export type CountsRun = (run: RunFacts) => boolean;
 
@@ -132,8 +114,7 @@ interface ProjectSums {
 const newProjectSums = (): ProjectSums => ({ frontier: {}, cell: null, batch: { week: new Map(), month: new Map() } });
 
 export class Rollups {
-  private readonly sums: Record<RolledGrain, SumStatements>;
-  private readonly cited: CitedTables;
+  private readonly rows: RollupRows;
   private readonly stmts;
   /** By project. The frontiers are in step with rollup_pending while `synced`. */
   private readonly projects = new Map<string, ProjectSums>();
@@ -144,8 +125,7 @@ export class Rollups {
   private synced = false;
 
   constructor(db: Db, private readonly runs: RunStore) {
-    this.sums = { week: sumStatements(db, 'week'), month: sumStatements(db, 'month') };
-    this.cited = new CitedTables(db);
+    this.rows = new RollupRows(db);
     this.stmts = {
       mark: db.prepare('INSERT OR IGNORE INTO rollup_pending (project_id, grain, day) VALUES (?, ?, ?)'),
       unmark: db.prepare('DELETE FROM rollup_pending WHERE project_id = ? AND grain = ? AND day = ?'),
@@ -262,7 +242,7 @@ export class Rollups {
    * with the rest), so that rows + sums stay the period's runs.
    */
   citedRecounter(projectId: string): { add(run: RunFacts): void; finish(): void } {
-    this.cited.dropProject(projectId);
+    this.rows.clearCited(projectId);
     const p = this.projects.get(projectId);
     const held = (grain: RolledGrain, period: string): PeriodSums | undefined =>
       p && (p.frontier[grain]?.period === period ? p.frontier[grain] : p.batch[grain].get(period));
@@ -342,32 +322,74 @@ export class Rollups {
     return s;
   }
 
-  /** Sums into their rows: merged when trusted, else the period's rows dropped and counted again from its runs. */
+  /** Sums into their period's row: merged when trusted, else the period counted again from its runs and written whole. */
   private write(s: PeriodSums): void {
     let sums = s;
-    if (!s.trusted) {
-      const g = this.sums[s.grain];
-      g.dropPrompts.run(s.projectId, s.period);
-      g.dropCompetitors.run(s.projectId, s.period);
-      this.cited.dropPeriod(s.grain, s.projectId, s.period);
+    let row: RollupRow;
+    if (s.trusted) {
+      row = this.rows.get(s.projectId, s.grain, s.period);
+    } else {
+      row = emptyRollup();
       sums = new PeriodSums(s.projectId, s.grain, s.period);
       for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.counts(run));
     }
-    const g = this.sums[sums.grain];
-    for (const p of sums.promptSums()) {
-      const b = p.brand;
-      g.prompt.run(sums.projectId, sums.period, p.engineId, p.promptId, p.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
-      for (const [competitorId, m] of p.competitors) {
-        g.competitor.run(sums.projectId, sums.period, p.engineId, p.promptId, competitorId, m.runs, m.position_sum, m.rr_fixed, m.sentiment_fixed, m.sentiment_n);
-      }
-    }
-    this.writeCited(sums);
+    mergeSums(row, sums);
+    mergeUrls(row, sums.urls);
+    this.rows.put(sums.projectId, sums.grain, sums.period, row);
   }
 
+  /** A period's counted URLs merged into its row (its other rows as they are). */
   private writeCited(s: PeriodSums): void {
-    for (const u of s.urls.values()) {
-      this.cited.put(s.grain, s.projectId, s.period, u.merged(), null);
-      for (const e of u.byEngine.values()) this.cited.put(s.grain, s.projectId, s.period, u.ofEngine(e), e.engineId);
+    const row = this.rows.get(s.projectId, s.grain, s.period);
+    mergeUrls(row, s.urls);
+    this.rows.put(s.projectId, s.grain, s.period, row);
+  }
+}
+
+/** A period's brand and competitor sums added into its rows (a new key: a new row). */
+function mergeSums(row: RollupRow, sums: PeriodSums): void {
+  const prompts = new Map(row.prompts.map((r) => [`${r[0]} ${r[1]}`, r]));
+  const competitors = new Map(row.competitors.map((r) => [`${r[0]} ${r[1]} ${r[2]}`, r]));
+  for (const p of sums.promptSums()) {
+    const key = `${p.engineId} ${p.promptId}`;
+    let r = prompts.get(key);
+    if (r === undefined) row.prompts.push((r = [p.engineId, p.promptId, 0, 0, 0, 0, 0, 0] satisfies PromptRow));
+    const b = p.brand;
+    r[2] += p.runs;
+    r[3] += b.runs;
+    r[4] += b.position_sum;
+    r[5] += b.rr_fixed;
+    r[6] += b.sentiment_fixed;
+    r[7] += b.sentiment_n;
+    for (const [competitorId, m] of p.competitors) {
+      const ck = `${key} ${competitorId}`;
+      let c = competitors.get(ck);
+      if (c === undefined) row.competitors.push((c = [p.engineId, p.promptId, competitorId, 0, 0, 0, 0, 0] satisfies CompetitorRow));
+      c[3] += m.runs;
+      c[4] += m.position_sum;
+      c[5] += m.rr_fixed;
+      c[6] += m.sentiment_fixed;
+      c[7] += m.sentiment_n;
+    }
+  }
+}
+
+/** A period's URLs merged into its cited rows, over all engines and per engine. */
+function mergeUrls(row: RollupRow, urls: ReadonlyMap<string, UrlCitations>): void {
+  if (urls.size === 0) return;
+  const cited = new Map<string, { at: number; row: CitedRow }>(row.cited.map((r, at) => [r[0], { at, row: r }]));
+  const byEngine = new Map<string, { at: number; row: CitedEngineRow }>(row.citedEngines.map((r, at) => [`${r[0]} ${r[1]}`, { at, row: r }]));
+  for (const u of urls.values()) {
+    const had = cited.get(u.url);
+    const merged = mergeCitedRow(had?.row, u.merged());
+    if (had) row.cited[had.at] = merged;
+    else row.cited.push(merged);
+    for (const e of u.byEngine.values()) {
+      const key = `${u.url} ${e.engineId}`;
+      const old = byEngine.get(key);
+      const next = mergeCitedEngineRow(old?.row, e.engineId, u.ofEngine(e));
+      if (old) row.citedEngines[old.at] = next;
+      else row.citedEngines.push(next);
     }
   }
 }

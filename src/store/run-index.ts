@@ -32,8 +32,8 @@ export class RunIndex {
       find: db.prepare('SELECT run FROM run_ids WHERE id = ?').pluck(),
       through: db.prepare("SELECT value FROM store_meta WHERE key = 'run_ids_through'").pluck(),
       setThrough: db.prepare("INSERT INTO store_meta (key, value) VALUES ('run_ids_through', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
-      catchUp: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) SELECT id, rowid FROM prompt_runs WHERE rowid > ? ORDER BY id'),
-      last: db.prepare('SELECT coalesce(max(rowid), 0) FROM prompt_runs').pluck(),
+      catchUp: db.prepare('INSERT OR IGNORE INTO run_ids (id, run) SELECT id, rowid FROM runs WHERE rowid > ? ORDER BY id'),
+      last: db.prepare('SELECT coalesce(max(rowid), 0) FROM runs').pluck(),
     };
   }
 

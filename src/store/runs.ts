@@ -4,6 +4,7 @@ import { addDays, utcDay } from '../lib/time';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { RunIndex } from './run-index';
+import { KEY_OF, Keys } from './keys';
 
 /** A mention as the API shows it: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -138,47 +139,44 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
 }
 
 /**
- * A run made ready to write: its facts, its counts and the event as received, which its row keeps
- * (the read models show its mentions and citations from it). Pure work, done where the event is
- * decoded (another thread): the writer binds the event's bytes as they came.
+ * A run made ready to write: its facts, and the two texts its row keeps: the event as received (the
+ * read models show its mentions and citations from it) and `facts` (factsJson). Pure work, done where
+ * the event is decoded (another thread): the writer binds both texts' bytes as they came.
  */
 export interface PreparedRun {
   facts: RunFacts;
-  mentionCount: number;
-  citationCount: number;
   /** The event's JSON, or its UTF-8 bytes when a preparing thread sent them. */
   event: string | Uint8Array;
-  /** facts.competitors and facts.urls as stored (hitsJson, citedJson), text or bytes likewise. */
-  hits: string | Uint8Array;
-  cited: string | Uint8Array;
+  /** factsJson of the run, text or bytes likewise. */
+  factsJson: string | Uint8Array;
 }
 
-/** A run's competitors as its `hits` column keeps them. */
-export const hitsJson = (hits: readonly CompetitorHit[]): string => JSON.stringify(hits.map((h) => [h.competitor_id, h.position, h.sentiment]));
-/** A run's URLs as its `cited` column keeps them (the domain is the URL's). */
-export const citedJson = (urls: readonly RunUrl[]): string => JSON.stringify(urls.map((u) => [u.url, u.title]));
+/**
+ * The `facts` column of a run's row (migration 013): what the read models and the writer's recounts
+ * take of a run, as one JSON array, so that neither parses the whole event.
+ */
+export type FactsArray = [
+  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
+  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>, cited: Array<[url: string, title: string | null]>,
+];
 
-export function parseHits(json: string): CompetitorHit[] {
-  return (JSON.parse(json) as Array<[string, number, number | null]>).map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment }));
-}
-
-export function parseCited(json: string): RunUrl[] {
-  return (JSON.parse(json) as Array<[string, string | null]>).map(([url, title]) => ({ url, domain: citedDomain(url), title }));
+/** A run's `facts` column. */
+export function factsJson(f: RunFacts, mentionCount: number, citationCount: number): string {
+  const hits = f.competitors.map((h) => [h.competitor_id, h.position, h.sentiment]);
+  const cited = f.urls.map((u) => [u.url, u.title]);
+  return JSON.stringify([f.engine_id, f.prompt_id, f.brand_position, f.brand_sentiment, mentionCount, citationCount, hits, cited]);
 }
 
 export function prepareRun(run: PromptRunCompleted, event: string | Uint8Array): PreparedRun {
   const facts = runFacts(run);
-  return {
-    facts, mentionCount: run.mentions.length, citationCount: run.citations.length, event,
-    hits: hitsJson(facts.competitors), cited: citedJson(facts.urls),
-  };
+  return { facts, event, factsJson: factsJson(facts, run.mentions.length, run.citations.length) };
 }
 
-/** The event of a stored run as its data, as decoded on ingestion (its times normalized). */
-export function storedRunData(event: string): PromptRunCompleted {
+/** The event of a stored run, decoded as on ingestion (its times normalized). */
+export function storedEvent(event: string): { version: Version; data: PromptRunCompleted } {
   const d = decodeEvent(event);
   if (!d.ok) throw new Error(`a stored run's event no longer decodes: ${d.detail}`);
-  return d.event.data as PromptRunCompleted;
+  return { version: { at: d.event.occurred_at, id: d.event.event_id }, data: d.event.data as PromptRunCompleted };
 }
 
 /**
@@ -193,67 +191,41 @@ function factOf(run: PromptRunCompleted): string {
 
 const textOf = (event: string | Uint8Array): string => (typeof event === 'string' ? event : Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString('utf8'));
 
-/**
- * A run's row, in the order of RunStore's column list. Text is bound as it came: a preparing
- * thread's bytes (UTF-8 already, views of its batch's buffer) go to SQLite as they are, no copy
- * into a JS string and no Buffer made per column (better-sqlite3 binds any Uint8Array).
- */
-function valuesOf(run: PreparedRun, v: Version): unknown[] {
-  const f = run.facts;
-  return [f.id, f.run_group_id, f.project_id, f.prompt_id, f.engine_id, f.status, f.completed_at, f.day,
-    f.brand_position, f.brand_sentiment, run.mentionCount, run.citationCount, run.event, run.hits, run.cited, v.at, v.id];
-}
-
 /** Days of runs read at a time when a project's history is counted again. */
 const HISTORY_DAYS = 7;
 
-/** The columns of a stored run that make its RunFacts (hits and cited parsed when asked for). */
-const FACT_COLUMNS = 'id, run_group_id, project_id, engine_id, prompt_id, day, status, completed_at, brand_position, brand_sentiment, hits, cited';
-
-/** FACT_COLUMNS as a raw row (better-sqlite3's raw mode: an array, not an object of named values). */
-type StoredRun = [id: string, run_group_id: string, project_id: string, engine_id: string, prompt_id: string, day: string, status: string,
-  completed_at: string, brand_position: number | null, brand_sentiment: number | null, hits: string, cited: string];
-
-interface StoredVersion {
-  v_at: string;
-  v_id: string;
-}
+/** A stored run as its row gives it: [id, completed_at, facts]. */
+type StoredRun = [id: string, completed_at: string, facts: string];
 
 /**
- * A stored run as RunFacts, its competitors and URLs parsed when first asked for: a recount that
- * reads a project's history parses only what it uses.
+ * A stored run's RunFacts, from its row (migration 013): its facts parsed once, its competitors and
+ * URLs made when first asked for (a recount that reads a project's history makes only what it uses).
  */
 class StoredFacts implements RunFacts {
-  readonly id: string;
-  readonly run_group_id: string;
-  readonly project_id: string;
   readonly engine_id: string;
   readonly prompt_id: string;
   readonly day: string;
-  readonly status: string;
-  readonly completed_at: string;
   readonly brand_position: number | null;
   readonly brand_sentiment: number | null;
-  private readonly hitsJson: string;
-  private readonly citedJson: string;
+  private readonly f: FactsArray;
   private hits: CompetitorHit[] | undefined;
   private cited: RunUrl[] | undefined;
 
-  constructor(r: StoredRun) {
-    [this.id, this.run_group_id, this.project_id, this.engine_id, this.prompt_id, this.day, this.status, this.completed_at,
-      this.brand_position, this.brand_sentiment, this.hitsJson, this.citedJson] = r;
+  constructor(readonly id: string, readonly project_id: string, readonly run_group_id: string, readonly status: string,
+    readonly completed_at: string, facts: string) {
+    this.f = JSON.parse(facts) as FactsArray;
+    [this.engine_id, this.prompt_id, this.brand_position, this.brand_sentiment] = this.f;
+    this.day = completed_at.slice(0, 10);
   }
 
   get competitors(): CompetitorHit[] {
-    return (this.hits ??= parseHits(this.hitsJson));
+    return (this.hits ??= this.f[6].map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment })));
   }
 
   get urls(): RunUrl[] {
-    return (this.cited ??= parseCited(this.citedJson));
+    return (this.cited ??= this.f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));
   }
 }
-
-const factsOf = (r: StoredRun): RunFacts => new StoredFacts(r);
 
 /**
  * Upserts prompt runs (last writer wins), each row keeping the event as received. A new run (nearly
@@ -264,8 +236,8 @@ const factsOf = (r: StoredRun): RunFacts => new StoredFacts(r);
 export class RunStore {
   /** Where each run id's row is (run-index.ts). */
   readonly index: RunIndex;
+  readonly keys: Keys;
   private readonly insert;
-  private readonly version;
   private readonly stored;
   private readonly replace;
   private readonly touchVersion;
@@ -273,52 +245,58 @@ export class RunStore {
   private readonly edge;
 
   constructor(db: Db) {
-    const columns = ['id', 'run_group_id', 'project_id', 'prompt_id', 'engine_id', 'status', 'completed_at', 'day',
-      'brand_position', 'brand_sentiment', 'mention_count', 'citation_count', 'event', 'hits', 'cited', 'v_at', 'v_id'];
-    // CAST: what a preparing thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
-    const value = (c: string): string => (c === 'event' || c === 'hits' || c === 'cited' ? 'CAST(? AS TEXT)' : '?');
     this.index = new RunIndex(db);
-    this.insert = db.prepare(`INSERT INTO prompt_runs (${columns.join(', ')}) VALUES (${columns.map(value).join(', ')})`);
-    this.version = db.prepare('SELECT v_at, v_id, event FROM prompt_runs WHERE rowid = ?');
-    this.stored = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs WHERE rowid = ?`).raw(true);
-    // The same values as the insert but the id, by row (better-sqlite3 binds ? in order, not ?NNN).
-    this.replace = db.prepare(`UPDATE prompt_runs SET ${columns.slice(1).map((c) => `${c} = ${value(c)}`).join(', ')} WHERE rowid = ?`);
-    this.touchVersion = db.prepare('UPDATE prompt_runs SET v_at = ?, v_id = ? WHERE rowid = ?');
-    // A project's succeeded runs of [start, end) in completion order, through prompt_runs_recent.
-    this.succeededIn = db.prepare(`SELECT ${FACT_COLUMNS} FROM prompt_runs
-      WHERE project_id = ? AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`).raw(true);
-    const edge = (order: string): Statement => db.prepare(`SELECT day FROM prompt_runs WHERE project_id = ? AND status = 'succeeded'
+    this.keys = new Keys(db);
+    // CAST: what a preparing thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
+    this.insert = db.prepare(`INSERT INTO runs (project, completed_at, run_group, status, id, facts, event)
+      VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))`);
+    this.stored = db.prepare(`SELECT r.id, p.id, g.id, r.status, r.completed_at, r.facts, r.event FROM runs r
+      JOIN keys p ON p.n = r.project JOIN keys g ON g.n = r.run_group WHERE r.rowid = ?`).raw(true);
+    this.replace = db.prepare(`UPDATE runs SET project = ?, completed_at = ?, run_group = ?, status = ?, facts = CAST(? AS TEXT), event = CAST(? AS TEXT)
+      WHERE rowid = ?`);
+    this.touchVersion = db.prepare('UPDATE runs SET event = CAST(? AS TEXT) WHERE rowid = ?');
+    // A project's succeeded runs of [start, end) in completion order, through runs_recent.
+    this.succeededIn = db.prepare(`SELECT id, completed_at, facts FROM runs
+      WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`).raw(true);
+    const edge = (order: string): Statement => db.prepare(`SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
   }
 
   apply(run: PreparedRun, v: Version): RunEffects {
-    const id = run.facts.id;
-    const values = valuesOf(run, v);
-    const at = this.index.find(id);
+    const f = run.facts;
+    const at = this.index.find(f.id);
     if (at === undefined) {
-      this.index.added(id, Number(this.insert.run(...values).lastInsertRowid));
-      return { outcome: 'applied', added: run.facts };
+      const rowid = this.insert.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, f.id, run.factsJson, run.event).lastInsertRowid;
+      this.index.added(f.id, Number(rowid));
+      return { outcome: 'applied', added: f };
     }
-    const cur = this.version.get(at) as StoredVersion & { event: string };
-    const stored = this.stored.get(at) as StoredRun;
-    // A version conflict is rare: the two events are decoded again to tell a retry of the same fact.
-    const sameFact = (): boolean => factOf(storedRunData(cur.event)) === factOf(storedRunData(textOf(run.event)));
-    if (!isNewer(v, cur.v_at, cur.v_id)) {
-      return { outcome: isSame(v, cur.v_at, cur.v_id) || sameFact() ? 'duplicate' : 'stale' };
+    const [id, projectId, groupId, status, completedAt, facts, event] = this.stored.get(at) as [string, string, string, string, string, string, string];
+    // A version conflict is rare: the two events are decoded again, for their versions and to tell a retry of the same fact.
+    const cur = storedEvent(event);
+    const sameFact = (): boolean => factOf(cur.data) === factOf(storedEvent(textOf(run.event)).data);
+    if (!isNewer(v, cur.version.at, cur.version.id)) {
+      return { outcome: isSame(v, cur.version.at, cur.version.id) || sameFact() ? 'duplicate' : 'stale' };
     }
     if (sameFact()) {
-      // The same fact retried under a newer event id: keep the version order, change no data.
-      this.touchVersion.run(v.at, v.id, at);
+      // The same fact retried under a newer event id: its event (the version) is kept, no data changes.
+      this.touchVersion.run(run.event, at);
       return { outcome: 'duplicate' };
     }
-    this.replace.run(...values.slice(1), at);
-    return { outcome: 'applied', added: run.facts, removed: factsOf(stored) };
+    this.replace.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event, at);
+    return { outcome: 'applied', added: f, removed: new StoredFacts(id, projectId, groupId, status, completedAt, facts) };
+  }
+
+  /** The transaction failed: what memory learned from it is forgotten. */
+  fail(): void {
+    this.index.fail();
+    this.keys.fail();
   }
 
   /** A project's succeeded runs completed on the days start..end (inclusive), oldest first. */
   succeeded(projectId: string, start: string, end: string): RunFacts[] {
-    return (this.succeededIn.all(projectId, start, `${end}U`) as StoredRun[]).map(factsOf);
+    return (this.succeededIn.all(projectId, start, `${end}U`) as StoredRun[])
+      .map(([id, completedAt, facts]) => new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
   }
 
   /**

@@ -2,8 +2,10 @@
 import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
-import { COUNTED_RUNS, compareStrings, engineFilter, rangePieces, requestedWindow, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeRun, newCited, parseCited, titledFrom, titleWins, type Cited, type UrlCitations } from '../../store/contributions';
+import { compareStrings, countingOf, rangePieces, requestedWindow, rollupRows, runsOfDays, stalePeriods, type Piece, type RangeArgs } from '../formulas';
+import { citeRun, newCited, titledFrom, titleWins, type Cited, type UrlCitations } from '../../store/contributions';
+import { citedDomain } from '../../store/runs';
+import type { CitedEngineRow, CitedRow } from '../../store';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -24,64 +26,31 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
   return b.citation_count - a.citation_count || compareStrings(a.url, b.url);
 }
 
-/** The rows of one roll-up piece of a range, in the columns every piece gives (see citedSql). */
-const PIECE_COLUMNS = 'url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket';
-
-/**
- * A week or month piece of a range from the cited-URL roll-ups (migration 009: counted runs only, no
- * prompt in the key). Without an engine filter: agg_cited_week/_month, one row per URL and period.
- * With one: agg_cited_engine_week/_month.
- */
-function pieceSql(p: Piece, filtered: boolean): string {
-  const range = 'a.project_id = ? AND a.day BETWEEN ? AND ?';
-  if (!filtered) return `SELECT ${PIECE_COLUMNS} FROM agg_cited_${p.grain} a WHERE ${range}`;
-  return `SELECT url, domain, runs, engine_id AS engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket
-    FROM agg_cited_engine_${p.grain} a WHERE ${range}${engineFilter([]).sql}`;
-}
-
-/** What pieceSql binds: the project and the piece's days, then the engines. */
-function pieceParams(p: Piece, projectId: string, engines: string | null): unknown[] {
-  return engines === null ? [projectId, p.start, p.end] : [projectId, p.start, p.end, engines];
-}
-
-/**
- * A range's roll-up pieces merged in SQL (whole months and weeks as one row per URL). The same
- * numbers as merging the runs: runs add, first and last are min and max (ISO instants: text order is
- * time order), the id lists are unions (comma-separated, so one group_concat joins a URL's pieces;
- * DISTINCT drops the lists repeated from month to month before JavaScript splits them), domain is any
- * row's (the write path derives it from the URL), and the title is the latest title_at, then the first
- * bucket in key order (title_bucket: day, engine, prompt), given with both so the days can compete.
- * One text per sequence of piece grains (a few dozen sequences exist), each prepared once by the store.
- */
-function citedSql(pieces: readonly Piece[], filtered: boolean): string {
-  return `SELECT url, min(domain), sum(runs), group_concat(DISTINCT engine_ids), group_concat(DISTINCT prompt_ids), min(first_at), max(last_at),
-    (json_group_array(json_array(title, title_at, title_bucket) ORDER BY title_at DESC, title_bucket) FILTER (WHERE title IS NOT NULL)) ->> 0
-  FROM (${pieces.map((p) => pieceSql(p, filtered)).join(' UNION ALL ')}) GROUP BY url`;
-}
-
-type CitedRow = [url: string, domain: string, runs: number, engine_ids: string, prompt_ids: string, first_at: string, last_at: string, titled: string | null];
-
 /**
  * A range's days from the runs themselves (migration 011): the counted, succeeded runs completed on
- * those days, each URL once per run as the run's `cited` keeps it, merged by the writer's rules
+ * those days, each URL once per run as the run's facts keep it, merged by the writer's rules
  * (src/store/contributions.ts citeRun).
  */
-const RUNS_OF_DAYS = (filtered: boolean): string => `SELECT a.id, a.day, a.engine_id, a.prompt_id, a.completed_at, a.cited FROM prompt_runs a
-  WHERE a.project_id = ? AND a.completed_at >= ? AND a.completed_at < ? || 'U' AND a.status = 'succeeded'${COUNTED_RUNS}${filtered ? engineFilter([]).sql : ''}`;
-const DAY_RUNS = { unfiltered: RUNS_OF_DAYS(false), filtered: RUNS_OF_DAYS(true) };
-interface DayRun { id: string; day: string; engine_id: string; prompt_id: string; completed_at: string; cited: string }
-
-/** The URLs of a day piece's runs. */
-function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, p: Piece, projectId: string, engines: string | null): void {
-  const sql = DAY_RUNS[engines === null ? 'unfiltered' : 'filtered'];
-  for (const run of store.all<DayRun>(sql, projectId, p.start, p.end, projectId, ...(engines === null ? [] : [engines]))) {
-    citeRun(into, run, parseCited(run.cited));
+function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null): void {
+  const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds };
+  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId))) {
+    const f = run.facts;
+    citeRun(into, { id: run.id, day: run.day, engine_id: f[0], prompt_id: f[1], completed_at: run.completed_at },
+      f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));
   }
 }
 
-/** A roll-up pieces' row merged into the days' (or taken as it is). */
-function mergeRow(into: Map<string, Cited>, r: CitedRow): void {
-  const [url, domain, runs, engineIds, promptIds, firstAt, lastAt, titled] = r;
+/**
+ * A week or month piece's row of a URL merged into the URLs (migration 013: the period's cited rows,
+ * counted runs only, no prompt in the key; with an engine filter, its rows per engine). The same
+ * numbers as merging the runs: runs add, first and last are min and max (ISO instants: text order is
+ * time order), the id lists unite, domain is any row's (the write path derives it from the URL), and
+ * the title is the latest title_at, then the first bucket in key order (title_bucket: day, engine,
+ * prompt). Days and periods cover different days, so two candidates never share a bucket: the run id
+ * is not needed.
+ */
+function mergeRow(into: Map<string, Cited>, url: string, domain: string, runs: number, engineIds: string, promptIds: string, firstAt: string, lastAt: string,
+  title: string | null, titleAt: string | null, bucket: string | null): void {
   let u = into.get(url);
   if (!u) into.set(url, (u = newCited(url, domain, firstAt)));
   u.runs += runs;
@@ -89,11 +58,27 @@ function mergeRow(into: Map<string, Cited>, r: CitedRow): void {
   for (const id of promptIds.split(',')) u.prompts.add(id);
   if (firstAt < u.firstAt) u.firstAt = firstAt;
   if (lastAt > u.lastAt) u.lastAt = lastAt;
-  if (titled === null) return;
-  const [title, at, bucket] = JSON.parse(titled) as [string, string, string];
-  // Days and roll-ups cover different days, so two candidates never share a bucket: the run id is not needed.
-  const t = titledFrom(title, at, bucket, null);
+  if (title === null || titleAt === null || bucket === null) return;
+  const t = titledFrom(title, titleAt, bucket, null);
   if (titleWins(t, u.titled)) u.titled = t;
+}
+
+/** A week or month piece's cited rows merged in: over all engines, or the rows of the engines asked for. */
+function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: string, p: Piece, engineIds: string[] | null): void {
+  if (engineIds === null) {
+    for (const period of rollupRows<CitedRow>(store, projectId, p, 'cited')) {
+      for (const [url, domain, runs, engines, prompts, firstAt, lastAt, title, titleAt, bucket] of period.rows) {
+        mergeRow(into, url, domain, runs, engines, prompts, firstAt, lastAt, title, titleAt, bucket);
+      }
+    }
+    return;
+  }
+  const engines = new Set(engineIds);
+  for (const period of rollupRows<CitedEngineRow>(store, projectId, p, 'cited_engines')) {
+    for (const [url, engineId, domain, runs, prompts, firstAt, lastAt, title, titleAt, bucket] of period.rows) {
+      if (engines.has(engineId)) mergeRow(into, url, domain, runs, engineId, prompts, firstAt, lastAt, title, titleAt, bucket);
+    }
+  }
 }
 
 /** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
@@ -101,15 +86,11 @@ export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: numb
   const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
   const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));
-  const engines = engineIds === null ? null : JSON.stringify(engineIds);
   const days = new Map<string, UrlCitations>();
-  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, p, args.projectId, engines);
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds);
   const urls = new Map<string, Cited>();
   for (const [url, u] of days) urls.set(url, u.merged());
-  const rolled = pieces.filter((p) => p.grain !== 'day');
-  if (rolled.length > 0) {
-    for (const r of store.rows<CitedRow>(citedSql(rolled, engines !== null), ...rolled.flatMap((p) => pieceParams(p, args.projectId, engines)))) mergeRow(urls, r);
-  }
+  for (const p of pieces) if (p.grain !== 'day') citedOfPeriods(store, urls, args.projectId, p, engineIds);
   return [...urls.values()].map((u): CitedUrl => ({
     url: u.url, domain: u.domain, title: u.titled?.title ?? null, citation_count: u.runs, prompt_count: u.prompts.size,
     engine_ids: [...u.engines].sort(), first_cited_at: u.firstAt, last_cited_at: u.lastAt,

@@ -6,18 +6,17 @@ import type { ReadStore } from '../store';
 import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
 import { addDays } from '../../lib/time';
-import { COUNTED_RUNS_JOIN, engineFilter, requestedWindow } from '../formulas';
+import { countingOf, counts, KEY_OF, requestedWindow } from '../formulas';
 import type { PromptRunCompleted } from '../../events';
 import { storedMentions } from '../../store/contributions';
 
 /**
- * Succeeded runs whose prompt counts (COUNTED_RUNS_JOIN), newest first, walking the
- * prompt_runs_recent index (project_id, completed_at DESC, id): not limited to the window, the feed
- * is a log. Rows are read lazily and the walk stops as soon as `limit` mentions are collected.
+ * Succeeded runs, newest first, walking the runs_recent index (project, completed_at; the run id
+ * orders runs of one instant): not limited to the window, the feed is a log. Rows are read lazily,
+ * those that do not count (formulas.ts counts) are passed over, and the walk stops as soon as
+ * `limit` mentions are collected.
  */
-const RECENT_RUNS = `SELECT a.id, a.run_group_id, a.prompt_id, a.engine_id, a.completed_at, a.event
-  FROM prompt_runs a ${COUNTED_RUNS_JOIN}
-  WHERE a.project_id = ? AND a.status = 'succeeded'`;
+const RECENT_RUNS = `SELECT a.id, a.completed_at, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 
 /** With start_date / end_date: runs completed on those days (UTC). Binds the first instant and the one after the last day. */
@@ -33,7 +32,7 @@ function rangeParams(store: ReadStore, args: ReadArgs): string[] | null {
 /** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
 const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
 
-interface RunRow { id: string; run_group_id: string; prompt_id: string; engine_id: string; completed_at: string; event: string }
+interface RunRow { id: string; completed_at: string; event: string }
 type Mention = Mentions[number];
 
 /**
@@ -43,27 +42,30 @@ type Mention = Mentions[number];
  */
 type MentionKey = [completedAt: string, runId: string, index: number];
 
-function isAfter(r: RunRow, idx: number, after: MentionKey | null): boolean {
+function isAfter(r: { id: string; completed_at: string }, idx: number, after: MentionKey | null): boolean {
   return after === null || r.completed_at !== after[0] || r.id !== after[1] || idx > after[2];
 }
 
 /** The first `limit` mentions after the cursor, and one more when there is one (it only says a next page exists). */
 function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
-  const f = engineFilter(args.engineIds);
+  const counting = countingOf(store, args.projectId);
+  const engines = args.engineIds === null ? null : new Set(args.engineIds);
   const after = args.cursor ? (args.cursor.after as MentionKey) : null;
   const days = rangeParams(store, args);
-  const sql = RECENT_RUNS + f.sql + (days ? IN_DAYS : '') + (after ? FROM_RUN : '') + NEWEST_FIRST;
-  const params = [args.projectId, ...f.params, ...(days ?? []), ...(after ? [String(after[0]), String(after[0]), String(after[1])] : [])];
+  const sql = RECENT_RUNS + (days ? IN_DAYS : '') + (after ? FROM_RUN : '') + NEWEST_FIRST;
+  const params = [args.projectId, ...(days ?? []), ...(after ? [String(after[0]), String(after[0]), String(after[1])] : [])];
   const want = fetchCount(args.limit);
   const out: Mention[] = [];
   const keys = new Map<Mention, MentionKey>();
   for (const r of store.iterate<RunRow>(sql, ...params)) {
-    storedMentions((JSON.parse(r.event) as { data: PromptRunCompleted }).data.mentions).forEach((m, idx) => {
+    const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;
+    if (!counts(counting, engines, run.engine_id, run.prompt_id)) continue;
+    storedMentions(run.mentions).forEach((m, idx) => {
       if (out.length === want || (args.entityType && m.entity_type !== args.entityType) || !isAfter(r, idx, after)) return;
       const mention: Mention = {
         // A mention has no id upstream: a stable uuid named after its run and place in the answer.
-        id: uuidFrom(`${r.id}/mention/${idx}`), prompt_run_id: r.id, run_group_id: r.run_group_id, prompt_id: r.prompt_id,
-        engine_id: r.engine_id, entity_type: m.entity_type, competitor_id: m.competitor_id, name: m.name,
+        id: uuidFrom(`${r.id}/mention/${idx}`), prompt_run_id: r.id, run_group_id: run.run_group_id, prompt_id: run.prompt_id,
+        engine_id: run.engine_id, entity_type: m.entity_type, competitor_id: m.competitor_id, name: m.name,
         position: m.position, sentiment: m.sentiment, snippet: m.snippet, observed_at: r.completed_at,
       };
       out.push(mention);
