@@ -1,6 +1,6 @@
 import { addDays } from '../lib/time';
 import { addMention, zeroMention } from '../store/contributions';
-import { KEY_OF, type CompetitorRow, type FactsArray, type PromptRow } from '../store';
+import { competitorRows, KEY_OF, parseNames, promptRows, type CompetitorRow, type FactsArray, type PromptRow, type RollupNames } from '../store';
 import {
   addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, wilson, zeroSums, Z95, type Interval, type MentionSums,
 } from '../store/metrics';
@@ -193,14 +193,19 @@ export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Count
   return out;
 }
 
-/** The roll-up rows of a project's weeks or months start..end (the periods' first days): one JSON array per period. */
+/**
+ * The rows of one list of the roll-ups of a project's weeks or months start..end (a piece: the
+ * periods' first days), period by period (migration 013: one row per period, its lists naming ids
+ * and URLs by their place in `ids` and `urls`).
+ */
 const ROLLUPS = (column: 'prompts' | 'competitors' | 'cited' | 'cited_engines'): string =>
-  `SELECT day, ${column} FROM rollups WHERE project_id = ? AND grain = ? AND day BETWEEN ? AND ? ORDER BY day`;
+  `SELECT day, ids, urls, ${column} FROM rollups WHERE project_id = ? AND grain = ? AND day BETWEEN ? AND ? ORDER BY day`;
 const ROLLUP_SQL = { prompts: ROLLUPS('prompts'), competitors: ROLLUPS('competitors'), cited: ROLLUPS('cited'), cited_engines: ROLLUPS('cited_engines') };
 
-/** The rows of one kind of a roll-up piece (a run of weeks or of months), with the first day of each row's period. */
-export function rollupRows<R>(store: ReadStore, projectId: string, p: Piece, kind: keyof typeof ROLLUP_SQL): Array<{ day: string; rows: R[] }> {
-  return store.rows<[string, string]>(ROLLUP_SQL[kind], projectId, p.grain, p.start, p.end).map(([day, json]) => ({ day, rows: JSON.parse(json) as R[] }));
+export function rollupRows<R>(store: ReadStore, projectId: string, p: Piece, kind: keyof typeof ROLLUP_SQL,
+  decode: (names: RollupNames, json: string) => R[]): Array<{ day: string; rows: R[] }> {
+  return store.rows<[string, string, string, string]>(ROLLUP_SQL[kind], projectId, p.grain, p.start, p.end)
+    .map(([day, ids, urls, json]) => ({ day, rows: decode(parseNames(ids, urls), json) }));
 }
 
 export interface EnginePromptSums extends MentionSums {
@@ -265,7 +270,7 @@ export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromp
       }
       return;
     }
-    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts')) {
+    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts', promptRows)) {
       for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
         if (counts(counting, engines, engineId, promptId)) addStored(into(out, engineId, promptId), runs, mentioned, ps, rr, sf, sn);
       }
@@ -312,7 +317,7 @@ export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPr
       }
       return;
     }
-    for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors')) {
+    for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors', competitorRows)) {
       for (const [engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of period.rows) {
         if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(into(out, competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
@@ -405,7 +410,7 @@ export function promptsByPeriod(store: ReadStore, projectId: string, start: stri
       }
       continue;
     }
-    for (const period of rollupRows<PromptRow>(store, projectId, p, 'prompts')) {
+    for (const period of rollupRows<PromptRow>(store, projectId, p, 'prompts', promptRows)) {
       for (const [engineId, promptId] of period.rows) if (counts(counting, null, engineId, promptId)) into(period.day).add(promptId);
     }
   }

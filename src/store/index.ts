@@ -2,7 +2,7 @@ export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVer
 export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { prepareEvent, type AcceptedEvent, type PreparedEvent, type RejectedEvent } from './prepare';
 export type { FactsArray, RunFacts } from './runs';
-export type { CitedEngineRow, CitedRow, CompetitorRow, PromptRow } from './rollup-rows';
+export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { pendingPeriods } from './rollups';

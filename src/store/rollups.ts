@@ -1,6 +1,6 @@
 import type { Db } from './db';
-import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type MentionDelta } from './contributions';
-import { emptyRollup, mergeCitedEngineRow, mergeCitedRow, RollupRows, type CitedEngineRow, type CitedRow, type CompetitorRow, type PromptRow, type RollupRow } from './rollup-rows';
+import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type Cited, type MentionDelta } from './contributions';
+import { emptyRollup, mergeCitedInto, RollupRows, type CompetitorRow, type PromptRow, type RollupRow } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
 import type { RunFacts, RunStore } from './runs';
 
@@ -377,21 +377,14 @@ function mergeSums(row: RollupRow, sums: PeriodSums): void {
 /** A period's URLs merged into its cited rows, over all engines and per engine. */
 function mergeUrls(row: RollupRow, urls: ReadonlyMap<string, UrlCitations>): void {
   if (urls.size === 0) return;
-  const cited = new Map<string, { at: number; row: CitedRow }>(row.cited.map((r, at) => [r[0], { at, row: r }]));
-  const byEngine = new Map<string, { at: number; row: CitedEngineRow }>(row.citedEngines.map((r, at) => [`${r[0]} ${r[1]}`, { at, row: r }]));
+  const merged: Cited[] = [];
+  const byEngine: Cited[] = [];
   for (const u of urls.values()) {
-    const had = cited.get(u.url);
-    const merged = mergeCitedRow(had?.row, u.merged());
-    if (had) row.cited[had.at] = merged;
-    else row.cited.push(merged);
-    for (const e of u.byEngine.values()) {
-      const key = `${u.url} ${e.engineId}`;
-      const old = byEngine.get(key);
-      const next = mergeCitedEngineRow(old?.row, e.engineId, u.ofEngine(e));
-      if (old) row.citedEngines[old.at] = next;
-      else row.citedEngines.push(next);
-    }
+    merged.push(u.merged());
+    for (const e of u.byEngine.values()) byEngine.push(u.ofEngine(e));
   }
+  mergeCitedInto(row.cited, merged, (c) => c.url);
+  mergeCitedInto(row.citedEngines, byEngine, (c) => `${c.url} ${[...c.engines][0]!}`);
 }
 
 /** How many periods are pending in a database (0 before migration 010, which a read-only open does not apply). */

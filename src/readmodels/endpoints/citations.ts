@@ -3,9 +3,9 @@ import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { compareStrings, countingOf, rangePieces, requestedWindow, rollupRows, runsOfDays, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeRun, newCited, titledFrom, titleWins, type Cited, type UrlCitations } from '../../store/contributions';
+import { citeRun, mergeCited, type Cited, type UrlCitations } from '../../store/contributions';
 import { citedDomain } from '../../store/runs';
-import type { CitedEngineRow, CitedRow } from '../../store';
+import { citedEngineRows, citedRows } from '../../store';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -41,42 +41,22 @@ function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: Ra
 }
 
 /**
- * A week or month piece's row of a URL merged into the URLs (migration 013: the period's cited rows,
- * counted runs only, no prompt in the key; with an engine filter, its rows per engine). The same
- * numbers as merging the runs: runs add, first and last are min and max (ISO instants: text order is
- * time order), the id lists unite, domain is any row's (the write path derives it from the URL), and
- * the title is the latest title_at, then the first bucket in key order (title_bucket: day, engine,
- * prompt). Days and periods cover different days, so two candidates never share a bucket: the run id
- * is not needed.
+ * A week or month piece's rows merged into the URLs (migration 013: each period's cited rows, counted
+ * runs only, no prompt in the key; with an engine filter, its rows of the engines asked for). The
+ * same numbers as merging the runs (contributions.ts mergeCited): runs add, first and last are min
+ * and max (ISO instants: text order is time order), the id lists unite, the domain is any row's (the
+ * write path derives it from the URL), and the title is the latest, then the first bucket (day,
+ * engine, prompt). Days and periods cover different days, so two titles never share a bucket.
  */
-function mergeRow(into: Map<string, Cited>, url: string, domain: string, runs: number, engineIds: string, promptIds: string, firstAt: string, lastAt: string,
-  title: string | null, titleAt: string | null, bucket: string | null): void {
-  let u = into.get(url);
-  if (!u) into.set(url, (u = newCited(url, domain, firstAt)));
-  u.runs += runs;
-  for (const id of engineIds.split(',')) u.engines.add(id);
-  for (const id of promptIds.split(',')) u.prompts.add(id);
-  if (firstAt < u.firstAt) u.firstAt = firstAt;
-  if (lastAt > u.lastAt) u.lastAt = lastAt;
-  if (title === null || titleAt === null || bucket === null) return;
-  const t = titledFrom(title, titleAt, bucket, null);
-  if (titleWins(t, u.titled)) u.titled = t;
-}
-
-/** A week or month piece's cited rows merged in: over all engines, or the rows of the engines asked for. */
 function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: string, p: Piece, engineIds: string[] | null): void {
-  if (engineIds === null) {
-    for (const period of rollupRows<CitedRow>(store, projectId, p, 'cited')) {
-      for (const [url, domain, runs, engines, prompts, firstAt, lastAt, title, titleAt, bucket] of period.rows) {
-        mergeRow(into, url, domain, runs, engines, prompts, firstAt, lastAt, title, titleAt, bucket);
-      }
-    }
-    return;
-  }
-  const engines = new Set(engineIds);
-  for (const period of rollupRows<CitedEngineRow>(store, projectId, p, 'cited_engines')) {
-    for (const [url, engineId, domain, runs, prompts, firstAt, lastAt, title, titleAt, bucket] of period.rows) {
-      if (engines.has(engineId)) mergeRow(into, url, domain, runs, engineId, prompts, firstAt, lastAt, title, titleAt, bucket);
+  const engines = engineIds === null ? null : new Set(engineIds);
+  const periods = engines === null ? rollupRows(store, projectId, p, 'cited', citedRows) : rollupRows(store, projectId, p, 'cited_engines', citedEngineRows);
+  for (const period of periods) {
+    for (const c of period.rows) {
+      if (engines !== null && !engines.has([...c.engines][0]!)) continue;
+      const u = into.get(c.url);
+      if (u) mergeCited(u, c);
+      else into.set(c.url, c);
     }
   }
 }

@@ -18,15 +18,19 @@
 --
 -- Roll-ups. The week and month roll-ups were ~1.9 rows per run (agg_prompt_*, agg_competitor_*,
 -- agg_cited_*, agg_cited_engine_*), each written with its own upsert when its period closed. Now a
--- project's period is one row of `rollups` holding the same rows as four JSON arrays, written once
--- per period (src/store/rollups.ts) and read whole by a range (src/readmodels/formulas.ts). The
--- views of the old names show them as rows, column for column:
--- - prompts: [[engine_id, prompt_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n], ...]
--- - competitors: [[engine_id, prompt_id, competitor_id, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n], ...]
--- - cited: [[url, domain, runs, engine_ids, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run], ...]
--- - cited_engines: [[url, engine_id, domain, runs, prompt_ids, first_at, last_at, title, title_at, title_bucket, title_run], ...]
--- each in key order (engine, prompt[, competitor]; url[, engine]). A period's row exists when any of
--- the four holds a row. The same rules as before decide what is in them (migrations 007, 009).
+-- project's period is one row of `rollups` holding the same rows as JSON lists, written once per
+-- period (src/store/rollups.ts) and read whole by a range (src/readmodels/formulas.ts). The ids and
+-- URLs a period names are listed once per row; the lists refer to them by their place:
+-- - ids: the engine, prompt and competitor ids, sorted (so a sorted list of places is a sorted list of ids);
+-- - urls: [[url, domain], ...], sorted by URL;
+-- - prompts: [[engine, prompt, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n], ...]
+-- - competitors: [[engine, prompt, competitor, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n], ...]
+-- - cited: [[url, runs, [engine, ...], [prompt, ...], first_at, last_at, title, title_at, title_day, title_engine, title_prompt, title_run], ...]
+-- - cited_engines: [[url, engine, runs, [prompt, ...], first_at, last_at, title, title_at, title_day, title_prompt, title_run], ...]
+-- each in key order. A title's bucket is its day, engine and prompt (title_day, the engine, title_prompt);
+-- the title fields are null when no citation had a title. A period's row exists when any list holds a
+-- row. The views of the old names show them as rows, column for column. The same rules as before
+-- decide what is in them (migrations 007, 009).
 
 -- Small numbers for the ids the runs' indexes key by (projects, run groups). Numbers are given as ids
 -- are first seen and mean nothing else: nothing the API shows or the digest reads depends on them.
@@ -67,6 +71,8 @@ CREATE TABLE rollups (
   project_id     TEXT NOT NULL,
   grain          TEXT NOT NULL CHECK (grain IN ('week', 'month')),
   day            TEXT NOT NULL,    -- the period's first day (Monday of the ISO week, 1st of the month)
+  ids            TEXT NOT NULL,
+  urls           TEXT NOT NULL,
   prompts        TEXT NOT NULL,
   competitors    TEXT NOT NULL,
   cited          TEXT NOT NULL,
@@ -74,32 +80,90 @@ CREATE TABLE rollups (
   UNIQUE (project_id, grain, day)
 );
 
-INSERT INTO rollups (project_id, grain, day, prompts, competitors, cited, cited_engines)
+-- The rows of 007 and 009, period by period: first every id and URL each period names, numbered in
+-- order (a period's lists name them by number), then the lists.
+CREATE TEMP TABLE rollup_ids AS
+  SELECT project_id, grain, day, id, row_number() OVER (PARTITION BY project_id, grain, day ORDER BY id) - 1 AS n FROM (
+    SELECT project_id, 'week' AS grain, day, engine_id AS id FROM agg_prompt_week UNION SELECT project_id, 'week', day, prompt_id FROM agg_prompt_week
+    UNION SELECT project_id, 'week', day, engine_id FROM agg_competitor_week UNION SELECT project_id, 'week', day, prompt_id FROM agg_competitor_week
+    UNION SELECT project_id, 'week', day, competitor_id FROM agg_competitor_week UNION SELECT project_id, 'week', day, engine_id FROM agg_cited_engine_week
+    UNION SELECT a.project_id, 'week', a.day, p.value FROM agg_cited_engine_week a, json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') p
+    UNION SELECT project_id, 'month', day, engine_id FROM agg_prompt_month UNION SELECT project_id, 'month', day, prompt_id FROM agg_prompt_month
+    UNION SELECT project_id, 'month', day, engine_id FROM agg_competitor_month UNION SELECT project_id, 'month', day, prompt_id FROM agg_competitor_month
+    UNION SELECT project_id, 'month', day, competitor_id FROM agg_competitor_month UNION SELECT project_id, 'month', day, engine_id FROM agg_cited_engine_month
+    UNION SELECT a.project_id, 'month', a.day, p.value FROM agg_cited_engine_month a, json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') p);
+CREATE INDEX temp.rollup_ids_by_id ON rollup_ids (project_id, grain, day, id);
+CREATE TEMP TABLE rollup_urls AS
+  SELECT project_id, grain, day, url, domain, row_number() OVER (PARTITION BY project_id, grain, day ORDER BY url) - 1 AS n FROM (
+    SELECT project_id, 'week' AS grain, day, url, min(domain) AS domain FROM agg_cited_engine_week GROUP BY 1, 2, 3, 4
+    UNION ALL SELECT project_id, 'month', day, url, min(domain) FROM agg_cited_engine_month GROUP BY 1, 2, 3, 4);
+CREATE INDEX temp.rollup_urls_by_url ON rollup_urls (project_id, grain, day, url);
+
+-- The number of an id (a URL) in its period.
+CREATE TEMP VIEW id_n AS SELECT project_id, grain, day, id, n FROM rollup_ids;
+CREATE TEMP VIEW url_n AS SELECT project_id, grain, day, url, n FROM rollup_urls;
+
+CREATE TEMP TABLE rollup_periods AS
+  SELECT DISTINCT project_id, grain, day FROM (SELECT project_id, grain, day FROM rollup_ids UNION SELECT project_id, grain, day FROM rollup_urls);
+
+INSERT INTO rollups (project_id, grain, day, ids, urls, prompts, competitors, cited, cited_engines)
   SELECT k.project_id, k.grain, k.day,
-    coalesce((SELECT json_group_array(json_array(a.engine_id, a.prompt_id, a.runs, a.brand_runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n)
-      ORDER BY a.engine_id, a.prompt_id) FROM agg_prompt_week a WHERE k.grain = 'week' AND a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.engine_id, a.prompt_id, a.competitor_id, a.runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n)
-      ORDER BY a.engine_id, a.prompt_id, a.competitor_id) FROM agg_competitor_week a WHERE k.grain = 'week' AND a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.url, a.domain, a.runs, a.engine_ids, a.prompt_ids, a.first_at, a.last_at, a.title, a.title_at, a.title_bucket, a.title_run)
-      ORDER BY a.url) FROM agg_cited_week a WHERE k.grain = 'week' AND a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.url, a.engine_id, a.domain, a.runs, a.prompt_ids, a.first_at, a.last_at, a.title, a.title_at, a.title_bucket, a.title_run)
-      ORDER BY a.url, a.engine_id) FROM agg_cited_engine_week a WHERE k.grain = 'week' AND a.project_id = k.project_id AND a.day = k.day), '[]')
-  FROM (SELECT project_id, 'week' AS grain, day FROM agg_prompt_week UNION SELECT project_id, 'week', day FROM agg_competitor_week
-    UNION SELECT project_id, 'week', day FROM agg_cited_week UNION SELECT project_id, 'week', day FROM agg_cited_engine_week) k
-  ORDER BY k.project_id, k.day;
-INSERT INTO rollups (project_id, grain, day, prompts, competitors, cited, cited_engines)
-  SELECT k.project_id, k.grain, k.day,
-    coalesce((SELECT json_group_array(json_array(a.engine_id, a.prompt_id, a.runs, a.brand_runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n)
-      ORDER BY a.engine_id, a.prompt_id) FROM agg_prompt_month a WHERE a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.engine_id, a.prompt_id, a.competitor_id, a.runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n)
-      ORDER BY a.engine_id, a.prompt_id, a.competitor_id) FROM agg_competitor_month a WHERE a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.url, a.domain, a.runs, a.engine_ids, a.prompt_ids, a.first_at, a.last_at, a.title, a.title_at, a.title_bucket, a.title_run)
-      ORDER BY a.url) FROM agg_cited_month a WHERE a.project_id = k.project_id AND a.day = k.day), '[]'),
-    coalesce((SELECT json_group_array(json_array(a.url, a.engine_id, a.domain, a.runs, a.prompt_ids, a.first_at, a.last_at, a.title, a.title_at, a.title_bucket, a.title_run)
-      ORDER BY a.url, a.engine_id) FROM agg_cited_engine_month a WHERE a.project_id = k.project_id AND a.day = k.day), '[]')
-  FROM (SELECT project_id, 'month' AS grain, day FROM agg_prompt_month UNION SELECT project_id, 'month', day FROM agg_competitor_month
-    UNION SELECT project_id, 'month', day FROM agg_cited_month UNION SELECT project_id, 'month', day FROM agg_cited_engine_month) k
-  ORDER BY k.project_id, k.day;
+    (SELECT json_group_array(i.id) FROM (SELECT id FROM rollup_ids i WHERE i.project_id = k.project_id AND i.grain = k.grain AND i.day = k.day ORDER BY n) i),
+    (SELECT json_group_array(json_array(u.url, u.domain)) FROM (SELECT url, domain FROM rollup_urls u WHERE u.project_id = k.project_id AND u.grain = k.grain AND u.day = k.day ORDER BY n) u),
+    '[]', '[]', '[]', '[]'
+  FROM rollup_periods k ORDER BY k.project_id, k.grain, k.day;
+
+-- A number of the period `r`'s ids; a sorted list of the numbers of a sorted comma-separated list.
+CREATE TEMP TABLE agg_prompt AS SELECT 'week' AS grain, * FROM agg_prompt_week UNION ALL SELECT 'month', * FROM agg_prompt_month;
+CREATE TEMP TABLE agg_competitor AS SELECT 'week' AS grain, * FROM agg_competitor_week UNION ALL SELECT 'month', * FROM agg_competitor_month;
+CREATE TEMP TABLE agg_cited AS SELECT 'week' AS grain, * FROM agg_cited_week UNION ALL SELECT 'month', * FROM agg_cited_month;
+CREATE TEMP TABLE agg_cited_engine AS SELECT 'week' AS grain, * FROM agg_cited_engine_week UNION ALL SELECT 'month', * FROM agg_cited_engine_month;
+
+UPDATE rollups SET prompts = coalesce((
+  SELECT json_group_array(json_array(e.n, q.n, a.runs, a.brand_runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n))
+  FROM (SELECT * FROM agg_prompt a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.engine_id, a.prompt_id) a
+    JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id
+    JOIN id_n q ON q.project_id = a.project_id AND q.grain = a.grain AND q.day = a.day AND q.id = a.prompt_id), '[]');
+UPDATE rollups SET competitors = coalesce((
+  SELECT json_group_array(json_array(e.n, q.n, c.n, a.runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n))
+  FROM (SELECT * FROM agg_competitor a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.engine_id, a.prompt_id, a.competitor_id) a
+    JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id
+    JOIN id_n q ON q.project_id = a.project_id AND q.grain = a.grain AND q.day = a.day AND q.id = a.prompt_id
+    JOIN id_n c ON c.project_id = a.project_id AND c.grain = a.grain AND c.day = a.day AND c.id = a.competitor_id), '[]');
+UPDATE rollups SET cited = coalesce((
+  SELECT json_group_array(json_array(u.n, a.runs,
+      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.engine_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
+      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
+      a.first_at, a.last_at, a.title, a.title_at,
+      CASE WHEN a.title IS NULL THEN NULL ELSE substr(a.title_bucket, 1, 10) END,
+      (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 12, 36)),
+      (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 49)),
+      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END))
+  FROM (SELECT * FROM agg_cited a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.url) a
+    JOIN url_n u ON u.project_id = a.project_id AND u.grain = a.grain AND u.day = a.day AND u.url = a.url), '[]');
+UPDATE rollups SET cited_engines = coalesce((
+  SELECT json_group_array(json_array(u.n, e.n, a.runs,
+      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
+      a.first_at, a.last_at, a.title, a.title_at,
+      CASE WHEN a.title IS NULL THEN NULL ELSE substr(a.title_bucket, 1, 10) END,
+      (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 49)),
+      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END))
+  FROM (SELECT * FROM agg_cited_engine a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.url, a.engine_id) a
+    JOIN url_n u ON u.project_id = a.project_id AND u.grain = a.grain AND u.day = a.day AND u.url = a.url
+    JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id), '[]');
+
+DROP VIEW temp.id_n;
+DROP VIEW temp.url_n;
+DROP TABLE temp.rollup_ids;
+DROP TABLE temp.rollup_urls;
+DROP TABLE temp.rollup_periods;
+DROP TABLE temp.agg_prompt;
+DROP TABLE temp.agg_competitor;
+DROP TABLE temp.agg_cited;
+DROP TABLE temp.agg_cited_engine;
 
 DROP TABLE agg_prompt_week;
 DROP TABLE agg_prompt_month;
@@ -111,38 +175,44 @@ DROP TABLE agg_cited_engine_week;
 DROP TABLE agg_cited_engine_month;
 
 CREATE VIEW agg_prompt_week AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS engine_id, j.value ->> 1 AS prompt_id, j.value ->> 2 AS runs, j.value ->> 3 AS brand_runs,
-    j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
+  SELECT r.project_id, r.day, r.ids ->> (j.value ->> 0) AS engine_id, r.ids ->> (j.value ->> 1) AS prompt_id, j.value ->> 2 AS runs,
+    j.value ->> 3 AS brand_runs, j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
   FROM rollups r, json_each(r.prompts) j WHERE r.grain = 'week';
-CREATE VIEW agg_prompt_month AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS engine_id, j.value ->> 1 AS prompt_id, j.value ->> 2 AS runs, j.value ->> 3 AS brand_runs,
-    j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
-  FROM rollups r, json_each(r.prompts) j WHERE r.grain = 'month';
 CREATE VIEW agg_competitor_week AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS engine_id, j.value ->> 1 AS prompt_id, j.value ->> 2 AS competitor_id, j.value ->> 3 AS runs,
-    j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
+  SELECT r.project_id, r.day, r.ids ->> (j.value ->> 0) AS engine_id, r.ids ->> (j.value ->> 1) AS prompt_id, r.ids ->> (j.value ->> 2) AS competitor_id,
+    j.value ->> 3 AS runs, j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
   FROM rollups r, json_each(r.competitors) j WHERE r.grain = 'week';
-CREATE VIEW agg_competitor_month AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS engine_id, j.value ->> 1 AS prompt_id, j.value ->> 2 AS competitor_id, j.value ->> 3 AS runs,
-    j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
-  FROM rollups r, json_each(r.competitors) j WHERE r.grain = 'month';
 CREATE VIEW agg_cited_week AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS url, j.value ->> 1 AS domain, j.value ->> 2 AS runs, j.value ->> 3 AS engine_ids,
-    j.value ->> 4 AS prompt_ids, j.value ->> 5 AS first_at, j.value ->> 6 AS last_at, j.value ->> 7 AS title, j.value ->> 8 AS title_at,
-    j.value ->> 9 AS title_bucket, j.value ->> 10 AS title_run
+  SELECT r.project_id, r.day, r.urls -> (j.value ->> 0) ->> 0 AS url, r.urls -> (j.value ->> 0) ->> 1 AS domain, j.value ->> 1 AS runs,
+    (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 2) v) AS engine_ids,
+    (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 3) v) AS prompt_ids,
+    j.value ->> 4 AS first_at, j.value ->> 5 AS last_at, j.value ->> 6 AS title, j.value ->> 7 AS title_at,
+    j.value ->> 8 || ' ' || (r.ids ->> (j.value ->> 9)) || ' ' || (r.ids ->> (j.value ->> 10)) AS title_bucket, j.value ->> 11 AS title_run
   FROM rollups r, json_each(r.cited) j WHERE r.grain = 'week';
-CREATE VIEW agg_cited_month AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS url, j.value ->> 1 AS domain, j.value ->> 2 AS runs, j.value ->> 3 AS engine_ids,
-    j.value ->> 4 AS prompt_ids, j.value ->> 5 AS first_at, j.value ->> 6 AS last_at, j.value ->> 7 AS title, j.value ->> 8 AS title_at,
-    j.value ->> 9 AS title_bucket, j.value ->> 10 AS title_run
-  FROM rollups r, json_each(r.cited) j WHERE r.grain = 'month';
 CREATE VIEW agg_cited_engine_week AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS url, j.value ->> 1 AS engine_id, j.value ->> 2 AS domain, j.value ->> 3 AS runs,
-    j.value ->> 4 AS prompt_ids, j.value ->> 5 AS first_at, j.value ->> 6 AS last_at, j.value ->> 7 AS title, j.value ->> 8 AS title_at,
-    j.value ->> 9 AS title_bucket, j.value ->> 10 AS title_run
+  SELECT r.project_id, r.day, r.urls -> (j.value ->> 0) ->> 0 AS url, r.ids ->> (j.value ->> 1) AS engine_id, r.urls -> (j.value ->> 0) ->> 1 AS domain,
+    j.value ->> 2 AS runs, (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 3) v) AS prompt_ids,
+    j.value ->> 4 AS first_at, j.value ->> 5 AS last_at, j.value ->> 6 AS title, j.value ->> 7 AS title_at,
+    j.value ->> 8 || ' ' || (r.ids ->> (j.value ->> 1)) || ' ' || (r.ids ->> (j.value ->> 9)) AS title_bucket, j.value ->> 10 AS title_run
   FROM rollups r, json_each(r.cited_engines) j WHERE r.grain = 'week';
+CREATE VIEW agg_prompt_month AS
+  SELECT r.project_id, r.day, r.ids ->> (j.value ->> 0) AS engine_id, r.ids ->> (j.value ->> 1) AS prompt_id, j.value ->> 2 AS runs,
+    j.value ->> 3 AS brand_runs, j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
+  FROM rollups r, json_each(r.prompts) j WHERE r.grain = 'month';
+CREATE VIEW agg_competitor_month AS
+  SELECT r.project_id, r.day, r.ids ->> (j.value ->> 0) AS engine_id, r.ids ->> (j.value ->> 1) AS prompt_id, r.ids ->> (j.value ->> 2) AS competitor_id,
+    j.value ->> 3 AS runs, j.value ->> 4 AS position_sum, j.value ->> 5 AS rr_fixed, j.value ->> 6 AS sentiment_fixed, j.value ->> 7 AS sentiment_n
+  FROM rollups r, json_each(r.competitors) j WHERE r.grain = 'month';
+CREATE VIEW agg_cited_month AS
+  SELECT r.project_id, r.day, r.urls -> (j.value ->> 0) ->> 0 AS url, r.urls -> (j.value ->> 0) ->> 1 AS domain, j.value ->> 1 AS runs,
+    (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 2) v) AS engine_ids,
+    (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 3) v) AS prompt_ids,
+    j.value ->> 4 AS first_at, j.value ->> 5 AS last_at, j.value ->> 6 AS title, j.value ->> 7 AS title_at,
+    j.value ->> 8 || ' ' || (r.ids ->> (j.value ->> 9)) || ' ' || (r.ids ->> (j.value ->> 10)) AS title_bucket, j.value ->> 11 AS title_run
+  FROM rollups r, json_each(r.cited) j WHERE r.grain = 'month';
 CREATE VIEW agg_cited_engine_month AS
-  SELECT r.project_id, r.day, j.value ->> 0 AS url, j.value ->> 1 AS engine_id, j.value ->> 2 AS domain, j.value ->> 3 AS runs,
-    j.value ->> 4 AS prompt_ids, j.value ->> 5 AS first_at, j.value ->> 6 AS last_at, j.value ->> 7 AS title, j.value ->> 8 AS title_at,
-    j.value ->> 9 AS title_bucket, j.value ->> 10 AS title_run
+  SELECT r.project_id, r.day, r.urls -> (j.value ->> 0) ->> 0 AS url, r.ids ->> (j.value ->> 1) AS engine_id, r.urls -> (j.value ->> 0) ->> 1 AS domain,
+    j.value ->> 2 AS runs, (SELECT group_concat(r.ids ->> v.value, ',') FROM json_each(j.value -> 3) v) AS prompt_ids,
+    j.value ->> 4 AS first_at, j.value ->> 5 AS last_at, j.value ->> 6 AS title, j.value ->> 7 AS title_at,
+    j.value ->> 8 || ' ' || (r.ids ->> (j.value ->> 1)) || ' ' || (r.ids ->> (j.value ->> 9)) AS title_bucket, j.value ->> 10 AS title_run
   FROM rollups r, json_each(r.cited_engines) j WHERE r.grain = 'month';
