@@ -125,11 +125,12 @@ export class EngineCitations {
   readonly prompts = new Set<string>();
   firstAt: string;
   lastAt: string;
+  /** The winning title and what ranks it (titleWins within the engine); the other fields mean nothing while title is null. */
   title: string | null = null;
-  private titleAt = '';
-  private titleDay = '';
-  private titlePrompt = '';
-  private titleRun = '';
+  titleAt = '';
+  titleDay = '';
+  titlePrompt = '';
+  titleRun = '';
 
   constructor(readonly engineId: string, at: string) {
     this.firstAt = at;
@@ -143,7 +144,7 @@ export class EngineCitations {
     this.prompts.add(run.prompt_id);
     if (at < this.firstAt) this.firstAt = at;
     if (at > this.lastAt) this.lastAt = at;
-    if (c.title !== null && this.titleLoses(at, run.day, run.prompt_id, run.id) === false) this.setTitle(c.title, at, run.day, run.prompt_id, run.id);
+    if (c.title !== null && !this.titleLoses(at, run.day, run.prompt_id, run.id)) this.setTitle(c.title, at, run.day, run.prompt_id, run.id);
   }
 
   /** Another's citations of the same URL and engine taken in (a batch's, a week's part of a month). */
@@ -152,11 +153,11 @@ export class EngineCitations {
     for (const p of o.prompts) this.prompts.add(p);
     if (o.firstAt < this.firstAt) this.firstAt = o.firstAt;
     if (o.lastAt > this.lastAt) this.lastAt = o.lastAt;
-    if (o.title !== null && this.titleLoses(o.titleAt, o.titleDay, o.titlePrompt, o.titleRun) === false) this.setTitle(o.title, o.titleAt, o.titleDay, o.titlePrompt, o.titleRun);
+    if (o.title !== null && !this.titleLoses(o.titleAt, o.titleDay, o.titlePrompt, o.titleRun)) this.setTitle(o.title, o.titleAt, o.titleDay, o.titlePrompt, o.titleRun);
   }
 
   /** titleWins within one engine: the latest, then the first day, then prompt, then the greater run. */
-  private titleLoses(at: string, day: string, prompt: string, run: string): boolean {
+  titleLoses(at: string, day: string, prompt: string, run: string): boolean {
     if (this.title === null) return false;
     if (at !== this.titleAt) return at < this.titleAt;
     if (day !== this.titleDay) return day > this.titleDay;
@@ -164,7 +165,7 @@ export class EngineCitations {
     return run <= this.titleRun;
   }
 
-  private setTitle(title: string, at: string, day: string, prompt: string, run: string): void {
+  setTitle(title: string, at: string, day: string, prompt: string, run: string): void {
     this.title = title;
     this.titleAt = at;
     this.titleDay = day;

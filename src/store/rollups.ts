@@ -1,6 +1,7 @@
 import type { Db } from './db';
-import { addDelta, addMention, citeRun, UrlCitations, zeroMention, type Cited, type MentionDelta } from './contributions';
-import { emptyRollup, mergeCitedInto, RollupRows, type CompetitorRow, type PromptRow, type RollupRow } from './rollup-rows';
+import { citeRun } from './contributions';
+import { PeriodSums } from './period-sums';
+import { RollupRows } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
 import type { RunFacts, RunStore } from './runs';
 
@@ -23,77 +24,6 @@ import type { RunFacts, RunStore } from './runs';
  * subtract), a change of what counts. Counting again gives exactly what the merges would have: the
  * same runs go through the same PeriodSums.add.
  */
-
-/** A project's brand sums of one engine and prompt in a period, with its competitors' mention sums. */
-class PromptSums {
-  runs = 0;
-  readonly brand = zeroMention();
-  readonly competitors = new Map<string, MentionDelta>();
-
-  constructor(readonly engineId: string, readonly promptId: string) {}
-}
-
-/**
- * One project's roll-up rows of one period and grain, as the sums of the runs added to them. The maps
- * are nested by the run's own id and URL strings, never by a key joined from them: a string hashes
- * once (V8 keeps its hash), a joined one is a new string to hash at every run (it was most of a
- * replay). The cited rows over all engines are the merge of the engine rows, made when written.
- */
-export class PeriodSums {
-  /** By engine, then prompt. */
-  readonly prompts = new Map<string, Map<string, PromptSums>>();
-  /** By URL (then engine, inside). */
-  urls = new Map<string, UrlCitations>();
-  /** False once rows + sums may not be exactly the period's runs: then it is counted again from them. */
-  trusted = true;
-
-  constructor(readonly projectId: string, readonly grain: RolledGrain, readonly period: string) {}
-
-  /** A succeeded run of the period; `counted`: it counts (COUNTED_RUNS), so its URLs join the cited rows. */
-  add(run: RunFacts, counted: boolean): void {
-    let byPrompt = this.prompts.get(run.engine_id);
-    if (byPrompt === undefined) this.prompts.set(run.engine_id, (byPrompt = new Map()));
-    let p = byPrompt.get(run.prompt_id);
-    if (p === undefined) byPrompt.set(run.prompt_id, (p = new PromptSums(run.engine_id, run.prompt_id)));
-    p.runs += 1;
-    if (run.brand_position !== null) addMention(p.brand, run.brand_position, run.brand_sentiment, 1);
-    for (const m of run.competitors) {
-      let c = p.competitors.get(m.competitor_id);
-      if (c === undefined) p.competitors.set(m.competitor_id, (c = zeroMention()));
-      addMention(c, m.position, m.sentiment, 1);
-    }
-    if (counted) citeRun(this.urls, run, run.urls);
-  }
-
-  /** Another's sums taken in (a cell into its week and its month): copied, never shared. */
-  absorb(o: PeriodSums): void {
-    this.trusted &&= o.trusted;
-    for (const [engineId, oByPrompt] of o.prompts) {
-      let byPrompt = this.prompts.get(engineId);
-      if (byPrompt === undefined) this.prompts.set(engineId, (byPrompt = new Map()));
-      for (const [promptId, op] of oByPrompt) {
-        let p = byPrompt.get(promptId);
-        if (p === undefined) byPrompt.set(promptId, (p = new PromptSums(engineId, promptId)));
-        p.runs += op.runs;
-        addDelta(p.brand, op.brand);
-        for (const [competitorId, oc] of op.competitors) {
-          let c = p.competitors.get(competitorId);
-          if (c === undefined) p.competitors.set(competitorId, (c = zeroMention()));
-          addDelta(c, oc);
-        }
-      }
-    }
-    for (const [url, ou] of o.urls) {
-      let u = this.urls.get(url);
-      if (u === undefined) this.urls.set(url, (u = new UrlCitations(url, ou.domain)));
-      u.absorb(ou);
-    }
-  }
-
-  *promptSums(): Iterable<PromptSums> {
-    for (const byPrompt of this.prompts.values()) yield* byPrompt.values();
-  }
-}
 
 /** Whether a run counts (COUNTED_RUNS), as the batch's entity tables say. */
 export type CountsRun = (run: RunFacts) => boolean;
@@ -322,69 +252,30 @@ export class Rollups {
     return s;
   }
 
-  /** Sums into their period's row: merged when trusted, else the period counted again from its runs and written whole. */
+  /** Sums into their period's row: added to it when trusted, else the period counted again from its runs and written whole. */
   private write(s: PeriodSums): void {
     let sums = s;
-    let row: RollupRow;
     if (s.trusted) {
-      row = this.rows.get(s.projectId, s.grain, s.period);
+      const stored = this.rows.get(s.projectId, s.grain, s.period);
+      if (stored !== undefined) {
+        sums = new PeriodSums(s.projectId, s.grain, s.period);
+        this.rows.addStored(sums);
+        sums.absorb(s);
+      }
     } else {
-      row = emptyRollup();
       sums = new PeriodSums(s.projectId, s.grain, s.period);
       for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.counts(run));
     }
-    mergeSums(row, sums);
-    mergeUrls(row, sums.urls);
-    this.rows.put(sums.projectId, sums.grain, sums.period, row);
+    this.rows.put(sums);
   }
 
-  /** A period's counted URLs merged into its row (its other rows as they are). */
+  /** A period's counted URLs (counted again) written with its other rows. */
   private writeCited(s: PeriodSums): void {
-    const row = this.rows.get(s.projectId, s.grain, s.period);
-    mergeUrls(row, s.urls);
-    this.rows.put(s.projectId, s.grain, s.period, row);
+    const sums = new PeriodSums(s.projectId, s.grain, s.period);
+    this.rows.addStored(sums);
+    sums.urls = s.urls;
+    this.rows.put(sums);
   }
-}
-
-/** A period's brand and competitor sums added into its rows (a new key: a new row). */
-function mergeSums(row: RollupRow, sums: PeriodSums): void {
-  const prompts = new Map(row.prompts.map((r) => [`${r[0]} ${r[1]}`, r]));
-  const competitors = new Map(row.competitors.map((r) => [`${r[0]} ${r[1]} ${r[2]}`, r]));
-  for (const p of sums.promptSums()) {
-    const key = `${p.engineId} ${p.promptId}`;
-    let r = prompts.get(key);
-    if (r === undefined) row.prompts.push((r = [p.engineId, p.promptId, 0, 0, 0, 0, 0, 0] satisfies PromptRow));
-    const b = p.brand;
-    r[2] += p.runs;
-    r[3] += b.runs;
-    r[4] += b.position_sum;
-    r[5] += b.rr_fixed;
-    r[6] += b.sentiment_fixed;
-    r[7] += b.sentiment_n;
-    for (const [competitorId, m] of p.competitors) {
-      const ck = `${key} ${competitorId}`;
-      let c = competitors.get(ck);
-      if (c === undefined) row.competitors.push((c = [p.engineId, p.promptId, competitorId, 0, 0, 0, 0, 0] satisfies CompetitorRow));
-      c[3] += m.runs;
-      c[4] += m.position_sum;
-      c[5] += m.rr_fixed;
-      c[6] += m.sentiment_fixed;
-      c[7] += m.sentiment_n;
-    }
-  }
-}
-
-/** A period's URLs merged into its cited rows, over all engines and per engine. */
-function mergeUrls(row: RollupRow, urls: ReadonlyMap<string, UrlCitations>): void {
-  if (urls.size === 0) return;
-  const merged: Cited[] = [];
-  const byEngine: Cited[] = [];
-  for (const u of urls.values()) {
-    merged.push(u.merged());
-    for (const e of u.byEngine.values()) byEngine.push(u.ofEngine(e));
-  }
-  mergeCitedInto(row.cited, merged, (c) => c.url);
-  mergeCitedInto(row.citedEngines, byEngine, (c) => `${c.url} ${[...c.engines][0]!}`);
 }
 
 /** How many periods are pending in a database (0 before migration 010, which a read-only open does not apply). */
