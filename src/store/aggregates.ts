@@ -157,11 +157,11 @@ export class Aggregator {
   private recountProject(projectId: string, cited: boolean, counts: (run: RunFacts) => boolean, trackedOf: (run: RunFacts) => number): void {
     const days = this.engineDays.recounter(projectId, trackedOf);
     const urls = cited ? this.rollups.citedRecounter(projectId) : null;
-    for (const run of this.runs.history(projectId)) {
-      if (!counts(run)) continue;
+    this.runs.eachSucceeded(projectId, (run) => {
+      if (!counts(run)) return;
       days.add(run);
       urls?.add(run);
-    }
+    });
     days.finish();
     urls?.finish();
   }

@@ -106,12 +106,8 @@ export class RollupRows {
     if (r !== undefined) sumsOfRow(into, r[0], r[1], r[2], r[3], withCited ? r[5] : '[]');
   }
 
-  /** Every cited row of a project's periods removed (its cited URLs are being counted again); periods left with nothing go. */
-  clearCited(projectId: string): void {
-    for (const [grain, day] of this.stmts.periods.all(projectId) as Array<[RolledGrain, string]>) {
-      const s = new PeriodSums(projectId, grain, day);
-      this.addStored(s, false);
-      this.put(s);
-    }
+  /** The periods a project has rows of: [grain, first day]. */
+  periodsOf(projectId: string): Array<[RolledGrain, string]> {
+    return this.stmts.periods.all(projectId) as Array<[RolledGrain, string]>;
   }
 }

@@ -166,13 +166,14 @@ export class Rollups {
 
   /**
    * A project's cited rows counted again from its runs (what counts in it changed): the caller feeds
-   * its counted runs in completion order (RunStore.history) with their URLs, and a period's rows are
-   * written once the runs have passed it, so a year of a busy project holds a month at a time. A
-   * period with sums in memory gets the fresh count as its cited sums instead (its rows are dropped
-   * with the rest), so that rows + sums stay the period's runs.
+   * its counted runs in completion order (RunStore.eachSucceeded) with their URLs, and a period's
+   * row is written once the runs have passed it (its other lists as they are), so a year of a busy
+   * project holds a month at a time. A run is cited once, into the days its week and month share,
+   * and those are folded into both. A period with sums in memory gets the fresh count as its cited
+   * sums instead, so that row + sums stay the period's runs; every stored period the runs do not
+   * reach (or whose sums are held) loses its cited rows.
    */
   citedRecounter(projectId: string): { add(run: RunFacts): void; finish(): void } {
-    this.rows.clearCited(projectId);
     const p = this.projects.get(projectId);
     const held = (grain: RolledGrain, period: string): PeriodSums | undefined =>
       p && (p.frontier[grain]?.period === period ? p.frontier[grain] : p.batch[grain].get(period));
@@ -180,27 +181,46 @@ export class Rollups {
       p.cell?.urls.clear(); // its periods (the frontiers) get their full count below
       for (const grain of ROLLED) for (const s of [p.frontier[grain], ...p.batch[grain].values()]) s?.urls.clear();
     }
-    const open = new Map<RolledGrain, PeriodSums>();
+    const stale = new Set(this.rows.periodsOf(projectId).map(([grain, day]) => `${grain} ${day}`));
+    const open: Partial<Record<RolledGrain, PeriodSums>> = {};
+    let cell: PeriodSums | null = null;
     const flush = (s: PeriodSums): void => {
       const into = held(s.grain, s.period);
-      if (!into) return this.writeCited(s);
-      into.urls = s.urls;
+      if (into) {
+        into.urls = s.urls;
+        return;
+      }
+      stale.delete(`${s.grain} ${s.period}`);
+      this.writeCited(s);
+    };
+    const foldCell = (): void => {
+      if (cell === null) return;
+      for (const grain of ROLLED) open[grain]!.absorb(cell);
+      cell = null;
     };
     return {
       add: (run) => {
         if (run.urls.length === 0) return;
-        for (const grain of ROLLED) {
-          const period = periodStart(run.day, grain);
-          let s = open.get(grain);
-          if (s?.period !== period) {
-            if (s) flush(s);
-            open.set(grain, (s = new PeriodSums(projectId, grain, period)));
-          }
-          citeRun(s.urls, run, run.urls);
+        const week = periodStart(run.day, 'week');
+        const month = periodStart(run.day, 'month');
+        if (cell !== null && (open.week!.period !== week || open.month!.period !== month)) foldCell();
+        for (const [grain, period] of [['week', week], ['month', month]] as const) {
+          const s = open[grain];
+          if (s?.period === period) continue;
+          if (s) flush(s);
+          open[grain] = new PeriodSums(projectId, grain, period);
         }
+        cell ??= new PeriodSums(projectId, 'week', week);
+        citeRun(cell.urls, run, run.urls);
       },
       finish: () => {
-        for (const s of open.values()) flush(s);
+        foldCell();
+        for (const grain of ROLLED) if (open[grain]) flush(open[grain]);
+        // Periods with cited rows the runs no longer reach, and periods held in memory: their stored cited rows go.
+        for (const key of stale) {
+          const [grain, day] = key.split(' ') as [RolledGrain, string];
+          this.writeCited(new PeriodSums(projectId, grain, day));
+        }
       },
     };
   }
@@ -269,10 +289,10 @@ export class Rollups {
     this.rows.put(sums);
   }
 
-  /** A period's counted URLs (counted again) written with its other rows. */
+  /** A period's counted URLs (counted again) written in place of its stored ones, its other lists as they are. */
   private writeCited(s: PeriodSums): void {
     const sums = new PeriodSums(s.projectId, s.grain, s.period);
-    this.rows.addStored(sums);
+    this.rows.addStored(sums, false);
     sums.urls = s.urls;
     this.rows.put(sums);
   }

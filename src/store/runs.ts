@@ -304,13 +304,13 @@ export class RunStore {
    * busy project holds a week of runs in memory, not the year. (Read, not iterated: the caller writes
    * between two weeks, and a connection runs no statement while one of its queries is being iterated.)
    */
-  *history(projectId: string): Generator<RunFacts> {
+  eachSucceeded(projectId: string, f: (run: RunFacts) => void): void {
     const first = this.edge.asc.get(projectId) as string | undefined;
     const last = this.edge.desc.get(projectId) as string | undefined;
     if (first === undefined || last === undefined) return;
     for (let from = first; from <= last; from = addDays(from, HISTORY_DAYS)) {
       const to = addDays(from, HISTORY_DAYS - 1);
-      yield* this.succeeded(projectId, from, to < last ? to : last);
+      for (const run of this.succeeded(projectId, from, to < last ? to : last)) f(run);
     }
   }
 }
