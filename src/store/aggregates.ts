@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { EngineDays, type Counting } from './engine-days';
 import { Rollups } from './rollups';
@@ -7,20 +8,58 @@ export { RR_SCALE, SENTIMENT_SCALE } from './contributions';
 
 interface GroupDelta { run_group_id: string; project_id: string; runs: number; succeeded: number; failed: number }
 
-/** Memoised for one batch (the entity tables do not change while its sums are written). */
-function memo<T>(f: (key: string) => T): (key: string) => T {
-  const seen = new Map<string, T>();
-  return (key) => {
-    let v = seen.get(key);
-    if (v === undefined && !seen.has(key)) seen.set(key, (v = f(key)));
-    return v as T;
-  };
-}
+/**
+ * What counts (COUNTED_RUNS: a known engine, a non-deleted prompt of the run's project; a tracked
+ * competitor), asked of the entity tables once per id and kept across batches: a prompt, competitor
+ * or engine the writer sees change is forgotten (asked again when next needed), and everything when
+ * the writer's memory may be wrong (another writer committed, a transaction failed).
+ */
+class KnownCounting implements Counting {
+  private readonly engines = new Map<string, boolean>();
+  /** By project, then id. */
+  private readonly prompts = new Map<string, Map<string, boolean>>();
+  private readonly competitors = new Map<string, Map<string, boolean>>();
+  private readonly stmts;
 
-/** The same by two keys, without joining them into one string. */
-function memo2<T>(f: (a: string, b: string) => T): (a: string, b: string) => T {
-  const byFirst = memo((a) => memo((b) => f(a, b)));
-  return (a, b) => byFirst(a)(b);
+  constructor(db: Db) {
+    this.stmts = {
+      promptCounts: db.prepare('SELECT 1 FROM prompts WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
+      engineKnown: db.prepare('SELECT 1 FROM engines WHERE id = ?').pluck(),
+      competitorTracked: db.prepare('SELECT 1 FROM competitors WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
+    };
+  }
+
+  run(projectId: string, engineId: string, promptId: string): boolean {
+    let engine = this.engines.get(engineId);
+    if (engine === undefined) this.engines.set(engineId, (engine = this.stmts.engineKnown.get(engineId) !== undefined));
+    return engine && KnownCounting.ask(this.prompts, projectId, promptId, this.stmts.promptCounts);
+  }
+
+  competitor(projectId: string, competitorId: string): boolean {
+    return KnownCounting.ask(this.competitors, projectId, competitorId, this.stmts.competitorTracked);
+  }
+
+  forget(table: 'prompt' | 'competitor', projectId: string, id: string): void {
+    (table === 'prompt' ? this.prompts : this.competitors).get(projectId)?.delete(id);
+  }
+
+  forgetEngine(engineId: string): void {
+    this.engines.delete(engineId);
+  }
+
+  clear(): void {
+    this.engines.clear();
+    this.prompts.clear();
+    this.competitors.clear();
+  }
+
+  private static ask(m: Map<string, Map<string, boolean>>, projectId: string, id: string, stmt: Statement): boolean {
+    let byId = m.get(projectId);
+    if (byId === undefined) m.set(projectId, (byId = new Map()));
+    let yes = byId.get(id);
+    if (yes === undefined) byId.set(id, (yes = stmt.get(id, projectId) !== undefined));
+    return yes;
+  }
 }
 
 /** A ref a stored run makes (run_refs, migration 011): which prompts, engines and competitors a project's runs name. */
@@ -42,7 +81,9 @@ type KnownRefs = Record<RefKind, Set<string>>;
 export class Aggregator {
   private readonly added: RunFacts[] = [];
   private readonly removed: RunFacts[] = [];
-  private readonly group = new Map<string, GroupDelta>();
+  /** By run group, then project. */
+  private readonly group = new Map<string, Map<string, GroupDelta>>();
+  private readonly known: KnownCounting;
   /** Prompts and competitors whose project or deleted flag changed in the batch, engines first seen. */
   private readonly countingChanges = new Map<string, { table: 'prompt' | 'competitor'; projectId: string; id: string }>();
   private readonly newEngines = new Set<string>();
@@ -55,10 +96,8 @@ export class Aggregator {
   constructor(db: Db, private readonly runs: RunStore) {
     this.engineDays = new EngineDays(db, runs);
     this.rollups = new Rollups(db, runs);
+    this.known = new KnownCounting(db);
     this.stmts = {
-      promptCounts: db.prepare('SELECT 1 FROM prompts WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
-      engineKnown: db.prepare('SELECT 1 FROM engines WHERE id = ?').pluck(),
-      competitorTracked: db.prepare('SELECT 1 FROM competitors WHERE id = ? AND project_id = ? AND deleted = 0').pluck(),
       addRef: db.prepare('INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) VALUES (?, ?, ?)'),
       hasRef: db.prepare('SELECT 1 FROM run_refs WHERE kind = ? AND ref_id = ? AND project_id = ?').pluck(),
       refProjects: db.prepare("SELECT project_id FROM run_refs WHERE kind = 'engine' AND ref_id = ?").pluck(),
@@ -73,12 +112,16 @@ export class Aggregator {
   /** A transaction starts; `othersWrote`: another connection committed since this writer's last one (its sums may lack runs). */
   begin(othersWrote: boolean): void {
     this.clear();
+    if (othersWrote) this.known.clear();
+    this.engineDays.begin(othersWrote);
     this.rollups.begin(othersWrote);
   }
 
   /** The transaction failed: nothing it wrote stands, so what memory learned from it is forgotten. */
   fail(): void {
+    this.known.clear();
     this.rollups.fail();
+    this.engineDays.fail();
     this.knownRefs.clear();
     this.knownCount = 0;
     this.clear();
@@ -89,11 +132,13 @@ export class Aggregator {
    * count in `projectId` may change, so its engine-day sums (and for a prompt its cited URLs) are counted again at the flush.
    */
   countingChanged(table: 'prompt' | 'competitor', projectId: string, id: string): void {
+    this.known.forget(table, projectId, id);
     this.countingChanges.set(`${table} ${projectId} ${id}`, { table, projectId, id });
   }
 
   /** An engine seen for the first time: runs stored before it start to count. */
   engineAdded(engineId: string): void {
+    this.known.forgetEngine(engineId);
     this.newEngines.add(engineId);
   }
 
@@ -111,7 +156,7 @@ export class Aggregator {
 
   /** Writes the batch's sums, once per row moved (roll-ups: once per period), then forgets them. */
   flush(): void {
-    const counting = this.counting();
+    const counting = this.known;
     const counts = (run: RunFacts): boolean => counting.run(run.project_id, run.engine_id, run.prompt_id);
     const trackedOf = (run: RunFacts): number => {
       let n = 0;
@@ -135,17 +180,19 @@ export class Aggregator {
     this.engineDays.write(counting, trackedOf);
     for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counts, trackedOf);
     this.rollups.finish();
-    for (const g of this.group.values()) {
-      if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
-      this.stmts.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
-      if (g.runs < 0) this.stmts.dropEmptyGroup.run(g.run_group_id, g.project_id);
+    for (const byProject of this.group.values()) {
+      for (const g of byProject.values()) {
+        if (g.runs === 0 && g.succeeded === 0 && g.failed === 0) continue;
+        this.stmts.addGroup.run(g.run_group_id, g.project_id, g.runs, g.succeeded, g.failed);
+        if (g.runs < 0) this.stmts.dropEmptyGroup.run(g.run_group_id, g.project_id);
+      }
     }
     this.clear();
   }
 
   /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own (begun). */
   settle(): void {
-    const counting = this.counting();
+    const counting = this.known;
     this.rollups.counts = (run) => counting.run(run.project_id, run.engine_id, run.prompt_id);
     this.rollups.settle();
   }
@@ -173,17 +220,6 @@ export class Aggregator {
     this.countingChanges.clear();
     this.newEngines.clear();
     this.engineDays.clear();
-  }
-
-  /** What counts, asked of the entity tables once per key in the batch (they do not change while its sums are written). */
-  private counting(): Counting {
-    const s = this.stmts;
-    const engineKnown = memo((engineId) => s.engineKnown.get(engineId) !== undefined);
-    const promptCounts = memo2((projectId, promptId) => s.promptCounts.get(promptId, projectId) !== undefined);
-    return {
-      run: (projectId, engineId, promptId) => engineKnown(engineId) && promptCounts(projectId, promptId),
-      competitor: memo2((projectId, competitorId) => s.competitorTracked.get(competitorId, projectId) !== undefined),
-    };
   }
 
   /** The batch's runs' refs into run_refs (those not known to be there). */
@@ -232,9 +268,10 @@ export class Aggregator {
   }
 
   private countGroup(run: RunFacts, sign: 1 | -1): void {
-    const k = `${run.run_group_id} ${run.project_id}`;
-    let g = this.group.get(k);
-    if (!g) this.group.set(k, (g = { run_group_id: run.run_group_id, project_id: run.project_id, runs: 0, succeeded: 0, failed: 0 }));
+    let byProject = this.group.get(run.run_group_id);
+    if (!byProject) this.group.set(run.run_group_id, (byProject = new Map()));
+    let g = byProject.get(run.project_id);
+    if (!g) byProject.set(run.project_id, (g = { run_group_id: run.run_group_id, project_id: run.project_id, runs: 0, succeeded: 0, failed: 0 }));
     g.runs += sign;
     if (run.status === 'succeeded') g.succeeded += sign;
     if (run.status === 'failed') g.failed += sign;

@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import { addMention, isZero, listOf, zeroMention, type MentionDelta } from './contributions';
+import { addMention, isZero, zeroMention, type MentionDelta } from './contributions';
 import type { RunFacts, RunStore } from './runs';
 
 /**
@@ -27,13 +27,11 @@ export interface Counting {
   competitor(projectId: string, competitorId: string): boolean;
 }
 
-const keyOf = (projectId: string, day: string, engineId: string): string => `${projectId} ${day} ${engineId}`;
-
 function newDay(projectId: string, day: string, engineId: string): EngineDay {
   return { projectId, day, engineId, runs: 0, brand: zeroMention(), competitorRuns: 0, prompts: new Set() };
 }
 
-/** A counted, succeeded run's contribution; `competitors`: the competitors it mentions, once each. */
+/** A counted, succeeded run's contribution; `trackedCompetitors`: how many tracked competitors it mentions. */
 function addRun(d: EngineDay, run: RunFacts, trackedCompetitors: number): void {
   d.runs += 1;
   if (run.brand_position !== null) addMention(d.brand, run.brand_position, run.brand_sentiment, 1);
@@ -41,10 +39,36 @@ function addRun(d: EngineDay, run: RunFacts, trackedCompetitors: number): void {
   d.prompts.add(run.prompt_id);
 }
 
+/** By project, then day, then engine: nested by the runs' own strings, never by a key joined from them (a new string to hash per run). */
+type ByDay<T> = Map<string, Map<string, Map<string, T>>>;
+
+function at<T>(m: ByDay<T>, projectId: string, day: string): Map<string, T> {
+  let byDay = m.get(projectId);
+  if (byDay === undefined) m.set(projectId, (byDay = new Map()));
+  let byEngine = byDay.get(day);
+  if (byEngine === undefined) byDay.set(day, (byEngine = new Map()));
+  return byEngine;
+}
+
+/** A row's prompt list as stored, and as a set: a batch that adds no prompt to a day reuses the text. */
+interface PromptList {
+  ids: Set<string>;
+  text: string;
+}
+
+/** Days of each project whose prompt lists the writer keeps (the newest it wrote): a day-ordered log or a live stream writes there. */
+const DAYS_KEPT = 3;
+
 export class EngineDays {
-  private readonly deltas = new Map<string, EngineDay>();
+  private readonly deltas: ByDay<EngineDay> = new Map();
   /** Rows counted again after the batch, from the runs: those a superseded run left. */
-  private readonly again = new Map<string, { projectId: string; day: string; engineId: string }>();
+  private readonly again: ByDay<true> = new Map();
+  /**
+   * The prompt lists of rows this writer wrote lately, as committed (forgotten whenever that may not
+   * hold: a failed transaction, another writer's commit, a row counted again), so that adding to a
+   * row does not read and split its list first.
+   */
+  private readonly lists: ByDay<PromptList> = new Map();
   private readonly stmts;
 
   constructor(db: Db, private readonly runs: RunStore) {
@@ -56,9 +80,23 @@ export class EngineDays {
           position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
           sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n,
           competitor_runs = competitor_runs + excluded.competitor_runs, prompt_ids = excluded.prompt_ids`),
+      put: db.prepare(`INSERT OR REPLACE INTO agg_engine_day (project_id, day, engine_id, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed,
+          sentiment_n, competitor_runs, prompt_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       drop: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ? AND day = ? AND engine_id = ?'),
       dropProject: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ?'),
     };
+  }
+
+  /** A transaction starts; `othersWrote`: another connection committed since this writer's last one (its lists may be stale). */
+  begin(othersWrote: boolean): void {
+    this.clear();
+    if (othersWrote) this.lists.clear();
+  }
+
+  /** The transaction failed: the lists it wrote are not in the table. */
+  fail(): void {
+    this.clear();
+    this.lists.clear();
   }
 
   clear(): void {
@@ -68,47 +106,53 @@ export class EngineDays {
 
   /** A superseded run left its row: counted again after the batch (its other runs' sums stay exact, its prompt list may shrink). */
   left(run: RunFacts): void {
-    this.again.set(keyOf(run.project_id, run.day, run.engine_id), { projectId: run.project_id, day: run.day, engineId: run.engine_id });
+    at(this.again, run.project_id, run.day).set(run.engine_id, true);
   }
 
   /** A counted, succeeded run of the batch; `trackedCompetitors`: how many tracked competitors it mentions. */
   add(run: RunFacts, trackedCompetitors: number): void {
-    const key = keyOf(run.project_id, run.day, run.engine_id);
-    if (this.again.has(key)) return; // counted again from the runs, this one among them
-    let d = this.deltas.get(key);
-    if (!d) this.deltas.set(key, (d = newDay(run.project_id, run.day, run.engine_id)));
+    if (this.again.get(run.project_id)?.get(run.day)?.has(run.engine_id)) return; // counted again from the runs, this one among them
+    const byEngine = at(this.deltas, run.project_id, run.day);
+    let d = byEngine.get(run.engine_id);
+    if (!d) byEngine.set(run.engine_id, (d = newDay(run.project_id, run.day, run.engine_id)));
     addRun(d, run, trackedCompetitors);
   }
 
   /** The batch's sums into their rows (the prompt lists united with the stored ones), then the rows to count again. */
   write(counting: Counting, competitorsOf: (run: RunFacts) => number): void {
-    for (const d of this.deltas.values()) {
-      if (this.again.has(keyOf(d.projectId, d.day, d.engineId))) continue;
-      const stored = this.stmts.prompts.get(d.projectId, d.day, d.engineId) as string | undefined;
-      if (stored) for (const id of stored.split(',')) d.prompts.add(id);
-      this.put(d);
-    }
-    for (const a of this.again.values()) {
-      this.stmts.drop.run(a.projectId, a.day, a.engineId);
-      const d = newDay(a.projectId, a.day, a.engineId);
-      for (const run of this.runs.succeeded(a.projectId, a.day, a.day)) {
-        if (run.engine_id === a.engineId && counting.run(a.projectId, run.engine_id, run.prompt_id)) addRun(d, run, competitorsOf(run));
+    for (const [projectId, byDay] of this.deltas) {
+      for (const [day, byEngine] of byDay) {
+        for (const d of byEngine.values()) if (!this.again.get(projectId)?.get(day)?.has(d.engineId)) this.add1(d);
       }
-      if (d.runs > 0) this.put(d);
+      this.forgetOldDays(projectId);
+    }
+    for (const [projectId, byDay] of this.again) {
+      for (const [day, byEngine] of byDay) {
+        for (const engineId of byEngine.keys()) {
+          this.lists.get(projectId)?.get(day)?.delete(engineId);
+          this.stmts.drop.run(projectId, day, engineId);
+          const d = newDay(projectId, day, engineId);
+          for (const run of this.runs.succeeded(projectId, day, day)) {
+            if (run.engine_id === engineId && counting.run(projectId, run.engine_id, run.prompt_id)) addRun(d, run, competitorsOf(run));
+          }
+          if (!isEmpty(d)) this.replace(d);
+        }
+      }
     }
     this.clear();
   }
 
   /**
    * Every row of a project counted again from its runs (what counts in it changed): the caller feeds
-   * its counted runs in day order (RunStore.history), and a day's rows are written when the next begins.
+   * its counted runs in day order (RunStore.eachSucceeded), and a day's rows are written when the next begins.
    */
   recounter(projectId: string, trackedOf: (run: RunFacts) => number): { add(run: RunFacts): void; finish(): void } {
     this.stmts.dropProject.run(projectId);
+    this.lists.delete(projectId);
     const open = new Map<string, EngineDay>();
     let day = '';
     const flush = (): void => {
-      for (const d of open.values()) this.put(d);
+      for (const d of open.values()) if (!isEmpty(d)) this.replace(d);
       open.clear();
     };
     return {
@@ -121,13 +165,48 @@ export class EngineDays {
         if (!d) open.set(run.engine_id, (d = newDay(projectId, run.day, run.engine_id)));
         addRun(d, run, trackedOf(run));
       },
-      finish: flush,
+      finish: () => {
+        flush();
+        this.lists.delete(projectId);
+      },
     };
   }
 
-  private put(d: EngineDay): void {
+  /** A batch's sums added to a row, its prompt list the union of the stored one and the batch's. */
+  private add1(d: EngineDay): void {
+    if (isEmpty(d)) return;
+    const byEngine = at(this.lists, d.projectId, d.day);
+    let list = byEngine.get(d.engineId);
+    if (list === undefined) {
+      const stored = this.stmts.prompts.get(d.projectId, d.day, d.engineId) as string | undefined;
+      list = stored ? { ids: new Set(stored.split(',')), text: stored } : { ids: new Set(), text: '' };
+      byEngine.set(d.engineId, list);
+    }
+    let grew = false;
+    for (const id of d.prompts) {
+      if (list.ids.has(id)) continue;
+      list.ids.add(id);
+      grew = true;
+    }
+    if (grew) list.text = [...list.ids].sort().join(',');
     const b = d.brand;
-    if (d.runs === 0 && d.competitorRuns === 0 && isZero(b)) return;
-    this.stmts.add.run(d.projectId, d.day, d.engineId, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n, d.competitorRuns, listOf(d.prompts));
+    this.stmts.add.run(d.projectId, d.day, d.engineId, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n, d.competitorRuns, list.text);
+  }
+
+  /** A row written whole (counted again from the runs). */
+  private replace(d: EngineDay): void {
+    const b = d.brand;
+    const text = [...d.prompts].sort().join(',');
+    this.stmts.put.run(d.projectId, d.day, d.engineId, d.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n, d.competitorRuns, text);
+  }
+
+  /** Only the newest DAYS_KEPT days' lists of a project are kept. */
+  private forgetOldDays(projectId: string): void {
+    const byDay = this.lists.get(projectId);
+    if (byDay === undefined || byDay.size <= DAYS_KEPT) return;
+    const days = [...byDay.keys()].sort();
+    for (const day of days.slice(0, days.length - DAYS_KEPT)) byDay.delete(day);
   }
 }
+
+const isEmpty = (d: EngineDay): boolean => d.runs === 0 && d.competitorRuns === 0 && isZero(d.brand);

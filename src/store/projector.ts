@@ -171,8 +171,20 @@ export class Projector {
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
     this.begin();
+    let source = '';
+    let next = 0;
     for (const e of events) {
-      positions.set(e.source, Math.max(positions.get(e.source) ?? 0, e.position + 1));
+      if (e.source !== source) {
+        if (source !== '') positions.set(source, Math.max(positions.get(source) ?? 0, next));
+        source = e.source;
+        next = positions.get(source) ?? 0;
+      }
+      if (e.position + 1 > next) next = e.position + 1;
+      if (e.ok && e.run && !isolate) {
+        // A prompt run (nearly every event): applied straight, its effects noted without an event's own change set.
+        result[this.applyRunStraight(e.run, e.version, changes)] += 1;
+        continue;
+      }
       if (!e.ok) {
         this.deadLetter(e, e.reason, e.detail, e.eventId, e.type, now);
         result.deadLettered += 1;
@@ -198,6 +210,7 @@ export class Projector {
       for (const r of fx.removed) this.aggregator.remove(r);
       for (const r of fx.added) this.aggregator.add(r);
     }
+    if (source !== '') positions.set(source, Math.max(positions.get(source) ?? 0, next));
     this.aggregator.flush();
     this.runs.index.finish();
     // After every row of the batch, engines included: the days it left stale, rendered again.
@@ -218,6 +231,20 @@ export class Projector {
     if (e.run) return this.applyRun(e.run, e.version, fx);
     const handler = this.handlers[e.type as keyof Handlers] as Handler<EventType>;
     return handler(e.data as EventDataByType[EventType], e.version, fx);
+  }
+
+  /** applyRun without Effects: what it added or removed goes to the aggregator and the batch's changes directly. */
+  private applyRunStraight(run: PreparedRun, v: Version, changes: ChangeSet): Outcome {
+    const r = this.runs.apply(run, v);
+    if (r.removed) {
+      this.aggregator.remove(r.removed);
+      changes.note(r.removed.project_id, 'runs', v.at);
+    }
+    if (r.added) {
+      this.aggregator.add(r.added);
+      changes.note(r.added.project_id, 'runs', v.at);
+    }
+    return r.outcome;
   }
 
   private applyRun(run: PreparedRun, v: Version, fx: Effects): Outcome {

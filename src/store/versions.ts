@@ -60,6 +60,16 @@ export class ChangeSet {
     }
   }
 
+  /** One applied event's change of one project (absorb's work for an event that changed only that project). */
+  note(projectId: string, kind: ChangeKind, at: string): void {
+    const p = this.projects.get(projectId);
+    if (!p) this.projects.set(projectId, { kinds: new Set([kind]), newest: at });
+    else {
+      p.kinds.add(kind);
+      if (at > p.newest) p.newest = at;
+    }
+  }
+
   /** The batch's scopes, projects as 'project:<id>', sorted. */
   scopes(): string[] {
     return [...this.shared, ...[...this.projects.keys()].map((id) => `${PROJECT_PREFIX}${id}`)].sort();
