@@ -28,13 +28,36 @@ const RUN = 1;
 const OTHER = 2;
 const NONE = -1;
 
+/** A growable typed array of numbers, written in place, reused from batch to batch. */
+class Numbers<T extends Int32Array | Float64Array> {
+  length = 0;
+
+  constructor(private a: T, private readonly make: (n: number) => T) {}
+
+  push(x: number): void {
+    if (this.length === this.a.length) {
+      const grown = this.make(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    this.a[this.length++] = x;
+  }
+
+  /** The numbers so far, in an array of their own (moved to the writer), and empty again. */
+  take(): T {
+    const out = this.a.slice(0, this.length) as T;
+    this.length = 0;
+    return out;
+  }
+}
+
 export class BatchEncoder {
   private readonly index = new Map<string, number>();
-  private readonly strings: string[] = [];
-  private refs: number[] = [];
-  private nums: number[] = [];
+  private strings: string[] = [];
+  private readonly refs = new Numbers(new Int32Array(1 << 14), (n) => new Int32Array(n));
+  private readonly nums = new Numbers(new Float64Array(1 << 14), (n) => new Float64Array(n));
   private others: unknown[] = [];
-  private lines: Buffer = Buffer.allocUnsafe(1 << 20);
+  private lines: Buffer = Buffer.allocUnsafeSlow(1 << 20);
   private used = 0;
   size = 0;
 
@@ -45,10 +68,17 @@ export class BatchEncoder {
     this.nums.push(e.position);
     this.line(e.raw);
     if (!e.ok) {
-      this.refs.push(REJECTED, this.str(e.reason), this.str(e.detail), this.str(e.eventId), this.str(e.type));
+      this.refs.push(REJECTED);
+      this.refs.push(this.str(e.reason));
+      this.refs.push(this.str(e.detail));
+      this.refs.push(this.str(e.eventId));
+      this.refs.push(this.str(e.type));
       return;
     }
-    this.refs.push(e.run ? RUN : OTHER, this.str(e.type), this.unique(e.version.at), this.unique(e.version.id));
+    this.refs.push(e.run ? RUN : OTHER);
+    this.refs.push(this.str(e.type));
+    this.refs.push(this.unique(e.version.at));
+    this.refs.push(this.unique(e.version.id));
     if (!e.run) {
       this.refs.push(this.others.length);
       this.others.push(e.data);
@@ -56,28 +86,39 @@ export class BatchEncoder {
     }
     this.line(e.run.factsJson);
     const f = e.run.facts;
-    this.refs.push(this.unique(f.id), this.str(f.run_group_id), this.str(f.project_id), this.str(f.prompt_id), this.str(f.engine_id),
-      this.str(f.status), this.unique(f.completed_at), this.str(f.day), f.competitors.length, f.urls.length);
-    this.nums.push(f.brand_position ?? NaN, f.brand_sentiment ?? NaN);
+    const refs = this.refs;
+    refs.push(this.unique(f.id));
+    refs.push(this.str(f.run_group_id));
+    refs.push(this.str(f.project_id));
+    refs.push(this.str(f.prompt_id));
+    refs.push(this.str(f.engine_id));
+    refs.push(this.str(f.status));
+    refs.push(this.unique(f.completed_at));
+    refs.push(this.str(f.day));
+    refs.push(f.competitors.length);
+    refs.push(f.urls.length);
+    this.nums.push(f.brand_position ?? NaN);
+    this.nums.push(f.brand_sentiment ?? NaN);
     for (const c of f.competitors) {
-      this.refs.push(this.str(c.competitor_id));
-      this.nums.push(c.position, c.sentiment ?? NaN);
+      refs.push(this.str(c.competitor_id));
+      this.nums.push(c.position);
+      this.nums.push(c.sentiment ?? NaN);
     }
-    for (const u of f.urls) this.refs.push(this.str(u.url), this.str(u.domain), this.str(u.title));
+    for (const u of f.urls) {
+      refs.push(this.str(u.url));
+      refs.push(this.str(u.domain));
+      refs.push(this.str(u.title));
+    }
   }
 
   /** The batch so far, ready to post (with transferOf); the encoder starts a new one. */
   take(): EncodedBatch {
-    // The buffer itself moves to the writer (allocUnsafe of more than 4 KiB is a whole ArrayBuffer of its own, at offset 0).
-    const lines = this.lines.buffer as ArrayBuffer;
-    this.lines = Buffer.allocUnsafe(this.lines.length);
-    const b: EncodedBatch = {
-      source: this.source, strings: this.strings.slice(), refs: Int32Array.from(this.refs), nums: Float64Array.from(this.nums), others: this.others, lines,
-    };
+    // The lines in a buffer of their own, which moves to the writer; this one is written again.
+    const lines = new ArrayBuffer(this.used);
+    new Uint8Array(lines).set(this.lines.subarray(0, this.used));
+    const b: EncodedBatch = { source: this.source, strings: this.strings, refs: this.refs.take(), nums: this.nums.take(), others: this.others, lines };
     this.index.clear();
-    this.strings.length = 0;
-    this.refs = [];
-    this.nums = [];
+    this.strings = [];
     this.others = [];
     this.used = 0;
     this.size = 0;
@@ -105,12 +146,13 @@ export class BatchEncoder {
   private line(raw: string | Uint8Array): void {
     const max = typeof raw === 'string' ? raw.length * 3 : raw.byteLength;
     if (this.used + max > this.lines.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.lines.length * 2, this.used + max));
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.lines.length * 2, this.used + max));
       this.lines.copy(grown, 0, 0, this.used);
       this.lines = grown;
     }
-    const n = typeof raw === 'string' ? this.lines.write(raw, this.used) : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).copy(this.lines, this.used);
-    this.nums.push(this.used, n);
+    const n = typeof raw === 'string' ? this.lines.write(raw, this.used) : (this.lines.set(raw, this.used), raw.byteLength);
+    this.nums.push(this.used);
+    this.nums.push(n);
     this.used += n;
   }
 }

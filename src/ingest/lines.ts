@@ -30,6 +30,23 @@ export class LineSplitter {
 
   /** Appends the lines that chunk ends to out. */
   push(chunk: Buffer, out: string[]): void {
+    const bytes: Buffer[] = [];
+    this.pushBytes(chunk, bytes);
+    for (const b of bytes) out.push(b.toString('utf8'));
+  }
+
+  /** Appends the last line (the one without an ending), if any, to out. */
+  end(out: string[]): void {
+    const bytes: Buffer[] = [];
+    this.endBytes(bytes);
+    for (const b of bytes) out.push(b.toString('utf8'));
+  }
+
+  /**
+   * push() as bytes: each line's bytes, undecoded (a view of `chunk` when the line lies in it), so a
+   * reader that keeps them (the rows keep an event as received) copies them instead of encoding its text again.
+   */
+  pushBytes(chunk: Buffer, out: Buffer[]): void {
     const n = chunk.length;
     let start = 0;
     // readline drops a leading \n of the next data after a \r, then forgets the \r whatever came.
@@ -63,20 +80,20 @@ export class LineSplitter {
     if (start < n) this.pending.push(chunk.subarray(start));
   }
 
-  /** Appends the last line (the one without an ending), if any, to out. */
-  end(out: string[]): void {
+  /** end() as bytes. */
+  endBytes(out: Buffer[]): void {
     if (this.pending.length === 0) return;
     const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     this.pending = [];
     // readline emits its line buffer only if non-empty, without flushing its decoder.
-    const line = bytes.toString('utf8', 0, bytes.length - heldUtf8Tail(bytes));
+    const line = bytes.subarray(0, bytes.length - heldUtf8Tail(bytes));
     if (line.length > 0) out.push(line);
   }
 
-  private take(chunk: Buffer, start: number, end: number): string {
-    if (this.pending.length === 0) return chunk.toString('utf8', start, end);
+  private take(chunk: Buffer, start: number, end: number): Buffer {
+    if (this.pending.length === 0) return chunk.subarray(start, end);
     this.pending.push(chunk.subarray(start, end));
-    const line = Buffer.concat(this.pending).toString('utf8');
+    const line = Buffer.concat(this.pending);
     this.pending = [];
     return line;
   }
@@ -166,14 +183,19 @@ async function* chunksOf(file: string, meter?: ByteMeter): AsyncGenerator<Buffer
  * can take them in batches, one await per chunk instead of one per line.
  */
 export async function* readLineBatches(file: string, meter?: ByteMeter): AsyncGenerator<string[]> {
+  for await (const lines of readByteLineBatches(file, meter)) yield lines.map((b) => b.toString('utf8'));
+}
+
+/** readLineBatches as each line's bytes (LineSplitter.pushBytes). */
+export async function* readByteLineBatches(file: string, meter?: ByteMeter): AsyncGenerator<Buffer[]> {
   const splitter = new LineSplitter();
   for await (const chunk of chunksOf(file, meter)) {
-    const lines: string[] = [];
-    splitter.push(chunk, lines);
+    const lines: Buffer[] = [];
+    splitter.pushBytes(chunk, lines);
     if (lines.length > 0) yield lines;
   }
-  const last: string[] = [];
-  splitter.end(last);
+  const last: Buffer[] = [];
+  splitter.endBytes(last);
   if (last.length > 0) yield last;
 }
 

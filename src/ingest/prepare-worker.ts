@@ -3,9 +3,9 @@
 // parent as they fill, encoded flat (batch-codec.ts); at most CREDITS are in flight, so memory is
 // bounded by the batch size, not the file.
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepareEvent } from '../store';
+import { prepareEvent, type PreparedEvent } from '../store';
 import { BatchEncoder, transferOf, type EncodedBatch } from './batch-codec';
-import { readLineBatches } from './lines';
+import { readByteLineBatches } from './lines';
 
 export interface PrepareJob {
   file: string;
@@ -50,16 +50,31 @@ async function send(batch: { lastLine: number; lines: number; skipped: number },
   port.postMessage({ ...batch, events, count, bytes: meter.bytes, done } satisfies PreparedBatch, transferOf(events));
 }
 
+/**
+ * The event with its line's bytes as they were read in place of its text, when they are its text's
+ * UTF-8 (no invalid sequence was replaced by U+FFFD in decoding): the batch then copies them rather
+ * than encoding the text again.
+ */
+function asReceived(e: PreparedEvent, raw: string, bytes: Buffer): PreparedEvent {
+  if (raw.includes('\uFFFD')) return e;
+  e.raw = bytes;
+  if (e.ok && e.run) e.run.event = bytes;
+  return e;
+}
+
 async function main(): Promise<void> {
   let line = 0;
   let batch = { lastLine: 0, lines: 0, skipped: 0 };
-  for await (const lines of readLineBatches(job.file, meter)) {
-    for (const raw of lines) {
+  for await (const lines of readByteLineBatches(job.file, meter)) {
+    for (const bytes of lines) {
       line += 1;
       batch.lines += 1;
       batch.lastLine = line;
       if (line < job.resumeAt) batch.skipped += 1;
-      else if (raw.trim() !== '') encoder.add(prepareEvent({ raw, source: job.source, position: line }));
+      else {
+        const raw = bytes.toString('utf8');
+        if (raw.trim() !== '') encoder.add(asReceived(prepareEvent({ raw, source: job.source, position: line }), raw, bytes));
+      }
       if (encoder.size >= job.batchSize) {
         await send(batch, false);
         batch = { lastLine: line, lines: 0, skipped: 0 };

@@ -178,7 +178,7 @@ export class Aggregator {
       if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
-    for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counts, trackedOf);
+    for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counting);
     this.rollups.finish();
     for (const byProject of this.group.values()) {
       for (const g of byProject.values()) {
@@ -201,13 +201,16 @@ export class Aggregator {
    * A project's engine-day rows, and its cited URLs when `cited`, counted again from its runs in one
    * pass over its history (what counts in it changed: a prompt deleted or moved, an engine first seen).
    */
-  private recountProject(projectId: string, cited: boolean, counts: (run: RunFacts) => boolean, trackedOf: (run: RunFacts) => number): void {
-    const days = this.engineDays.recounter(projectId, trackedOf);
+  private recountProject(projectId: string, cited: boolean, counting: Counting): void {
+    const days = this.engineDays.recounter(projectId);
     const urls = cited ? this.rollups.citedRecounter(projectId) : null;
-    this.runs.eachSucceeded(projectId, (run) => {
-      if (!counts(run)) return;
-      days.add(run);
-      urls?.add(run);
+    this.runs.eachSucceeded(projectId, (id, completedAt, f) => {
+      const [engineId, promptId, brandPosition, brandSentiment] = f;
+      if (!counting.run(projectId, engineId, promptId)) return;
+      let tracked = 0;
+      for (const [competitorId] of f[6]) if (counting.competitor(projectId, competitorId)) tracked += 1;
+      days.add(completedAt.slice(0, 10), engineId, promptId, brandPosition, brandSentiment, tracked);
+      urls?.add(id, completedAt, engineId, promptId, f[7]);
     });
     days.finish();
     urls?.finish();

@@ -1,4 +1,4 @@
-import type { RunUrl } from './runs';
+import { citedDomain, type RunUrl } from './runs';
 
 export type { CompetitorHit, RunUrl, StoredCitation, StoredMention } from './runs';
 export { competitorsOf, storedCitations, storedMentions, urlsOf } from './runs';
@@ -138,13 +138,12 @@ export class EngineCitations {
   }
 
   /** One run's citation of the URL (urlsOf: once per run, its title if any of its citations of it has one). */
-  cite(c: RunUrl, run: CitingRun): void {
-    const at = run.completed_at;
+  cite(title: string | null, at: string, day: string, promptId: string, runId: string): void {
     this.runs += 1;
-    this.prompts.add(run.prompt_id);
+    this.prompts.add(promptId);
     if (at < this.firstAt) this.firstAt = at;
     if (at > this.lastAt) this.lastAt = at;
-    if (c.title !== null && !this.titleLoses(at, run.day, run.prompt_id, run.id)) this.setTitle(c.title, at, run.day, run.prompt_id, run.id);
+    if (title !== null && !this.titleLoses(at, day, promptId, runId)) this.setTitle(title, at, day, promptId, runId);
   }
 
   /** Another's citations of the same URL and engine taken in (a batch's, a week's part of a month). */
@@ -185,10 +184,10 @@ export class UrlCitations {
 
   constructor(readonly url: string, readonly domain: string) {}
 
-  cite(c: RunUrl, run: CitingRun): void {
-    let e = this.byEngine.get(run.engine_id);
-    if (e === undefined) this.byEngine.set(run.engine_id, (e = new EngineCitations(run.engine_id, run.completed_at)));
-    e.cite(c, run);
+  cite(engineId: string, title: string | null, at: string, day: string, promptId: string, runId: string): void {
+    let e = this.byEngine.get(engineId);
+    if (e === undefined) this.byEngine.set(engineId, (e = new EngineCitations(engineId, at)));
+    e.cite(title, at, day, promptId, runId);
   }
 
   /** Another's citations of the URL taken in (copied: `o` may be taken in elsewhere too). */
@@ -218,11 +217,24 @@ export class UrlCitations {
 
 /** The URLs a run cites, each once (urlsOf), into `urls` by URL. */
 export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: readonly RunUrl[]): void {
-  for (const c of cited) {
-    let u = urls.get(c.url);
-    if (u === undefined) urls.set(c.url, (u = new UrlCitations(c.url, c.domain)));
-    u.cite(c, run);
-  }
+  for (const c of cited) citeUrl(urls, c.url, c.domain, run.engine_id, c.title, run.completed_at, run.day, run.prompt_id, run.id);
+}
+
+/**
+ * The URLs of a run as its facts keep them ([url, title] once each: runs.ts FactsArray) into `urls`:
+ * a URL's domain is made only when the URL is new there.
+ */
+export function citeFacts(urls: Map<string, UrlCitations>, cited: ReadonlyArray<[string, string | null]>, engineId: string, at: string, promptId: string, runId: string): void {
+  const day = at.slice(0, 10);
+  for (const [url, title] of cited) citeUrl(urls, url, null, engineId, title, at, day, promptId, runId);
+}
+
+/** One run's citation of a URL into `urls` by URL (`domain` null: made from the URL if the URL is new there). */
+export function citeUrl(urls: Map<string, UrlCitations>, url: string, domain: string | null, engineId: string, title: string | null, at: string, day: string,
+  promptId: string, runId: string): void {
+  let u = urls.get(url);
+  if (u === undefined) urls.set(url, (u = new UrlCitations(url, domain ?? citedDomain(url))));
+  u.cite(engineId, title, at, day, promptId, runId);
 }
 
 /** A comma-separated sorted list, as the rows keep their ids (a set of one, as most engine rows' are, without the sort). */

@@ -32,12 +32,14 @@ function newDay(projectId: string, day: string, engineId: string): EngineDay {
 }
 
 /** A counted, succeeded run's contribution; `trackedCompetitors`: how many tracked competitors it mentions. */
-function addRun(d: EngineDay, run: RunFacts, trackedCompetitors: number): void {
+function addSums(d: EngineDay, promptId: string, brandPosition: number | null, brandSentiment: number | null, trackedCompetitors: number): void {
   d.runs += 1;
-  if (run.brand_position !== null) addMention(d.brand, run.brand_position, run.brand_sentiment, 1);
+  if (brandPosition !== null) addMention(d.brand, brandPosition, brandSentiment, 1);
   d.competitorRuns += trackedCompetitors;
-  d.prompts.add(run.prompt_id);
+  d.prompts.add(promptId);
 }
+
+const addRun = (d: EngineDay, run: RunFacts, trackedCompetitors: number): void => addSums(d, run.prompt_id, run.brand_position, run.brand_sentiment, trackedCompetitors);
 
 /** By project, then day, then engine: nested by the runs' own strings, never by a key joined from them (a new string to hash per run). */
 type ByDay<T> = Map<string, Map<string, Map<string, T>>>;
@@ -146,24 +148,24 @@ export class EngineDays {
    * Every row of a project counted again from its runs (what counts in it changed): the caller feeds
    * its counted runs in day order (RunStore.eachSucceeded), and a day's rows are written when the next begins.
    */
-  recounter(projectId: string, trackedOf: (run: RunFacts) => number): { add(run: RunFacts): void; finish(): void } {
+  recounter(projectId: string): { add(day: string, engineId: string, promptId: string, brandPosition: number | null, brandSentiment: number | null, trackedCompetitors: number): void; finish(): void } {
     this.stmts.dropProject.run(projectId);
     this.lists.delete(projectId);
     const open = new Map<string, EngineDay>();
-    let day = '';
+    let current = '';
     const flush = (): void => {
       for (const d of open.values()) if (!isEmpty(d)) this.replace(d);
       open.clear();
     };
     return {
-      add: (run) => {
-        if (run.day !== day) {
+      add: (day, engineId, promptId, brandPosition, brandSentiment, trackedCompetitors) => {
+        if (day !== current) {
           flush();
-          day = run.day;
+          current = day;
         }
-        let d = open.get(run.engine_id);
-        if (!d) open.set(run.engine_id, (d = newDay(projectId, run.day, run.engine_id)));
-        addRun(d, run, trackedOf(run));
+        let d = open.get(engineId);
+        if (!d) open.set(engineId, (d = newDay(projectId, day, engineId)));
+        addSums(d, promptId, brandPosition, brandSentiment, trackedCompetitors);
       },
       finish: () => {
         flush();

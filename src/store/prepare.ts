@@ -55,7 +55,10 @@ export function prepareEvent(e: SourceEvent): PreparedEvent {
   if (!d.ok) return { ok: false, source: e.source, position: e.position, raw: e.raw, reason: d.reason, detail: d.detail, eventId: d.eventId, type: d.type };
   const { event } = d;
   const version = { at: event.occurred_at, id: event.event_id };
-  const base = { ok: true as const, source: e.source, position: e.position, type: event.type, version, raw: e.raw };
-  if (event.type === 'prompt_run.completed') return { ...base, data: null, run: prepareRun(event.data as PromptRunCompleted, e.raw) };
-  return { ...base, data: event.data };
+  const run = event.type === 'prompt_run.completed';
+  // One object literal of one shape, not a base spread into another: this runs for every event.
+  return {
+    ok: true, source: e.source, position: e.position, type: event.type, version, raw: e.raw,
+    data: run ? null : event.data, run: run ? prepareRun(event.data as PromptRunCompleted, e.raw) : undefined,
+  };
 }

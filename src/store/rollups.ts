@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import { citeRun } from './contributions';
+import { citeFacts } from './contributions';
 import { PeriodSums } from './period-sums';
 import { RollupRows } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
@@ -173,7 +173,7 @@ export class Rollups {
    * sums instead, so that row + sums stay the period's runs; every stored period the runs do not
    * reach (or whose sums are held) loses its cited rows.
    */
-  citedRecounter(projectId: string): { add(run: RunFacts): void; finish(): void } {
+  citedRecounter(projectId: string): { add(runId: string, at: string, engineId: string, promptId: string, cited: ReadonlyArray<[string, string | null]>): void; finish(): void } {
     const p = this.projects.get(projectId);
     const held = (grain: RolledGrain, period: string): PeriodSums | undefined =>
       p && (p.frontier[grain]?.period === period ? p.frontier[grain] : p.batch[grain].get(period));
@@ -199,10 +199,11 @@ export class Rollups {
       cell = null;
     };
     return {
-      add: (run) => {
-        if (run.urls.length === 0) return;
-        const week = periodStart(run.day, 'week');
-        const month = periodStart(run.day, 'month');
+      add: (runId, at, engineId, promptId, cited) => {
+        if (cited.length === 0) return;
+        const day = at.slice(0, 10);
+        const week = periodStart(day, 'week');
+        const month = periodStart(day, 'month');
         if (cell !== null && (open.week!.period !== week || open.month!.period !== month)) foldCell();
         for (const [grain, period] of [['week', week], ['month', month]] as const) {
           const s = open[grain];
@@ -211,7 +212,7 @@ export class Rollups {
           open[grain] = new PeriodSums(projectId, grain, period);
         }
         cell ??= new PeriodSums(projectId, 'week', week);
-        citeRun(cell.urls, run, run.urls);
+        citeFacts(cell.urls, cited, engineId, at, promptId, runId);
       },
       finish: () => {
         foldCell();

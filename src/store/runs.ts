@@ -105,26 +105,34 @@ function bestBrand(mentions: readonly MentionIn[]): MentionIn | undefined {
   return best;
 }
 
-/** Each competitor a run names once, at its best position (the first such mention on a tie), in order of first mention. */
+/**
+ * Each competitor a run names once, at its best position (the first such mention on a tie), in order
+ * of first mention. A run names a handful: a scan of those found so far beats a Map made per run.
+ */
 export function competitorsOf(mentions: readonly MentionIn[]): CompetitorHit[] {
-  const best = new Map<string, MentionIn>();
+  const out: CompetitorHit[] = [];
   for (const m of mentions) {
-    if (m.entity_type !== 'competitor' || !m.competitor_id) continue;
-    const seen = best.get(m.competitor_id);
-    if (!seen || m.position < seen.position) best.set(m.competitor_id, m);
+    const id = m.competitor_id;
+    if (m.entity_type !== 'competitor' || !id) continue;
+    let i = 0;
+    while (i < out.length && out[i]!.competitor_id !== id) i += 1;
+    if (i === out.length) out.push({ competitor_id: id, position: m.position, sentiment: m.sentiment ?? null });
+    else if (m.position < out[i]!.position) out[i] = { competitor_id: id, position: m.position, sentiment: m.sentiment ?? null };
   }
-  return [...best].map(([competitor_id, m]) => ({ competitor_id, position: m.position, sentiment: m.sentiment ?? null }));
+  return out;
 }
 
-/** Each URL of a run once (its first citation, or the first that has a title); an empty title is none. */
+/** Each URL of a run once (its first citation, or the first that has a title); an empty title is none. Scanned as competitorsOf. */
 export function urlsOf(citations: readonly CitationIn[]): RunUrl[] {
-  const seen = new Map<string, RunUrl>();
+  const out: RunUrl[] = [];
   for (const c of citations) {
-    const prev = seen.get(c.url);
     const title = c.title || null;
-    if (!prev || (prev.title === null && title !== null)) seen.set(c.url, { url: c.url, domain: prev?.domain ?? citedDomain(c.url), title });
+    let i = 0;
+    while (i < out.length && out[i]!.url !== c.url) i += 1;
+    if (i === out.length) out.push({ url: c.url, domain: citedDomain(c.url), title });
+    else if (out[i]!.title === null && title !== null) out[i]!.title = title;
   }
-  return [...seen.values()];
+  return out;
 }
 
 /** The run of a prompt_run.completed event (decoded: its times normalized) as the aggregates see it. */
@@ -160,12 +168,28 @@ export type FactsArray = [
   citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>, cited: Array<[url: string, title: string | null]>,
 ];
 
-/** A run's `facts` column. */
+/**
+ * A run's `facts` column: JSON.stringify of its FactsArray, written out (no array per hit and URL
+ * made first). Ids are validated uuids and URLs URIs, which JSON never escapes: quoted as they are
+ * (a URL that would need escaping is escaped all the same).
+ */
 export function factsJson(f: RunFacts, mentionCount: number, citationCount: number): string {
-  const hits = f.competitors.map((h) => [h.competitor_id, h.position, h.sentiment]);
-  const cited = f.urls.map((u) => [u.url, u.title]);
-  return JSON.stringify([f.engine_id, f.prompt_id, f.brand_position, f.brand_sentiment, mentionCount, citationCount, hits, cited]);
+  let out = `["${f.engine_id}","${f.prompt_id}",${f.brand_position},${f.brand_sentiment},${mentionCount},${citationCount},[`;
+  for (let i = 0; i < f.competitors.length; i += 1) {
+    const h = f.competitors[i]!;
+    out += `${i === 0 ? '' : ','}["${h.competitor_id}",${h.position},${h.sentiment}]`;
+  }
+  out += '],[';
+  for (let i = 0; i < f.urls.length; i += 1) {
+    const u = f.urls[i]!;
+    out += `${i === 0 ? '' : ','}[${NEEDS_ESCAPE.test(u.url) ? JSON.stringify(u.url) : `"${u.url}"`},${u.title === null ? 'null' : JSON.stringify(u.title)}]`;
+  }
+  return `${out}]]`;
 }
+
+/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a lone surrogate. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 export function prepareRun(run: PromptRunCompleted, event: string | Uint8Array): PreparedRun {
   const facts = runFacts(run);
@@ -242,6 +266,7 @@ export class RunStore {
   private readonly replace;
   private readonly touchVersion;
   private readonly succeededIn;
+  private readonly factsIn;
   private readonly edge;
 
   constructor(db: Db) {
@@ -258,6 +283,9 @@ export class RunStore {
     // A project's succeeded runs of [start, end) in completion order, through runs_recent.
     this.succeededIn = db.prepare(`SELECT id, completed_at, facts FROM runs
       WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`).raw(true);
+    // The same runs as one JSON text of [id, completed_at, facts]: one string and one JSON.parse a week, not a row and a parse a run.
+    this.factsIn = db.prepare(`SELECT '[' || group_concat('["' || id || '","' || completed_at || '",' || facts || ']', ',' ORDER BY completed_at, id) || ']'
+      FROM runs WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded'`).pluck();
     const edge = (order: string): Statement => db.prepare(`SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
@@ -300,17 +328,19 @@ export class RunStore {
   }
 
   /**
-   * Every succeeded run of a project, oldest first, read a week at a time: a recount of a year of a
-   * busy project holds a week of runs in memory, not the year. (Read, not iterated: the caller writes
-   * between two weeks, and a connection runs no statement while one of its queries is being iterated.)
+   * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a week
+   * at a time: a recount of a year of a busy project holds a week of runs in memory, not the year.
+   * (Read, not iterated: the caller writes between two weeks, and a connection runs no statement while
+   * one of its queries is being iterated.)
    */
-  eachSucceeded(projectId: string, f: (run: RunFacts) => void): void {
+  eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
     const first = this.edge.asc.get(projectId) as string | undefined;
     const last = this.edge.desc.get(projectId) as string | undefined;
     if (first === undefined || last === undefined) return;
     for (let from = first; from <= last; from = addDays(from, HISTORY_DAYS)) {
       const to = addDays(from, HISTORY_DAYS - 1);
-      for (const run of this.succeeded(projectId, from, to < last ? to : last)) f(run);
+      const week = this.factsIn.get(projectId, from, `${to < last ? to : last}U`) as string | null;
+      if (week !== null) for (const [id, completedAt, facts] of JSON.parse(week) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
     }
   }
 }
