@@ -284,8 +284,10 @@ export class RunStore {
     this.succeededIn = db.prepare(`SELECT id, completed_at, facts FROM runs
       WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded' ORDER BY completed_at, id`).raw(true);
     // The same runs as one JSON text of [id, completed_at, facts]: one string and one JSON.parse a week, not a row and a parse a run.
-    this.factsIn = db.prepare(`SELECT '[' || group_concat('["' || id || '","' || completed_at || '",' || facts || ']', ',' ORDER BY completed_at, id) || ']'
-      FROM runs WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded'`).pluck();
+    // In runs_recent's order (project, completed_at): a recount needs the days in order, not the runs within one.
+    this.factsIn = db.prepare(`SELECT '[' || group_concat('["' || id || '","' || completed_at || '",' || facts || ']', ',') || ']'
+      FROM (SELECT id, completed_at, facts FROM runs WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? AND status = 'succeeded'
+        ORDER BY completed_at)`).pluck();
     const edge = (order: string): Statement => db.prepare(`SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
