@@ -64,6 +64,7 @@ export interface ReplayOptions {
 export async function replayFiles(db: Db, projector: Projector, files: string[], opts: ReplayOptions): Promise<ReplayTotals> {
   const totals = emptyTotals();
   const positions = new SourcePositions(db);
+  projector.deferTrend = true; // rendered once, when the replay settles
   for (const [index, file] of files.entries()) {
     const source = fileSource(file);
     const resumeAt = opts.fromStart ? 1 : (positions.nextOf(source) ?? 1);

@@ -57,6 +57,13 @@ export class Projector {
   private readonly settleInTx;
   private readonly eventInSavepoint;
   private dataVersion: unknown = null;
+  /**
+   * While true (a replay, a Kafka catch-up), the trend's days a batch leaves stale wait for settle()
+   * instead of being rendered after each batch: a day-ordered log left each project's day stale in
+   * every batch, and rendered it ~4 times. Readers compute a project's trend while any of its days is
+   * stale (trend-days.ts), so nothing is served wrong meanwhile, only built slower.
+   */
+  deferTrend = false;
   /** One event's effects, emptied before each event (one object per batch, not three per event). */
   private readonly effects: Effects = { changes: new ChangeSet(), added: [], removed: [] };
 
@@ -96,7 +103,7 @@ export class Projector {
       this.begin();
       this.aggregator.settle();
       this.runs.index.flush();
-      this.trendDays.render();
+      while (this.trendDays.render() > 0); // every stale day: a replay or a catch-up deferred them
     }).immediate;
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
@@ -214,7 +221,7 @@ export class Projector {
     this.aggregator.flush();
     this.runs.index.finish();
     // After every row of the batch, engines included: the days it left stale, rendered again.
-    this.trendDays.render();
+    if (!this.deferTrend) this.trendDays.render();
     result.changed = changes.scopes();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
     for (const scope of result.changed) if (changes.shared.has(scope)) this.stmts.bump.run(scope, now);

@@ -460,6 +460,7 @@ class KafkaIngestRunner implements KafkaIngest {
     let lag = 0;
     for (const p of this.partitionStatuses()) if (p.assigned) lag += p.lag ?? 0;
     this.bulk = this.bulk ? lag >= CAUGHT_UP : lag >= CATCHING_UP;
+    this.projector.deferTrend = this.bulk; // a catch-up renders the trend's days when it settles
     return this.bulk;
   }
 
