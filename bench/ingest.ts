@@ -179,7 +179,7 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay, floor: St
     '',
     '| floor | us per run | validate + store, CPU per event -> bound on this host |',
     '|---|---:|---:|',
-    `| a run's row as replay stores it (prompt_runs, its 2 indexes, run_ids) | ${fmt(floor.row, 1)} | ${bound(floor.row)} |`,
+    `| a run's row as replay stores it (runs, its 2 indexes, keys) | ${fmt(floor.row, 1)} | ${bound(floor.row)} |`,
     `| a minimal row keeping the event (integer key, event text, no index) | ${fmt(floor.minimal, 1)} | ${bound(floor.minimal)} |`,
   ].join('\n');
 }

@@ -2,12 +2,12 @@
 import { addDays } from '../src/lib/time';
 import type { Db } from '../src/store';
 
-interface Row { engine_id: string; prompt_id: string; brand_position: number | null; brand_sentiment: number | null; mentions: string; text: string; name: string }
+interface Row { engine_id: string; prompt_id: string; brand_position: number | null; brand_sentiment: number | null; event: string; text: string; name: string }
 
 export function naiveVisibility(db: Db, projectId: string, days: number): Record<string, unknown> {
   const end = db.prepare("SELECT max(day) FROM prompt_runs WHERE project_id = ? AND status = 'succeeded'").pluck().get(projectId) as string | null;
   if (!end) return { project_id: projectId, run_count: 0 };
-  const rows = db.prepare(`SELECT r.engine_id, r.prompt_id, r.brand_position, r.brand_sentiment, r.mentions, p.text, e.name
+  const rows = db.prepare(`SELECT r.engine_id, r.prompt_id, r.brand_position, r.brand_sentiment, r.event, p.text, e.name
     FROM prompt_runs r JOIN prompts p ON p.id = r.prompt_id AND p.deleted = 0 JOIN engines e ON e.id = r.engine_id
     WHERE r.project_id = ? AND r.status = 'succeeded' AND r.day BETWEEN ? AND ?`).all(projectId, addDays(end, -(days - 1)), end) as Row[];
   const sums = (filter: (r: Row) => boolean) => {
@@ -23,7 +23,9 @@ export function naiveVisibility(db: Db, projectId: string, days: number): Record
   const competitors = new Map<string, { name: string; runs: number }>();
   for (const r of rows) {
     const seen = new Set<string>();
-    for (const m of JSON.parse(r.mentions) as Array<{ competitor_id: string | null; name: string }>) {
+    // A run keeps its event as received: its mentions are read from it, as a server with no read model would.
+    const event = JSON.parse(r.event) as { data: { mentions: Array<{ competitor_id?: string | null; name: string }> } };
+    for (const m of event.data.mentions) {
       if (!m.competitor_id || seen.has(m.competitor_id)) continue;
       seen.add(m.competitor_id);
       const c = competitors.get(m.competitor_id) ?? { name: m.name, runs: 0 };

@@ -2,7 +2,8 @@
 // nothing decoded or aggregated while timed. Part of `npm run bench:ingest` (bench/ingest.ts).
 // Each run event is decoded and prepared first (not timed); then, 1,000 runs a transaction, with the
 // settings replay uses (WAL, synchronous = OFF, 16 KiB pages), into a fresh file on disk:
-//   - its row as replay stores it (RunStore.apply: prompt_runs with its two indexes, run_ids);
+//   - its row as replay stores it (RunStore.apply: runs with its two indexes and its keys; run ids
+//     held in memory, as replay holds them until its flush);
 //   - a minimal row keeping the event: (INTEGER PRIMARY KEY, event TEXT), no index.
 // The timed part is the transaction call: BEGIN, the inserts, COMMIT.
 import fs from 'node:fs';

@@ -37,6 +37,15 @@ const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_ren
 /** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/schema-12.sql). */
 const UNDO_013 = fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8');
 
+/** A fresh database of this build holding events(), settled, and its digest. */
+function freshWithEvents(dir: string): { fresh: Db; expected: string } {
+  const fresh = openDb(path.join(dir, 'fresh.db'));
+  const projector = new Projector(fresh);
+  projector.applyBatch(asSource(events()));
+  projector.settle();
+  return { fresh, expected: digest(fresh) };
+}
+
 /** Schema 10 from a database of this build (settled: schema 10 had no waiting roll-ups in memory). */
 const SCHEMA_10_SQL = fs.readFileSync(path.join(__dirname, 'schema-10.sql'), 'utf8');
 function toSchema10(db: Db): void {
@@ -57,11 +66,7 @@ const DROP_ROLLUPS = `DROP TABLE agg_prompt_week; DROP TABLE agg_prompt_month; D
 t.test('an older database is migrated to what this build writes', async (t) => {
   const dir = tmpDir('migrate-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const fresh = openDb(path.join(dir, 'fresh.db'));
-  const projector = new Projector(fresh);
-  projector.applyBatch(asSource(events()));
-  projector.settle();
-  const expected = digest(fresh);
+  const { fresh, expected } = freshWithEvents(dir);
   fresh.close();
 
   // The same data as schema 2 held it: float sums, no title_run and the bucket index (005),
@@ -152,11 +157,7 @@ t.test('006 fills in data-as-of from the stored facts and starts an empty change
 t.test('011 drops the day tables, fills prompt lists and run refs, and a period left pending is counted again', async (t) => {
   const dir = tmpDir('migrate11-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const fresh = openDb(path.join(dir, 'fresh.db'));
-  const p = new Projector(fresh);
-  p.applyBatch(asSource(events()));
-  p.settle();
-  const expected = digest(fresh);
+  const { fresh, expected } = freshWithEvents(dir);
   const refs = fresh.prepare('SELECT * FROM run_refs ORDER BY kind, ref_id, project_id').all();
   const parts = (d: Db): unknown[] => (d.prepare('SELECT id, hits, cited FROM prompt_runs ORDER BY id').all() as Array<{ id: string; hits: string; cited: string }>)
     .map((r) => [r.id, JSON.parse(r.hits), JSON.parse(r.cited)]);
@@ -228,11 +229,7 @@ t.test('012 lists every day of a database of 011 stale; its next writer renders 
 t.test('013 moves runs to lean rows and each period\'s roll-ups to one row: the rows this build writes', async (t) => {
   const dir = tmpDir('migrate13-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const fresh = openDb(path.join(dir, 'fresh.db'));
-  const p = new Projector(fresh);
-  p.applyBatch(asSource(events()));
-  p.settle();
-  const expected = digest(fresh);
+  const { fresh, expected } = freshWithEvents(dir);
   const runs = (d: Db): unknown[] => (d.prepare('SELECT id, status, completed_at, facts FROM runs ORDER BY id').raw().all() as string[][])
     .map(([id, status, at, facts]) => [id, status, at, JSON.parse(facts!)]);
   const rollups = (d: Db): unknown[] => (d.prepare('SELECT * FROM rollups ORDER BY project_id, grain, day').raw().all() as string[][])

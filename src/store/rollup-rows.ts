@@ -63,13 +63,23 @@ export function citedRows(names: RollupNames, json: string): Cited[] {
   }));
 }
 
-/** The stored cited rows per engine, as Cited (engines: that one). */
-export function citedEngineRows(names: RollupNames, json: string): Cited[] {
+/**
+ * The stored cited rows of the engines asked for, as Cited (engines: that one). Rows of other engines
+ * are skipped before anything is made of them: a filter on one engine of five builds a fifth of the
+ * objects (and of the garbage) of the whole list.
+ */
+export function citedEngineRows(names: RollupNames, json: string, engineIds: ReadonlySet<string>): Cited[] {
   const { ids, urls } = names;
-  return (JSON.parse(json) as StoredCitedEngine[]).map(([u, engine, runs, prompts, firstAt, lastAt, title, at, day, prompt, run]) => ({
-    url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set([ids[engine]!]), prompts: new Set(prompts.map((q) => ids[q]!)),
-    firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
-  }));
+  const out: Cited[] = [];
+  for (const [u, engine, runs, prompts, firstAt, lastAt, title, at, day, prompt, run] of JSON.parse(json) as StoredCitedEngine[]) {
+    const engineId = ids[engine]!;
+    if (!engineIds.has(engineId)) continue;
+    out.push({
+      url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set([engineId]), prompts: new Set(prompts.map((q) => ids[q]!)),
+      firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+    });
+  }
+  return out;
 }
 
 /** A period's row as stored: ids, urls, prompts, competitors, cited, cited_engines. */

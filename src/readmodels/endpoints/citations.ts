@@ -50,10 +50,10 @@ function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: Ra
  */
 function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: string, p: Piece, engineIds: string[] | null): void {
   const engines = engineIds === null ? null : new Set(engineIds);
-  const periods = engines === null ? rollupRows(store, projectId, p, 'cited', citedRows) : rollupRows(store, projectId, p, 'cited_engines', citedEngineRows);
+  const periods = engines === null ? rollupRows(store, projectId, p, 'cited', citedRows)
+    : rollupRows(store, projectId, p, 'cited_engines', (names, json) => citedEngineRows(names, json, engines));
   for (const period of periods) {
     for (const c of period.rows) {
-      if (engines !== null && !engines.has([...c.engines][0]!)) continue;
       const u = into.get(c.url);
       if (u) mergeCited(u, c);
       else into.set(c.url, c);
