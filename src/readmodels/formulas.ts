@@ -1,6 +1,6 @@
 import { addDays } from '../lib/time';
 import { addMention, zeroMention } from '../store/contributions';
-import { competitorRows, KEY_OF, parseNames, promptRows, type CompetitorRow, type FactsArray, type PromptRow, type RollupNames } from '../store';
+import { briefFacts, competitorRows, KEY_OF, parseNames, promptRows, type BriefFacts, type CompetitorRow, type PromptRow, type RollupNames } from '../store';
 import {
   addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, wilson, zeroSums, Z95, type Interval, type MentionSums,
 } from '../store/metrics';
@@ -167,11 +167,14 @@ export function counts(c: Counting, engines: ReadonlySet<string> | null, engineI
 }
 
 /** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
-export interface DayRun {
+/** What runsOfDays needs of a run's parsed facts: its engine and prompt, first. */
+type KeyedFacts = { readonly 0: string; readonly 1: string };
+
+export interface DayRun<F extends KeyedFacts = BriefFacts> {
   id: string;
   completed_at: string;
   day: string;
-  facts: FactsArray;
+  facts: F;
 }
 
 /**
@@ -179,15 +182,18 @@ export interface DayRun {
  * succeeded runs of the project completed on the days start..end, through runs_recent (project,
  * completed_at), those that count (and pass the engine filter) kept. The sums are those the writer
  * adds to the roll-ups (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
+ * Each run's facts are parsed without its cited URLs (briefFacts) unless `parse` says otherwise.
  */
 const RUNS_OF_DAYS = `SELECT id, completed_at, facts FROM runs
   WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): DayRun[] {
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): DayRun[];
+export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Array<DayRun<F>>;
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Array<DayRun<KeyedFacts>> {
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const out: DayRun[] = [];
+  const out: Array<DayRun<KeyedFacts>> = [];
   for (const [id, completedAt, json] of store.rows<[string, string, string]>(RUNS_OF_DAYS, s.projectId, p.start, p.end)) {
-    const facts = JSON.parse(json) as FactsArray;
+    const facts = parse(json);
     if (counts(counting, engines, facts[0], facts[1])) out.push({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts });
   }
   return out;

@@ -1,12 +1,12 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type BatchResult } from './projector';
 export { prepareEvent, type AcceptedEvent, type PreparedEvent, type RejectedEvent } from './prepare';
-export type { FactsArray, RunFacts } from './runs';
+export type { BriefFacts, FactsArray, RunFacts } from './runs';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { pendingPeriods } from './rollups';
-export { domainOf } from './runs';
+export { briefFacts, domainOf } from './runs';
 export { KEY_OF } from './keys';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';

@@ -168,6 +168,29 @@ export type FactsArray = [
   citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>, cited: Array<[url: string, title: string | null]>,
 ];
 
+/** A run's facts without its cited URLs: what the brand and competitor sums and a run group's list take. */
+export type BriefFacts = [
+  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
+  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>,
+];
+
+const CLOSE = 93; // ']'
+
+/**
+ * A run's facts without its cited URLs, parsed from the start of the stored text only. The URLs and
+ * titles are most of a run's facts (~70 % of the bench log's), and parsing them made a week of a
+ * busy live stream's runs (tens of thousands) cost the read models more than the writer. The text is
+ * minified (factsJson, migration 013's json_array), and everything before the URLs is uuids, numbers
+ * and null: the first '[' after the outer one opens the hits, which end at their first ']]' (an
+ * empty list: '[]'). That prefix closed with ']' is the brief array (test/runs.test.ts holds it to
+ * JSON.parse of the whole).
+ */
+export function briefFacts(text: string): BriefFacts {
+  const hits = text.indexOf('[', 1);
+  const end = text.charCodeAt(hits + 1) === CLOSE ? hits + 2 : text.indexOf(']]', hits) + 2;
+  return JSON.parse(`${text.slice(0, end)}]`) as BriefFacts;
+}
+
 /**
  * A run's `facts` column: JSON.stringify of its FactsArray, written out (no array per hit and URL
  * made first). Ids are validated uuids and URLs URIs, which JSON never escapes: quoted as they are

@@ -5,7 +5,7 @@ import type { Citations } from '../bodies.gen';
 import { compareStrings, countingOf, rangePieces, requestedWindow, rollupRows, runsOfDays, stalePeriods, type Piece, type RangeArgs } from '../formulas';
 import { citeRun, mergeCited, type Cited, type UrlCitations } from '../../store/contributions';
 import { citedDomain } from '../../store/runs';
-import { citedEngineRows, citedRows } from '../../store';
+import { citedEngineRows, citedRows, type FactsArray } from '../../store';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -33,7 +33,7 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
  */
 function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null): void {
   const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds };
-  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId))) {
+  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId), (json) => JSON.parse(json) as FactsArray)) {
     const f = run.facts;
     citeRun(into, { id: run.id, day: run.day, engine_id: f[0], prompt_id: f[1], completed_at: run.completed_at },
       f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));

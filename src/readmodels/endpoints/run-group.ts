@@ -1,6 +1,6 @@
 import type { RunGroup } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-import type { FactsArray } from '../../store';
+import { briefFacts } from '../../store';
 import { KEY_OF } from '../formulas';
 import { RUN_GROUP, toRunGroup, type RunGroupSummary } from './runs';
 
@@ -26,7 +26,7 @@ export const endpoint: Endpoint = {
     // Unreachable after the scope check, which only admits started groups of visible projects.
     if (!group) throw new Error(`run group ${args.runGroupId} is not visible`);
     const promptRuns = store.rows<[string, 'succeeded' | 'failed', string, string]>(PROMPT_RUNS, args.runGroupId, args.projectId).map(([id, status, completedAt, json]) => {
-      const [engineId, promptId, brandPosition, , mentionCount, citationCount] = JSON.parse(json) as FactsArray;
+      const [engineId, promptId, brandPosition, , mentionCount, citationCount] = briefFacts(json);
       return {
         id, prompt_id: promptId, engine_id: engineId, status, completed_at: completedAt,
         brand_mentioned: brandPosition !== null, brand_position: brandPosition, mention_count: mentionCount, citation_count: citationCount,

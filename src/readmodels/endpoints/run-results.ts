@@ -3,7 +3,7 @@ import type { RunResults } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import type { PromptRunCompleted } from '../../events';
 import { storedCitations, storedMentions } from '../../store/contributions';
-import type { FactsArray } from '../../store';
+import { briefFacts } from '../../store';
 import { GROUP_RUNS } from './run-group';
 
 /**
@@ -28,7 +28,7 @@ export const endpoint: Endpoint = {
     const texts = new Map(store.rows<[string, string | null]>(PROMPT_TEXTS, args.projectId));
     return rows.map(([id, status, completedAt, json, event]) => {
       const run = (JSON.parse(event) as { data: PromptRunCompleted }).data;
-      const [engineId, promptId, brandPosition, brandSentiment] = JSON.parse(json) as FactsArray;
+      const [engineId, promptId, brandPosition, brandSentiment] = briefFacts(json);
       return {
         prompt_run_id: id, prompt_id: promptId, prompt_text: texts.get(promptId) ?? null, engine_id: engineId,
         status, completed_at: completedAt, response_excerpt: run.response_excerpt ?? null,
