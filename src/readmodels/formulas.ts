@@ -203,10 +203,14 @@ export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Count
  * The rows of one list of the roll-ups of a project's weeks or months start..end (a piece: the
  * periods' first days), period by period (migration 013: one row per period, its lists naming ids
  * and URLs by their place in `ids` and `urls`).
+ * The brand and competitor lists name no URL: their periods' URLs are not read (nor parsed: a
+ * period's URLs are most of its row).
  */
-const ROLLUPS = (column: 'prompts' | 'competitors' | 'cited' | 'cited_engines'): string =>
-  `SELECT day, ids, urls, ${column} FROM rollups WHERE project_id = ? AND grain = ? AND day BETWEEN ? AND ? ORDER BY day`;
-const ROLLUP_SQL = { prompts: ROLLUPS('prompts'), competitors: ROLLUPS('competitors'), cited: ROLLUPS('cited'), cited_engines: ROLLUPS('cited_engines') };
+const ROLLUPS = (column: 'prompts' | 'competitors' | 'cited' | 'cited_engines', urls: 'urls' | "'[]'"): string =>
+  `SELECT day, ids, ${urls}, ${column} FROM rollups WHERE project_id = ? AND grain = ? AND day BETWEEN ? AND ? ORDER BY day`;
+const ROLLUP_SQL = {
+  prompts: ROLLUPS('prompts', "'[]'"), competitors: ROLLUPS('competitors', "'[]'"), cited: ROLLUPS('cited', 'urls'), cited_engines: ROLLUPS('cited_engines', 'urls'),
+};
 
 export function rollupRows<R>(store: ReadStore, projectId: string, p: Piece, kind: keyof typeof ROLLUP_SQL,
   decode: (names: RollupNames, json: string) => R[]): Array<{ day: string; rows: R[] }> {
