@@ -38,11 +38,17 @@ const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_ren
 const UNDO_013 = fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8');
 
 /** A fresh database of this build holding events(), settled, and its digest. */
-function freshWithEvents(dir: string): { fresh: Db; expected: string } {
-  const fresh = openDb(path.join(dir, 'fresh.db'));
-  const projector = new Projector(fresh);
+/** A new database at `file` with the test events applied and settled, by this build. */
+function withEvents(file: string): Db {
+  const db = openDb(file);
+  const projector = new Projector(db);
   projector.applyBatch(asSource(events()));
   projector.settle();
+  return db;
+}
+
+function freshWithEvents(dir: string): { fresh: Db; expected: string } {
+  const fresh = withEvents(path.join(dir, 'fresh.db'));
   return { fresh, expected: digest(fresh) };
 }
 
@@ -72,10 +78,7 @@ t.test('an older database is migrated to what this build writes', async (t) => {
   // The same data as schema 2 held it: float sums, no title_run and the bucket index (005),
   // no title_at (004), run group counts per group (003).
   const oldFile = path.join(dir, 'old.db');
-  const old = openDb(oldFile);
-  const oldProjector = new Projector(old);
-  oldProjector.applyBatch(asSource(events()));
-  oldProjector.settle();
+  const old = withEvents(oldFile);
   toSchema10(old);
   const mentionColumns = 'runs INTEGER NOT NULL, position_sum INTEGER NOT NULL, rr_sum REAL NOT NULL, sentiment_sum REAL NOT NULL, sentiment_n INTEGER NOT NULL';
   const floats = (scaled: string): string => scaled.replace('rr_fixed, sentiment_fixed', 'rr_fixed / 232792560.0, sentiment_fixed / 1000000.0');
@@ -168,10 +171,7 @@ t.test('011 drops the day tables, fills prompt lists and run refs, and a period 
   fresh.close();
 
   const file = path.join(dir, 'old.db');
-  const old = openDb(file);
-  const q = new Projector(old);
-  q.applyBatch(asSource(events()));
-  q.settle();
+  const old = withEvents(file);
   toSchema10(old);
   // A replay killed mid-week: the week pending, its roll-up rows missing what came after the mark.
   old.exec(`DELETE FROM agg_prompt_week WHERE project_id = '${W.project}'; DELETE FROM agg_cited_week WHERE project_id = '${W.project}';
@@ -200,10 +200,7 @@ t.test('012 lists every day of a database of 011 stale; its next writer renders 
   const dir = tmpDir('migrate12-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'old.db');
-  const old = openDb(file);
-  const p = new Projector(old);
-  p.applyBatch(asSource(events()));
-  p.settle();
+  const old = withEvents(file);
   old.exec(`${UNDO_013} ${UNDO_012} PRAGMA user_version = 11;`);
   old.close();
 
@@ -240,10 +237,7 @@ t.test('013 moves runs to lean rows and each period\'s roll-ups to one row: the 
   fresh.close();
 
   const file = path.join(dir, 'old.db');
-  const old = openDb(file);
-  const q = new Projector(old);
-  q.applyBatch(asSource(events()));
-  q.settle();
+  const old = withEvents(file);
   old.exec(UNDO_013);
   t.equal(old.prepare("SELECT type FROM sqlite_master WHERE name = 'agg_cited_week'").pluck().get(), 'table', 'schema 12: the roll-ups are tables');
   const retried = old.prepare('SELECT id FROM prompt_runs ORDER BY id LIMIT 1').pluck().get() as string;
