@@ -322,7 +322,13 @@ t.test('demo events through Kafka', async (t) => {
   });
 
   await t.test('the offsets that count are in SQLite, not in the consumer group', async (t) => {
+    // Idle for a while: a fetch is waiting at the broker for records that do not come. A stop waits
+    // for it, so it must not wait long (SIGTERM: an orchestrator kills after ~10 s).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stopping = performance.now();
     await first.ingest.stop();
+    const stopMs = performance.now() - stopping;
+    t.ok(stopMs < 2500, `an idle consumer stopped in ${stopMs.toFixed(0)} ms (under 2.5 s)`);
     const groupId = `g-${topic}`;
     await withAdmin((a) => a.setOffsets({ groupId, topic, partitions: ends.map((_, partition) => ({ partition, offset: '0' })) }));
     const again = await consume(t, topic, first.file);

@@ -300,6 +300,9 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId:
     allowAutoTopicCreation: true,
     // Up to ~2,800 events of ~1.5 KB a partition per fetch (kafkajs: 1 MB): a catch-up fetches less often.
     maxBytesPerPartition: 4 * 1024 * 1024,
+    // How long an idle fetch waits at the broker (kafkajs: 5 s). A stop waits for the fetch in flight,
+    // so an idle consumer took up to 5 s to stop on SIGTERM; records still arrive as soon as produced.
+    maxWaitTimeInMs: 1000,
     // Retriable failures (an outage) end in a crash that kafkajs restarts from; see consumer.ts. Not
     // after stop(): kafkajs can crash while disconnecting and would otherwise start consuming again.
     retry: { initialRetryTime: 300, maxRetryTime: 5000, retries: 8, restartOnFailure: async () => !stopping },
