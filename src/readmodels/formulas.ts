@@ -166,10 +166,10 @@ export function counts(c: Counting, engines: ReadonlySet<string> | null, engineI
   return c.engines.has(engineId) && c.prompts.has(promptId) && (engines === null || engines.has(engineId));
 }
 
-/** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
 /** What runsOfDays needs of a run's parsed facts: its engine and prompt, first. */
 type KeyedFacts = { readonly 0: string; readonly 1: string };
 
+/** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
 export interface DayRun<F extends KeyedFacts = BriefFacts> {
   id: string;
   completed_at: string;
