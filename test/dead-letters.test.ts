@@ -7,7 +7,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { fileSource, replayFiles } from '../src/ingest';
 import { digest, type Db } from '../src/store';
-import { asSource, ev, freshDb, id, tmpDir, W, world } from './helpers';
+import { asSource, ev, freshDb, id, run, tmpDir, W, world } from './helpers';
 
 type Row = Record<string, unknown>;
 
@@ -209,6 +209,31 @@ t.test('projection_failed: a handler that throws dead-letters its event alone, t
   tt.equal(letters[1]!.reason, 'unparseable', 'other dead letters of the batch are kept too');
   tt.strictSame(all(db, 'SELECT source, position FROM source_positions'), [{ source: 'kafka:events:3', position: 104 }]);
   tt.strictSame(all(db, 'SELECT scope, version FROM data_versions'), [{ scope: `project:${W.project}`, version: 1 }], 'one bump, not two');
+  tt.end();
+});
+
+t.test('projection_failed of a run: what its savepoint took back is not reused for other runs', (tt) => {
+  // A refused run had numbered its project and run group (keys) and taken a row before SQLite refused
+  // it; the savepoint takes them back and SQLite gives the same numbers and row to the next new ones.
+  // The writer must not keep the refused run's: its project and run would then read as another's.
+  const { db, projector } = freshDb(tt);
+  projector.applyBatch(asSource(world()));
+  db.exec(`CREATE TRIGGER refuse_run BEFORE INSERT ON runs WHEN NEW.id = '${id(1, '55555555')}'
+    BEGIN SELECT RAISE(ABORT, 'runs refuses run 1'); END`);
+  const refused = run({ n: 1 });
+  const other = run({ n: 2 });
+  const otherGroup = id(2, '77777777');
+  Object.assign(other.data, { project_id: W.otherProject, run_group_id: otherGroup });
+  const r = projector.applyBatch(asSource([refused, other]));
+  tt.strictSame([r.applied, r.deadLettered], [1, 1], 'the refused run dead-lettered, the other applied');
+  db.exec('DROP TRIGGER refuse_run');
+  // The same run again (its retry, now accepted), and a later run of its project.
+  tt.equal(projector.applyBatch(asSource([refused, run({ n: 3 })])).applied, 2);
+  tt.strictSame(all(db, 'SELECT id, project_id, run_group_id FROM prompt_runs ORDER BY id'), [
+    { id: id(1, '55555555'), project_id: W.project, run_group_id: W.group },
+    { id: id(2, '55555555'), project_id: W.otherProject, run_group_id: otherGroup },
+    { id: id(3, '55555555'), project_id: W.project, run_group_id: W.group },
+  ], 'every run under its own project and run group');
   tt.end();
 });
 

@@ -208,6 +208,7 @@ export class Projector {
         // After SQLITE_FULL/IOERR SQLite may have rolled the whole transaction back: what ran next
         // would commit piecemeal. A storage failure fails the batch; only an event's own error is isolated.
         if (!isolate || isStorageError(err) || !this.db.inTransaction) throw err;
+        this.runs.rolledBack();
         this.deadLetter(e, 'projection_failed', (err as Error).message, e.version.id, e.type, now);
         result.deadLettered += 1;
         continue;

@@ -182,7 +182,7 @@ const CLOSE = 93; // ']'
  * busy live stream's runs (tens of thousands) cost the read models more than the writer. The text is
  * minified (factsJson, migration 013's json_array), and everything before the URLs is uuids, numbers
  * and null: the first '[' after the outer one opens the hits, which end at their first ']]' (an
- * empty list: '[]'). That prefix closed with ']' is the brief array (test/runs.test.ts holds it to
+ * empty list: '[]'). That prefix closed with ']' is the brief array (test/facts.test.ts holds it to
  * JSON.parse of the whole).
  */
 export function briefFacts(text: string): BriefFacts {
@@ -343,6 +343,15 @@ export class RunStore {
   /** The transaction failed: what memory learned from it is forgotten. */
   fail(): void {
     this.index.fail();
+    this.keys.fail();
+  }
+
+  /**
+   * One event's savepoint was rolled back (the batch goes on): the numbers it gave ids are gone, and
+   * SQLite gives them to the next new ids, so memory must not keep them. (The run index needs
+   * nothing: a run's insert is its savepoint's last statement, so a refused run was never added.)
+   */
+  rolledBack(): void {
     this.keys.fail();
   }
 

@@ -108,8 +108,8 @@ CREATE TEMP TABLE rollup_periods AS
 
 INSERT INTO rollups (project_id, grain, day, ids, urls, prompts, competitors, cited, cited_engines)
   SELECT k.project_id, k.grain, k.day,
-    (SELECT json_group_array(i.id) FROM (SELECT id FROM rollup_ids i WHERE i.project_id = k.project_id AND i.grain = k.grain AND i.day = k.day ORDER BY n) i),
-    (SELECT json_group_array(json_array(u.url, u.domain)) FROM (SELECT url, domain FROM rollup_urls u WHERE u.project_id = k.project_id AND u.grain = k.grain AND u.day = k.day ORDER BY n) u),
+    (SELECT json_group_array(i.id ORDER BY i.n) FROM rollup_ids i WHERE i.project_id = k.project_id AND i.grain = k.grain AND i.day = k.day),
+    (SELECT json_group_array(json_array(u.url, u.domain) ORDER BY u.n) FROM rollup_urls u WHERE u.project_id = k.project_id AND u.grain = k.grain AND u.day = k.day),
     '[]', '[]', '[]', '[]'
   FROM rollup_periods k ORDER BY k.project_id, k.grain, k.day;
 
@@ -118,40 +118,46 @@ CREATE TEMP TABLE agg_prompt AS SELECT 'week' AS grain, * FROM agg_prompt_week U
 CREATE TEMP TABLE agg_competitor AS SELECT 'week' AS grain, * FROM agg_competitor_week UNION ALL SELECT 'month', * FROM agg_competitor_month;
 CREATE TEMP TABLE agg_cited AS SELECT 'week' AS grain, * FROM agg_cited_week UNION ALL SELECT 'month', * FROM agg_cited_month;
 CREATE TEMP TABLE agg_cited_engine AS SELECT 'week' AS grain, * FROM agg_cited_engine_week UNION ALL SELECT 'month', * FROM agg_cited_engine_month;
+-- Each period's rows found by its key, in the order of its list (without these, every period scanned
+-- the whole table: a migration's time grew with the square of the history).
+CREATE INDEX temp.agg_prompt_in_period ON agg_prompt (project_id, grain, day, engine_id, prompt_id);
+CREATE INDEX temp.agg_competitor_in_period ON agg_competitor (project_id, grain, day, engine_id, prompt_id, competitor_id);
+CREATE INDEX temp.agg_cited_in_period ON agg_cited (project_id, grain, day, url);
+CREATE INDEX temp.agg_cited_engine_in_period ON agg_cited_engine (project_id, grain, day, url, engine_id);
 
 UPDATE rollups SET prompts = coalesce((
-  SELECT json_group_array(json_array(e.n, q.n, a.runs, a.brand_runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n))
-  FROM (SELECT * FROM agg_prompt a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.engine_id, a.prompt_id) a
+  SELECT json_group_array(json_array(e.n, q.n, a.runs, a.brand_runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n) ORDER BY a.engine_id, a.prompt_id)
+  FROM (SELECT * FROM agg_prompt a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day) a
     JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id
     JOIN id_n q ON q.project_id = a.project_id AND q.grain = a.grain AND q.day = a.day AND q.id = a.prompt_id), '[]');
 UPDATE rollups SET competitors = coalesce((
-  SELECT json_group_array(json_array(e.n, q.n, c.n, a.runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n))
-  FROM (SELECT * FROM agg_competitor a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.engine_id, a.prompt_id, a.competitor_id) a
+  SELECT json_group_array(json_array(e.n, q.n, c.n, a.runs, a.position_sum, a.rr_fixed, a.sentiment_fixed, a.sentiment_n) ORDER BY a.engine_id, a.prompt_id, a.competitor_id)
+  FROM (SELECT * FROM agg_competitor a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day) a
     JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id
     JOIN id_n q ON q.project_id = a.project_id AND q.grain = a.grain AND q.day = a.day AND q.id = a.prompt_id
     JOIN id_n c ON c.project_id = a.project_id AND c.grain = a.grain AND c.day = a.day AND c.id = a.competitor_id), '[]');
 UPDATE rollups SET cited = coalesce((
   SELECT json_group_array(json_array(u.n, a.runs,
-      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.engine_ids, ',', '","') || '"]') v
-        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
-      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
-        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
+      (SELECT json_group_array(i.n ORDER BY i.n) FROM json_each('["' || replace(a.engine_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value),
+      (SELECT json_group_array(i.n ORDER BY i.n) FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value),
       a.first_at, a.last_at, a.title, a.title_at,
       CASE WHEN a.title IS NULL THEN NULL ELSE substr(a.title_bucket, 1, 10) END,
       (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 12, 36)),
       (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 49)),
-      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END))
-  FROM (SELECT * FROM agg_cited a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.url) a
+      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END) ORDER BY a.url)
+  FROM (SELECT * FROM agg_cited a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day) a
     JOIN url_n u ON u.project_id = a.project_id AND u.grain = a.grain AND u.day = a.day AND u.url = a.url), '[]');
 UPDATE rollups SET cited_engines = coalesce((
   SELECT json_group_array(json_array(u.n, e.n, a.runs,
-      (SELECT json_group_array(x.n) FROM (SELECT i.n FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
-        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value ORDER BY i.n) x),
+      (SELECT json_group_array(i.n ORDER BY i.n) FROM json_each('["' || replace(a.prompt_ids, ',', '","') || '"]') v
+        JOIN id_n i ON i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = v.value),
       a.first_at, a.last_at, a.title, a.title_at,
       CASE WHEN a.title IS NULL THEN NULL ELSE substr(a.title_bucket, 1, 10) END,
       (SELECT i.n FROM id_n i WHERE i.project_id = a.project_id AND i.grain = a.grain AND i.day = a.day AND i.id = substr(a.title_bucket, 49)),
-      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END))
-  FROM (SELECT * FROM agg_cited_engine a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day ORDER BY a.url, a.engine_id) a
+      CASE WHEN a.title IS NULL THEN NULL ELSE a.title_run END) ORDER BY a.url, a.engine_id)
+  FROM (SELECT * FROM agg_cited_engine a WHERE a.project_id = rollups.project_id AND a.grain = rollups.grain AND a.day = rollups.day) a
     JOIN url_n u ON u.project_id = a.project_id AND u.grain = a.grain AND u.day = a.day AND u.url = a.url
     JOIN id_n e ON e.project_id = a.project_id AND e.grain = a.grain AND e.day = a.day AND e.id = a.engine_id), '[]');
 
