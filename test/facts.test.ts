@@ -1,10 +1,10 @@
 // A run's facts (src/store/runs.ts): the text the writer stores (factsJson, or migration 013's
-// json_array for a migrated row) and the brief parse the read models use for sums (briefFacts),
-// which reads the text only up to the cited URLs. It must give what parsing the whole text gives,
-// whatever the URLs and titles hold.
+// json_array for a migrated row) and the brief parses the read models use: for sums (briefFacts),
+// which reads the text only up to the cited URLs, and for whether a run counts (factsKey). They must
+// give what parsing the whole text gives, whatever the URLs and titles hold.
 import t from 'tap';
 import Database from 'better-sqlite3';
-import { briefFacts, factsJson, type FactsArray, type RunFacts } from '../src/store/runs';
+import { briefFacts, factsJson, factsKey, type FactsArray, type RunFacts } from '../src/store/runs';
 import { id } from './helpers';
 
 const TITLES = [null, '', 'Plain title', 'Brackets ]] and [[ and ],[', 'Quotes " and \\ backslash', 'Line\nbreak \u0001 control', 'Emoji 🦊 and ü',
@@ -22,7 +22,7 @@ function runOf(seed: number, hits: number, urls: number): RunFacts {
   };
 }
 
-t.test('briefFacts gives the first seven facts of the whole text, whatever the URLs and titles hold', async (t) => {
+t.test('briefFacts gives the first seven facts of the whole text (factsKey the first two), whatever the URLs and titles hold', async (t) => {
   let n = 0;
   for (let seed = 1; seed <= 40; seed++) {
     for (const hits of [0, 1, 3]) {
@@ -30,6 +30,7 @@ t.test('briefFacts gives the first seven facts of the whole text, whatever the U
         const text = factsJson(runOf(seed, hits, urls), hits + 1, urls);
         const whole = JSON.parse(text) as FactsArray;
         t.same(briefFacts(text), whole.slice(0, 7), `seed ${seed}, ${hits} hits, ${urls} URLs`);
+        t.same(factsKey(text), whole.slice(0, 2), 'and factsKey its engine and prompt');
         t.equal(whole.length, 8);
         n += 1;
       }
@@ -48,5 +49,6 @@ t.test('and of a migrated row (SQLite json_array, as migration 013 writes facts)
     const text = migrated.get(whole[0], whole[1], whole[2], whole[3], whole[4], whole[5], JSON.stringify(whole[6]), JSON.stringify(whole[7])) as string;
     t.same(JSON.parse(text), whole, `seed ${seed}: the same facts`);
     t.same(briefFacts(text), whole.slice(0, 7), `seed ${seed}: the brief parse of SQLite's text`);
+    t.same(factsKey(text), whole.slice(0, 2), `seed ${seed}: factsKey of SQLite's text`);
   }
 });

@@ -6,7 +6,7 @@ export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, typ
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { pendingPeriods } from './rollups';
-export { briefFacts, domainOf } from './runs';
+export { briefFacts, domainOf, factsKey } from './runs';
 export { KEY_OF } from './keys';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';

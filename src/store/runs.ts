@@ -191,6 +191,11 @@ export function briefFacts(text: string): BriefFacts {
   return JSON.parse(`${text.slice(0, end)}]`) as BriefFacts;
 }
 
+/** A run's engine and prompt ids, the first two of its facts (uuids: no comma inside), parsed alone. */
+export function factsKey(text: string): [engineId: string, promptId: string] {
+  return JSON.parse(`${text.slice(0, text.indexOf(',', text.indexOf(',') + 1))}]`) as [string, string];
+}
+
 /**
  * A run's `facts` column: JSON.stringify of its FactsArray, written out (no array per hit and URL
  * made first). Ids are validated uuids and URLs URIs, which JSON never escapes: quoted as they are

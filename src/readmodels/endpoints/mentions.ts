@@ -9,6 +9,7 @@ import { addDays } from '../../lib/time';
 import { countingOf, counts, KEY_OF, requestedWindow } from '../formulas';
 import type { PromptRunCompleted } from '../../events';
 import { storedMentions } from '../../store/contributions';
+import { factsKey } from '../../store';
 
 /**
  * Succeeded runs, newest first, walking the runs_recent index (project, completed_at; the run id
@@ -16,7 +17,7 @@ import { storedMentions } from '../../store/contributions';
  * those that do not count (formulas.ts counts) are passed over, and the walk stops as soon as
  * `limit` mentions are collected.
  */
-const RECENT_RUNS = `SELECT a.id, a.completed_at, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
+const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 
 /** With start_date / end_date: runs completed on those days (UTC). Binds the first instant and the one after the last day. */
@@ -32,7 +33,7 @@ function rangeParams(store: ReadStore, args: ReadArgs): string[] | null {
 /** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
 const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
 
-interface RunRow { id: string; completed_at: string; event: string }
+interface RunRow { id: string; completed_at: string; facts: string; event: string }
 type Mention = Mentions[number];
 
 /**
@@ -58,8 +59,9 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const out: Mention[] = [];
   const keys = new Map<Mention, MentionKey>();
   for (const r of store.iterate<RunRow>(sql, ...params)) {
+    const [engineId, promptId] = factsKey(r.facts); // whether it counts, before its event is parsed
+    if (!counts(counting, engines, engineId, promptId)) continue;
     const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;
-    if (!counts(counting, engines, run.engine_id, run.prompt_id)) continue;
     storedMentions(run.mentions).forEach((m, idx) => {
       if (out.length === want || (args.entityType && m.entity_type !== args.entityType) || !isAfter(r, idx, after)) return;
       const mention: Mention = {
