@@ -37,7 +37,6 @@ const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_ren
 /** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/schema-12.sql). */
 const UNDO_013 = fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8');
 
-/** A fresh database of this build holding events(), settled, and its digest. */
 /** A new database at `file` with the test events applied and settled, by this build. */
 function withEvents(file: string): Db {
   const db = openDb(file);
@@ -47,6 +46,7 @@ function withEvents(file: string): Db {
   return db;
 }
 
+/** A fresh database of this build holding events(), settled, and its digest. */
 function freshWithEvents(dir: string): { fresh: Db; expected: string } {
   const fresh = withEvents(path.join(dir, 'fresh.db'));
   return { fresh, expected: digest(fresh) };

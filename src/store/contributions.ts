@@ -60,18 +60,6 @@ export interface Titled {
   run: string | null;
 }
 
-/**
- * A title's bucket as the rows keep it (title_bucket): day, engine and prompt as one text whose
- * order is the key's (a space sorts before every id character), so comparing texts compares the three in turn.
- */
-export const bucketOf = (t: Titled): string => `${t.day} ${t.engineId} ${t.promptId}`;
-
-/** A title_bucket text back in its parts. */
-export function titledFrom(title: string, at: string, bucket: string, run: string | null): Titled {
-  const [day = '', engineId = '', promptId = ''] = bucket.split(' ');
-  return { title, at, day, engineId, promptId, run };
-}
-
 /** Whether a title at (at, day, engine, prompt, run) wins over `over`: the latest, then the first bucket, then the greater run. */
 function winsOver(at: string, day: string, engineId: string, promptId: string, run: string | null, over: Titled): boolean {
   if (at !== over.at) return at > over.at;
@@ -237,8 +225,3 @@ export function citeUrl(urls: Map<string, UrlCitations>, url: string, domain: st
   u.cite(engineId, title, at, day, promptId, runId);
 }
 
-/** A comma-separated sorted list, as the rows keep their ids (a set of one, as most engine rows' are, without the sort). */
-export function listOf(ids: ReadonlySet<string>): string {
-  if (ids.size === 1) for (const id of ids) return id;
-  return [...ids].sort().join(',');
-}

@@ -21,7 +21,7 @@ interface EngineDay {
   prompts: Set<string>;
 }
 
-/** What counts, asked of the entity tables (memoised per batch by the caller). */
+/** What counts, asked of the entity tables (the caller keeps the answers across batches: aggregates.ts KnownCounting). */
 export interface Counting {
   run(projectId: string, engineId: string, promptId: string): boolean;
   competitor(projectId: string, competitorId: string): boolean;

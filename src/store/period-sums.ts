@@ -167,8 +167,8 @@ function titleBeats(a: EngineCitations, b: EngineCitations): boolean {
 }
 
 type StoredSums = number[];
-/** [url, engine, runs, prompts, first_at, last_at, title, title_at, title_day, title_prompt, title_run] */
-type StoredCitedEngine = [url: number, engine: number, runs: number, prompts: number[], first_at: string, last_at: string, title: string | null,
+/** A stored row of a period's cited URLs per engine: [url, engine, runs, prompts, first_at, last_at, title, title_at, title_day, title_prompt, title_run] */
+export type StoredCitedEngine = [url: number, engine: number, runs: number, prompts: number[], first_at: string, last_at: string, title: string | null,
   title_at: string | null, title_day: string | null, title_prompt: number | null, title_run: string | null];
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import type { Cited, Titled } from './contributions';
-import { encodeSums, PeriodSums, sumsOfRow, type RollupColumns } from './period-sums';
+import { encodeSums, PeriodSums, sumsOfRow, type RollupColumns, type StoredCitedEngine } from './period-sums';
 import type { RolledGrain } from './periods';
 
 /**
@@ -24,9 +24,6 @@ export type CompetitorRow = [engine_id: string, prompt_id: string, competitor_id
 /** [url, runs, engines, prompts, first_at, last_at, title, title_at, title_day, title_engine, title_prompt, title_run] */
 type StoredCited = [url: number, runs: number, engines: number[], prompts: number[], first_at: string, last_at: string, title: string | null,
   title_at: string | null, title_day: string | null, title_engine: number | null, title_prompt: number | null, title_run: string | null];
-/** [url, engine, runs, prompts, first_at, last_at, title, title_at, title_day, title_prompt, title_run] */
-type StoredCitedEngine = [url: number, engine: number, runs: number, prompts: number[], first_at: string, last_at: string, title: string | null,
-  title_at: string | null, title_day: string | null, title_prompt: number | null, title_run: string | null];
 type StoredSums = [number, number, ...number[]];
 
 /** The ids a row's lists name, and its URLs with their domains. */
