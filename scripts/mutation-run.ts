@@ -53,12 +53,12 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'mentions: failed runs in the feed', kind: 'scoping', file: 'src/readmodels/endpoints/mentions.ts',
-    original: "WHERE a.project_id = ? AND a.status = 'succeeded'`;", replacement: 'WHERE a.project_id = ?`;',
+    original: "WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;", replacement: 'WHERE a.project = ${KEY_OF}`;',
     catchers: [EVIDENCE],
   },
   {
     name: 'runs of a deleted prompt still count', kind: 'scoping', file: 'src/readmodels/formulas.ts',
-    original: 'AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ? AND deleted = 0)', replacement: 'AND a.prompt_id IN (SELECT id FROM prompts WHERE project_id = ?)',
+    original: "const COUNTED_PROMPTS = 'SELECT id FROM prompts WHERE project_id = ? AND deleted = 0';", replacement: "const COUNTED_PROMPTS = 'SELECT id FROM prompts WHERE project_id = ?';",
     catchers: [EVIDENCE, CATALOG],
   },
   // ---- Windows
