@@ -74,7 +74,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'cited URLs: the window\'s last day left out', kind: 'window', file: 'src/readmodels/endpoints/citations.ts',
-    original: 'WHERE a.project_id = ? AND a.day BETWEEN ? AND ?${COUNTED_RUNS}`;', replacement: 'WHERE a.project_id = ? AND a.day >= ? AND a.day < ?${COUNTED_RUNS}`;',
+    original: "const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));",
+    replacement: "const pieces = rangePieces(window.start, new Date(Date.parse(window.end) - 86_400_000).toISOString().slice(0, 10), 'total', stalePeriods(store, args.projectId));",
     catchers: [EVIDENCE, CATALOG],
   },
   // ---- Thresholds (the edge of a definition, like a window's edge)
@@ -91,14 +92,14 @@ export const MUTATIONS: Mutation[] = [
   // ---- Orderings
   {
     name: 'forum leads: final tie-break (id) reversed', kind: 'ordering', file: 'src/readmodels/endpoints/forum-leads.ts',
-    original: 'compareStrings(b.discovered_at, a.discovered_at) || compareStrings(a.id, b.id);',
-    replacement: 'compareStrings(b.discovered_at, a.discovered_at) || compareStrings(b.id, a.id);',
+    original: 'compareStrings(String(b[1]), String(a[1])) || compareStrings(String(a[2]), String(b[2]));',
+    replacement: 'compareStrings(String(b[1]), String(a[1])) || compareStrings(String(b[2]), String(a[2]));',
     catchers: [EVIDENCE],
   },
   {
     name: 'mentions: answer order reversed within a run', kind: 'ordering', file: 'src/readmodels/endpoints/mentions.ts',
-    original: '(JSON.parse(r.mentions) as StoredMention[]).forEach((m, idx) => {',
-    replacement: '(JSON.parse(r.mentions) as StoredMention[]).reverse().forEach((m, idx) => {',
+    original: 'storedMentions(run.mentions).forEach((m, idx) => {',
+    replacement: 'storedMentions(run.mentions).reverse().forEach((m, idx) => {',
     catchers: [EVIDENCE],
   },
   {
@@ -114,7 +115,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'run groups: equal start times by id descending', kind: 'ordering', file: 'src/readmodels/endpoints/runs.ts',
-    original: 'ORDER BY g.started_at DESC, g.id`;', replacement: 'ORDER BY g.started_at DESC, g.id DESC`;',
+    original: "const NEWEST_FIRST = ' ORDER BY g.started_at DESC, g.id LIMIT ?';", replacement: "const NEWEST_FIRST = ' ORDER BY g.started_at DESC, g.id DESC LIMIT ?';",
     catchers: [EVIDENCE],
   },
   {
@@ -136,13 +137,13 @@ export const MUTATIONS: Mutation[] = [
   },
   // ---- De-duplication
   {
-    name: 'a URL cited twice in one answer counts twice', kind: 'de-duplication', file: 'src/store/aggregates.ts',
-    original: 'for (const c of urlsOf(run.citations)) {', replacement: 'for (const c of run.citations) {',
+    name: 'a URL cited twice in one answer counts twice', kind: 'de-duplication', file: 'src/store/runs.ts',
+    original: 'urls: urlsOf(run.citations),', replacement: 'urls: run.citations.map((c) => ({ url: c.url, domain: citedDomain(c.url), title: c.title || null })),',
     catchers: [EVIDENCE, CATALOG],
   },
   {
     name: 'an older version of a run replaces the newer one', kind: 'de-duplication', file: 'src/store/runs.ts',
-    original: 'if (cur && !isNewer(v, cur.v_at, cur.v_id)) {', replacement: 'if (cur && isSame(v, cur.v_at, cur.v_id)) {',
+    original: 'if (!isNewer(v, cur.version.at, cur.version.id)) {', replacement: 'if (isSame(v, cur.version.at, cur.version.id)) {',
     catchers: [EVIDENCE, CATALOG],
   },
   {
@@ -152,7 +153,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'the brand counts at its worst position in a run, not its best', kind: 'de-duplication', file: 'src/store/runs.ts',
-    original: 'if (match(m) && (!best || m.position < best.position)) best = m;', replacement: 'if (match(m) && (!best || m.position > best.position)) best = m;',
+    original: "for (const m of mentions) if (m.entity_type === 'brand' && (!best || m.position < best.position)) best = m;",
+    replacement: "for (const m of mentions) if (m.entity_type === 'brand' && (!best || m.position > best.position)) best = m;",
     catchers: [EVIDENCE, CATALOG],
   },
 ];
