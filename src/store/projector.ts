@@ -55,6 +55,7 @@ export class Projector {
   private readonly stmts;
   private readonly applyInTx;
   private readonly settleInTx;
+  private readonly renderInTx;
   private readonly eventInSavepoint;
   private dataVersion: unknown = null;
   /**
@@ -103,8 +104,9 @@ export class Projector {
       this.begin();
       this.aggregator.settle();
       this.runs.index.flush();
-      while (this.trendDays.render() > 0); // every stale day: a replay or a catch-up deferred them
+      return this.trendDays.render();
     }).immediate;
+    this.renderInTx = db.transaction(() => this.trendDays.render()).immediate;
     // A nested better-sqlite3 transaction is a SAVEPOINT: a handler that throws undoes only its own event.
     this.eventInSavepoint = db.transaction((e: AcceptedEvent, fx: Effects) => this.dispatch(e, fx));
   }
@@ -141,10 +143,15 @@ export class Projector {
     }
   }
 
-  /** The roll-ups waiting in memory or marked pending written, in one transaction (nothing pending: nothing written). */
+  /**
+   * The roll-ups waiting in memory or marked pending written, in one transaction (nothing pending:
+   * nothing written); then every stale day of the trend rendered (a replay or a catch-up deferred
+   * them), RENDER_LIMIT a transaction: a stop that ends this meanwhile leaves the rest stale, read as
+   * computed until a writer renders them.
+   */
   settle(): void {
     try {
-      this.settleInTx();
+      if (this.settleInTx() > 0) while (this.renderInTx() > 0);
     } catch (err) {
       this.fail();
       throw err;
