@@ -288,7 +288,7 @@ class StoredFacts implements RunFacts {
 export class RunStore {
   /** Where each run id's row is (run-index.ts). */
   readonly index: RunIndex;
-  readonly keys: Keys;
+  private readonly keys: Keys;
   private readonly insert;
   private readonly stored;
   private readonly replace;

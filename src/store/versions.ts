@@ -50,14 +50,7 @@ export class ChangeSet {
   /** Adds one applied event's changes: its scopes, and for each project it changed, its kind and time. */
   absorb(event: ChangeSet, kind: ChangeKind, at: string): void {
     for (const s of event.shared) this.shared.add(s);
-    for (const id of event.projectIds) {
-      const p = this.projects.get(id);
-      if (!p) this.projects.set(id, { kinds: new Set([kind]), newest: at });
-      else {
-        p.kinds.add(kind);
-        if (at > p.newest) p.newest = at;
-      }
-    }
+    for (const id of event.projectIds) this.note(id, kind, at);
   }
 
   /** One applied event's change of one project (absorb's work for an event that changed only that project). */
