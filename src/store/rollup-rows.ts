@@ -79,9 +79,6 @@ export function citedEngineRows(names: RollupNames, json: string, engineIds: Rea
   return out;
 }
 
-/** A period's row as stored: ids, urls, prompts, competitors, cited, cited_engines. */
-export type StoredRollup = RollupColumns;
-
 export class RollupRows {
   private readonly stmts;
 
@@ -96,21 +93,18 @@ export class RollupRows {
     };
   }
 
-  /** A period's row as stored, or undefined when it has none. */
-  get(projectId: string, grain: RolledGrain, day: string): StoredRollup | undefined {
-    return this.stmts.get.get(projectId, grain, day) as StoredRollup | undefined;
-  }
-
   /** A period's sums written as its row (replacing it); a period with none has no row. */
   put(s: PeriodSums): void {
     if (s.empty) this.stmts.drop.run(s.projectId, s.grain, s.period);
     else this.stmts.put.run(s.projectId, s.grain, s.period, ...encodeSums(s));
   }
 
-  /** A period's stored row read back into `into` (sums added to it are then written with it). */
-  addStored(into: PeriodSums, withCited = true): void {
-    const r = this.get(into.projectId, into.grain, into.period);
-    if (r !== undefined) sumsOfRow(into, r[0], r[1], r[2], r[3], withCited ? r[5] : '[]');
+  /** A period's stored row read back into `into` (sums added to it are then written with it); false when it has none. */
+  addStored(into: PeriodSums, withCited = true): boolean {
+    const r = this.stmts.get.get(into.projectId, into.grain, into.period) as RollupColumns | undefined;
+    if (r === undefined) return false;
+    sumsOfRow(into, r[0], r[1], r[2], r[3], withCited ? r[5] : '[]');
+    return true;
   }
 
   /** The periods a project has rows of: [grain, first day]. */

@@ -277,11 +277,10 @@ export class Rollups {
   private write(s: PeriodSums): void {
     let sums = s;
     if (s.trusted) {
-      const stored = this.rows.get(s.projectId, s.grain, s.period);
-      if (stored !== undefined) {
-        sums = new PeriodSums(s.projectId, s.grain, s.period);
-        this.rows.addStored(sums);
-        sums.absorb(s);
+      const withStored = new PeriodSums(s.projectId, s.grain, s.period);
+      if (this.rows.addStored(withStored)) {
+        withStored.absorb(s);
+        sums = withStored;
       }
     } else {
       sums = new PeriodSums(s.projectId, s.grain, s.period);
