@@ -60,18 +60,23 @@ export interface Titled {
   run: string | null;
 }
 
-/** Whether a title at (at, day, engine, prompt, run) wins over `over`: the latest, then the first bucket, then the greater run. */
-function winsOver(at: string, day: string, engineId: string, promptId: string, run: string | null, over: Titled): boolean {
-  if (at !== over.at) return at > over.at;
-  if (day !== over.day) return day < over.day;
-  if (engineId !== over.engineId) return engineId < over.engineId;
-  if (promptId !== over.promptId) return promptId < over.promptId;
-  return (run ?? '') > (over.run ?? '');
+/**
+ * The title rule: whether a title at (at, day, engine, prompt, run) wins over one at (oAt, oDay,
+ * oEngine, oPrompt, oRun): the latest, then the first bucket (day, engine, prompt), then the greater
+ * run (none: ''). In scalars, so that every holder of a title (Titled, EngineCitations) asks the same.
+ */
+export function winsOver(at: string, day: string, engineId: string, promptId: string, run: string,
+  oAt: string, oDay: string, oEngineId: string, oPromptId: string, oRun: string): boolean {
+  if (at !== oAt) return at > oAt;
+  if (day !== oDay) return day < oDay;
+  if (engineId !== oEngineId) return engineId < oEngineId;
+  if (promptId !== oPromptId) return promptId < oPromptId;
+  return run > oRun;
 }
 
 /** Whether `a` gives the title over `over`. */
 export function titleWins(a: Titled, over: Titled | null): boolean {
-  return over === null || winsOver(a.at, a.day, a.engineId, a.promptId, a.run, over);
+  return over === null || winsOver(a.at, a.day, a.engineId, a.promptId, a.run ?? '', over.at, over.day, over.engineId, over.promptId, over.run ?? '');
 }
 
 /** A URL over some runs: what a cited row holds. */
@@ -143,13 +148,9 @@ export class EngineCitations {
     if (o.title !== null && !this.titleLoses(o.titleAt, o.titleDay, o.titlePrompt, o.titleRun)) this.setTitle(o.title, o.titleAt, o.titleDay, o.titlePrompt, o.titleRun);
   }
 
-  /** titleWins within one engine: the latest, then the first day, then prompt, then the greater run. */
-  titleLoses(at: string, day: string, prompt: string, run: string): boolean {
-    if (this.title === null) return false;
-    if (at !== this.titleAt) return at < this.titleAt;
-    if (day !== this.titleDay) return day > this.titleDay;
-    if (prompt !== this.titlePrompt) return prompt > this.titlePrompt;
-    return run <= this.titleRun;
+  /** The title rule (winsOver) within this engine: whether a title at (at, day, prompt, run) does not take this one's place. */
+  private titleLoses(at: string, day: string, prompt: string, run: string): boolean {
+    return this.title !== null && !winsOver(at, day, this.engineId, prompt, run, this.titleAt, this.titleDay, this.engineId, this.titlePrompt, this.titleRun);
   }
 
   setTitle(title: string, at: string, day: string, prompt: string, run: string): void {

@@ -1,4 +1,5 @@
-import { addDelta, addMention, citeRun, EngineCitations, UrlCitations, zeroMention, type MentionDelta } from './contributions';
+import { addDelta, addMention, citeRun, EngineCitations, UrlCitations, winsOver, zeroMention, type MentionDelta } from './contributions';
+import { compareStrings } from './metrics';
 import type { RolledGrain } from './periods';
 import type { RunFacts } from './runs';
 
@@ -9,6 +10,13 @@ export class PromptSums {
   readonly competitors = new Map<string, MentionDelta>();
 
   constructor(readonly engineId: string, readonly promptId: string) {}
+
+  /** A competitor's mention sums, made when first asked for. */
+  competitor(competitorId: string): MentionDelta {
+    let c = this.competitors.get(competitorId);
+    if (c === undefined) this.competitors.set(competitorId, (c = zeroMention()));
+    return c;
+  }
 }
 
 /**
@@ -32,11 +40,7 @@ export class PeriodSums {
     const p = this.promptSums(run.engine_id, run.prompt_id);
     p.runs += 1;
     if (run.brand_position !== null) addMention(p.brand, run.brand_position, run.brand_sentiment, 1);
-    for (const m of run.competitors) {
-      let c = p.competitors.get(m.competitor_id);
-      if (c === undefined) p.competitors.set(m.competitor_id, (c = zeroMention()));
-      addMention(c, m.position, m.sentiment, 1);
-    }
+    for (const m of run.competitors) addMention(p.competitor(m.competitor_id), m.position, m.sentiment, 1);
     if (counted) citeRun(this.urls, run, run.urls);
   }
 
@@ -48,11 +52,7 @@ export class PeriodSums {
         const p = this.promptSums(engineId, promptId);
         p.runs += op.runs;
         addDelta(p.brand, op.brand);
-        for (const [competitorId, oc] of op.competitors) {
-          let c = p.competitors.get(competitorId);
-          if (c === undefined) p.competitors.set(competitorId, (c = zeroMention()));
-          addDelta(c, oc);
-        }
+        for (const [competitorId, oc] of op.competitors) addDelta(p.competitor(competitorId), oc);
       }
     }
     for (const [url, ou] of o.urls) {
@@ -78,8 +78,6 @@ export class PeriodSums {
 
 // ---- A period's row as `rollups` stores it (migration 013): the lists name ids and URLs by their place.
 
-/** Text order by UTF-16 code units, as every list of the API orders (metrics.ts compareStrings). */
-const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const byNumber = (a: number, b: number): number => a - b;
 const byPlaces = (a: readonly number[], b: readonly number[]): number => a[0]! - b[0]! || a[1]! - b[1]! || (a[2] ?? 0) - (b[2] ?? 0);
 
@@ -113,7 +111,7 @@ export function encodeSums(s: PeriodSums): RollupColumns {
       for (const q of e.prompts) idSet.add(q);
     }
   }
-  const ids = [...idSet].sort(byText);
+  const ids = [...idSet].sort(compareStrings);
   const at = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 1) at.set(ids[i]!, i);
   const prompts: number[][] = [];
@@ -129,7 +127,7 @@ export function encodeSums(s: PeriodSums): RollupColumns {
   }
   prompts.sort(byPlaces);
   competitors.sort(byPlaces);
-  const urls = [...s.urls.keys()].sort(byText);
+  const urls = [...s.urls.keys()].sort(compareStrings);
   const urlList: Array<[string, string]> = [];
   const cited: unknown[] = [];
   const citedEngines: unknown[] = [];
@@ -157,13 +155,9 @@ export function encodeSums(s: PeriodSums): RollupColumns {
   return [JSON.stringify(ids), JSON.stringify(urlList), JSON.stringify(prompts), JSON.stringify(competitors), JSON.stringify(cited), JSON.stringify(citedEngines)];
 }
 
-/** The title rule across engines (contributions.ts titleWins): the latest, then the first day, engine, prompt, then the greater run. */
+/** The title rule across engines (contributions.ts winsOver): whether `a`'s title wins over `b`'s. */
 function titleBeats(a: EngineCitations, b: EngineCitations): boolean {
-  if (a.titleAt !== b.titleAt) return a.titleAt > b.titleAt;
-  if (a.titleDay !== b.titleDay) return a.titleDay < b.titleDay;
-  if (a.engineId !== b.engineId) return a.engineId < b.engineId;
-  if (a.titlePrompt !== b.titlePrompt) return a.titlePrompt < b.titlePrompt;
-  return a.titleRun > b.titleRun;
+  return winsOver(a.titleAt, a.titleDay, a.engineId, a.titlePrompt, a.titleRun, b.titleAt, b.titleDay, b.engineId, b.titlePrompt, b.titleRun);
 }
 
 type StoredSums = number[];
@@ -185,11 +179,7 @@ export function sumsOfRow(into: PeriodSums, ids: string, urls: string, prompts: 
     addDelta(p.brand, { runs: b!, position_sum: ps!, rr_fixed: rr!, sentiment_fixed: sf!, sentiment_n: sn! });
   }
   for (const [e, q, c, runs, ps, rr, sf, sn] of JSON.parse(competitors) as StoredSums[]) {
-    const p = into.promptSums(id[e!]!, id[q!]!);
-    const competitorId = id[c!]!;
-    let m = p.competitors.get(competitorId);
-    if (m === undefined) p.competitors.set(competitorId, (m = zeroMention()));
-    addDelta(m, { runs: runs!, position_sum: ps!, rr_fixed: rr!, sentiment_fixed: sf!, sentiment_n: sn! });
+    addDelta(into.promptSums(id[e!]!, id[q!]!).competitor(id[c!]!), { runs: runs!, position_sum: ps!, rr_fixed: rr!, sentiment_fixed: sf!, sentiment_n: sn! });
   }
   for (const [un, en, runs, qs, firstAt, lastAt, title, titleAt, titleDay, titlePrompt, titleRun] of JSON.parse(citedEngines) as StoredCitedEngine[]) {
     const [u0, domain] = url[un]!;
