@@ -228,6 +228,11 @@ export interface EnginePromptSums extends MentionSums {
 const ENGINE_NAMES = 'SELECT id, name FROM engines';
 const PROMPT_TEXTS = 'SELECT id, text FROM prompts WHERE project_id = ?';
 
+/** The text of each prompt of a project (deleted ones included), by id. */
+export function promptTexts(store: ReadStore, projectId: string): Map<string, string> {
+  return new Map(store.rows<[string, string]>(PROMPT_TEXTS, projectId));
+}
+
 /**
  * Sums of each piece of a slice's days (rangePieces, 'total'), added per key: integers, so the same
  * numbers whatever the pieces, then put in the order `compare` states.
@@ -288,10 +293,10 @@ export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromp
   }, byEnginePrompt);
   if (rows.length === 0) return rows;
   const engineNames = new Map(store.all<{ id: string; name: string }>(ENGINE_NAMES).map((e) => [e.id, e.name]));
-  const promptTexts = new Map(store.all<{ id: string; text: string }>(PROMPT_TEXTS, s.projectId).map((q) => [q.id, q.text]));
+  const texts = promptTexts(store, s.projectId);
   for (const r of rows) {
     r.engine_name = engineNames.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
-    r.prompt_text = promptTexts.get(r.prompt_id)!;
+    r.prompt_text = texts.get(r.prompt_id)!;
   }
   return rows;
 }

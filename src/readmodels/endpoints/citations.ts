@@ -3,8 +3,7 @@ import type { Endpoint } from '../endpoint';
 import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
 import { compareStrings, countingOf, rangePieces, requestedWindow, rollupRows, runsOfDays, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeRun, mergeCited, type Cited, type UrlCitations } from '../../store/contributions';
-import { citedDomain } from '../../store/runs';
+import { citeFacts, mergeCited, type Cited, type UrlCitations } from '../../store/contributions';
 import { citedEngineRows, citedRows, type FactsArray } from '../../store';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
@@ -29,14 +28,13 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
 /**
  * A range's days from the runs themselves (migration 011): the counted, succeeded runs completed on
  * those days, each URL once per run as the run's facts keep it, merged by the writer's rules
- * (src/store/contributions.ts citeRun).
+ * (src/store/contributions.ts citeFacts, as the writer's recounts cite them).
  */
 function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null): void {
   const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds };
   for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId), (json) => JSON.parse(json) as FactsArray)) {
     const f = run.facts;
-    citeRun(into, { id: run.id, day: run.day, engine_id: f[0], prompt_id: f[1], completed_at: run.completed_at },
-      f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));
+    citeFacts(into, f[7], f[0], run.completed_at, f[1], run.id);
   }
 }
 

@@ -5,6 +5,7 @@ import type { PromptRunCompleted } from '../../events';
 import { storedCitations, storedMentions } from '../../store/contributions';
 import { briefFacts } from '../../store';
 import { GROUP_RUNS } from './run-group';
+import { promptTexts } from '../formulas';
 
 /**
  * The runs of ONE run group, read by index (run-group.ts GROUP_RUNS), each with the mentions and
@@ -13,7 +14,6 @@ import { GROUP_RUNS } from './run-group';
  * with a null prompt_text: a deletion keeps no data (docs/decisions.md), as for an unknown prompt.
  */
 const RESULTS = GROUP_RUNS('id, status, completed_at, facts, event');
-const PROMPT_TEXTS = 'SELECT id, text FROM prompts WHERE project_id = ?';
 
 export const endpoint: Endpoint = {
   name: 'run-results',
@@ -25,7 +25,7 @@ export const endpoint: Endpoint = {
   build(store, args): RunResults {
     const rows = store.rows<[string, 'succeeded' | 'failed', string, string, string]>(RESULTS, args.runGroupId, args.projectId);
     if (rows.length === 0) return [];
-    const texts = new Map(store.rows<[string, string | null]>(PROMPT_TEXTS, args.projectId));
+    const texts = promptTexts(store, args.projectId);
     return rows.map(([id, status, completedAt, json, event]) => {
       const run = (JSON.parse(event) as { data: PromptRunCompleted }).data;
       const [engineId, promptId, brandPosition, brandSentiment] = briefFacts(json);
