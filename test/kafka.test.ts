@@ -6,6 +6,7 @@
 //   records from Kafka's own console producer are applied;
 //   the `serve` process SIGKILLed at random points of a large stream (seeded trials) ends with the
 //   digest of a clean replay;
+//   a member leaves the group while another is catching up: the other applies every record once;
 //   poison records reach the dead letters and the DLQ topic (with headers) while consumption goes on;
 //   broker stopped for 30 s under read load on `serve`: every read served, /readyz says why;
 //   broker back: ingestion resumes, the digest of a replay of everything produced.
@@ -21,7 +22,7 @@ import { replayFiles } from '../src/ingest';
 import { INGEST_NICE } from '../src/lib/worker';
 import {
   createKafkaClient, DLQ_HEADERS, eventKey, kafkaConnectionFromEnv, kafkaIngestConfigFromEnv,
-  produceFiles, startKafkaIngest, type KafkaIngest, type KafkaIngestConfig, type KafkaLog, type OutboundMessage,
+  produceFiles, startKafkaIngest, type KafkaIngest, type KafkaIngestConfig, type KafkaIngestOptions, type KafkaLog, type OutboundMessage,
 } from '../src/ingest/kafka';
 import { digest, openDb, Projector, type Db } from '../src/store';
 import { testBroker, type TestBroker } from './broker';
@@ -162,10 +163,10 @@ interface Consumer {
 }
 
 /** A database of its own and an ingest into it; both closed when the test ends. */
-async function consume(tt: Test, topic: string, file?: string): Promise<Consumer> {
+async function consume(tt: Test, topic: string, file?: string, opts: KafkaIngestOptions = {}): Promise<Consumer> {
   const dbFile = file ?? path.join(tmpDir('kafka-'), 'k.db');
   const db = openDb(dbFile);
-  const ingest = await startKafkaIngest(db, new Projector(db), ingestConfig(topic), { lagPollMs: 500, restartDelayMs: 1000, log: testLog });
+  const ingest = await startKafkaIngest(db, new Projector(db), ingestConfig(topic), { lagPollMs: 500, restartDelayMs: 1000, log: testLog, ...opts });
   tt.teardown(async () => {
     await ingest.stop();
     if (db.open) db.close();
@@ -435,6 +436,38 @@ t.test('killed with SIGKILL at random points of a stream, in seeded trials: the 
       t.equal(reader.prepare('SELECT count(*) FROM rollup_pending').pluck().get(), 0, 'caught up: nothing pending');
     });
   }
+});
+
+t.test('a member leaves the group while another is catching up: the other applies every record once', async (t) => {
+  // A rebalance drops what a member has fetched but not yet written (its queue), and every partition
+  // it is given resumes at the offset its own SQLite holds: nothing applied twice, nothing skipped.
+  const dir = tmpDir('kafka-rebalance-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const stream = path.join(dir, 'stream.ndjson');
+  // Large enough that both members are still catching up when the group is shared, and often when
+  // the member that stays learns of the leave (its next heartbeat, up to 2 s later).
+  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts: 6, projectsPerAccount: 4 })];
+  fs.writeFileSync(stream, generated.join('\n') + '\n');
+  const total = generated.length;
+  const clean = await replayDigest(stream);
+  const topic = await freshTopic();
+  t.equal((await produceFiles(conn, topic, [stream], { log: testLog })).sent, total, `${total} events produced`);
+  const ends = await endOffsets(topic);
+  const members = await Promise.all([consume(t, topic), consume(t, topic)]);
+  const assigned = (c: Consumer): number[] => c.ingest.status().partitions.filter((p) => p.assigned).map((p) => p.partition);
+  // Each member's own view: the one assigned first sees the new split at its next heartbeat.
+  const shared = (): boolean => members.every((m) => assigned(m).length > 0) && assigned(members[0]!).length + assigned(members[1]!).length === 3;
+  await waitFor('the partitions shared by the two members', 30_000, shared, 20);
+  // The member with the largest partition stays (keyed by project, the partitions are uneven).
+  const largest = ends.indexOf(Math.max(...ends));
+  const [stays, leaves] = assigned(members[0]!).includes(largest) ? members : [members[1]!, members[0]!];
+  t.same([...assigned(stays!), ...assigned(leaves!)].sort(), [0, 1, 2], `shared: ${assigned(stays!).join(',')} and ${assigned(leaves!).join(',')}`);
+  await leaves!.ingest.stop();
+  await waitFor('the member that stays to have every partition', 30_000, () => assigned(stays!).length === 3, 20);
+  await waitFor('the member that stays to catch up and settle', 120_000, () => settled(stays!.db, topic, ends), 100);
+  const e = stays!.ingest.status().counters.events;
+  t.equal(e.applied + e.duplicate + e.stale + e.dead_lettered, total, `each of the ${total} records applied once`);
+  t.equal(digest(stays!.db), clean, 'the digest of a clean file replay');
 });
 
 t.test('poison records: dead letters in the table and on the DLQ topic, consumption goes on', async (t) => {

@@ -68,15 +68,13 @@ export interface InboundBatch extends TopicPartition {
   messages: InboundMessage[];
 }
 
-/** What eachBatch may do with the group while it works through a batch. */
+/** What eachBatch may do with the group while it hands a batch over. */
 export interface BatchControl {
   /** The group offset to commit will be offset + 1. */
   resolveOffset(offset: number): void;
   heartbeat(): Promise<void>;
-  /** Commits resolved offsets to Kafka when the auto-commit interval has passed. */
-  commitOffsetsIfNecessary(): Promise<void>;
   isRunning(): boolean;
-  /** A seek is pending for this partition (a rebalance happened): drop the rest of the batch. */
+  /** A seek is pending for this partition (a rebalance happened): the batch is dropped. */
   isStale(): boolean;
 }
 
@@ -326,8 +324,7 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId:
         autoCommit: true,
         autoCommitInterval: 1000,
         eachBatchAutoResolve: false,
-        // The batches of one fetch are handed over together: one is written while the next is prepared
-        // in the preparing thread (consumer.ts). SQLite transactions stay one at a time (synchronous).
+        // The batches of one fetch are handed over together, to one queue and one writer (consumer.ts).
         partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
           const { batch } = payload;
@@ -339,7 +336,6 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId:
           }, {
             resolveOffset: (offset) => payload.resolveOffset(String(offset)),
             heartbeat: () => payload.heartbeat(),
-            commitOffsetsIfNecessary: () => payload.commitOffsetsIfNecessary(),
             isRunning: () => payload.isRunning(),
             isStale: () => payload.isStale(),
           });

@@ -2,7 +2,8 @@
 // the projector stores `source_positions('kafka:<topic>:<partition>') = next offset` in the same
 // transaction as the facts, every assignment seeks to those offsets, and records below them are
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
-// committed to Kafka, after each SQLite commit, but only so standard tools can show the lag.
+// committed to Kafka, as records are queued for the writer (up to QUEUED_MAX ahead of SQLite), but
+// only so standard tools can show the lag.
 import { SourcePositions, type BatchResult, type Db, type PreparedEvent, type Projector } from '../../store';
 import { Preparer } from '../preparer';
 import { SliceSizer } from '../sliced';
@@ -135,6 +136,15 @@ const SLICE_MS = 40;
  * replay's, a snapshot complete), while a steady stream writes each period once, when it ends.
  */
 const SETTLE_WHEN_IDLE_MS = 1000;
+/**
+ * Fetched events waiting to be written above which a fetched batch is not handed back to kafkajs
+ * (whose next fetch waits for every batch of the last one). Below it, the next fetch travels while
+ * the writer works through the last one: ~8,000 events are ~0.2 s of writing, more than a fetch of
+ * 4 MB a partition takes on a LAN. It also bounds what a consumer holds in memory (~2 fetches).
+ */
+const QUEUED_MAX = 8000;
+/** Chunks handed to the preparing thread ahead of the one being written. */
+const PREPARED_AHEAD = 2;
 
 class Timings {
   private count = 0;
@@ -199,6 +209,21 @@ export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boole
   };
 }
 
+/** A fetched batch waiting to be written, and how much of it has been taken into chunks. */
+interface Queued {
+  source: string;
+  messages: InboundMessage[];
+  taken: number;
+}
+
+/** A chunk of one batch in the preparing thread; `generation` is the assignment it was fetched in. */
+interface Chunk {
+  source: string;
+  size: number;
+  generation: number;
+  prepared: Promise<PreparedEvent[]>;
+}
+
 class KafkaIngestRunner implements KafkaIngest {
   private readonly sizer: SliceSizer | null;
   private readonly chunkSize: number;
@@ -231,6 +256,19 @@ class KafkaIngestRunner implements KafkaIngest {
   private settleTimer: NodeJS.Timeout | undefined;
   /** Chunks were applied since the last settle. */
   private unsettled = false;
+  /** Fetched batches not yet written, oldest first, of every partition (see onBatch). */
+  private queue: Queued[] = [];
+  /** Chunks taken from `queue` and being prepared, oldest first. */
+  private ahead: Chunk[] = [];
+  /** Events in `queue` and `ahead` not yet written. */
+  private queued = 0;
+  /** onBatch calls waiting for `queued` to fall to QUEUED_MAX. */
+  private roomWaiters: Array<() => void> = [];
+  /** The loop writing the queue runs (write()); `writing` is its last promise. */
+  private writerBusy = false;
+  private writing: Promise<void> | null = null;
+  /** Bumped when an assignment drops the queue: chunks of an older generation are not written. */
+  private generation = 0;
   private restartDelay: number;
   private readonly dlq: DeadLetterPublisher | null;
 
@@ -279,8 +317,10 @@ class KafkaIngestRunner implements KafkaIngest {
     const quietly = async (p: Promise<void> | null | undefined): Promise<void> => {
       if (p) await withDeadline(p, 10_000, () => new Error('timeout')).catch(() => undefined);
     };
+    this.dropQueue(); // kafkajs's stop waits for every eachBatch: none waits for room any more
     await quietly(this.consumer?.stop());
     await quietly(this.preparer?.close());
+    await quietly(this.writing);
     // The weeks and months waiting in memory are written: a clean stop leaves nothing pending.
     this.settleNow();
     await quietly(this.polling);
@@ -339,6 +379,8 @@ class KafkaIngestRunner implements KafkaIngest {
     this.crashed = false;
     this.restartDelay = this.opts.restartDelayMs ?? 5000;
     this.assigned = new Set(partitions.map((p) => kafkaSource(p.topic, p.partition)));
+    // Every assigned partition is about to be sought to its stored offset: what was fetched before is fetched again.
+    this.dropQueue();
     this.setState();
     this.log('info', `assigned ${partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || 'no partitions'}`);
     return partitions.map((p) => {
@@ -403,42 +445,116 @@ class KafkaIngestRunner implements KafkaIngest {
 
   // ---- batches
 
+  /**
+   * A fetched batch is queued for the writer, and handed back to kafkajs (with its offsets resolved)
+   * as soon as the queue has room: kafkajs fetches again only when every batch of its last fetch is
+   * handed back, so the next fetch travels while this one is written. What is applied, and where a
+   * partition resumes, is still decided by SQLite alone: an assignment seeks every partition to its
+   * stored offset and drops the queue, a record below its partition's stored offset is never
+   * applied (writeChunk), and the group's committed offsets (which may run a queue ahead of SQLite)
+   * are only for monitoring.
+   */
   private async onBatch(batch: InboundBatch, control: BatchControl): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || control.isStale()) return;
     const source = kafkaSource(batch.topic, batch.partition);
     this.noteHighWatermark(source, batch.highWatermark);
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
+    control.resolveOffset(last.offset);
+    this.queue.push({ source, messages: batch.messages, taken: 0 });
+    this.queued += batch.messages.length;
+    if (!this.writerBusy) {
+      this.writerBusy = true;
+      this.writing = this.write();
+    }
+    while (this.queued > QUEUED_MAX && !this.stopped) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+      if (control.isRunning()) await control.heartbeat();
+    }
+  }
+
+  /**
+   * Writes the queue, one transaction per chunk, while the next chunks are prepared in the
+   * preparing thread; returns when the queue is empty (the next onBatch starts it again).
+   */
+  private async write(): Promise<void> {
+    try {
+      for (;;) {
+        this.prepareAhead();
+        const chunk = this.ahead.shift();
+        if (!chunk) return;
+        let events: PreparedEvent[];
+        try {
+          events = await chunk.prepared;
+        } catch (e) {
+          if (this.stopped || chunk.generation !== this.generation) continue;
+          this.failWrites(e);
+          return;
+        }
+        // Stopped, or fetched before an assignment: the seek to the stored offsets fetches it again.
+        if (this.stopped) return;
+        if (chunk.generation !== this.generation) continue;
+        this.prepareAhead(); // the preparing thread works on the next chunks while this one is written
+        try {
+          this.writeChunk(chunk.source, events);
+        } catch (e) {
+          this.failWrites(e);
+          return;
+        }
+        this.queued -= chunk.size;
+        if (this.queued <= QUEUED_MAX) this.wakeRoomWaiters();
+      }
+    } finally {
+      this.writerBusy = false; // in the same turn as the last check of the queue: the next onBatch starts a new loop
+    }
+  }
+
+  /** One transaction, of the events above the partition's stored offset: none is ever applied twice. */
+  private writeChunk(source: string, events: PreparedEvent[]): void {
     const next = this.positions.nextOf(source);
-    const fresh = next === undefined ? batch.messages : batch.messages.filter((m) => m.offset >= next);
-    this.redelivered += batch.messages.length - fresh.length;
-    if (fresh.length === 0) {
-      control.resolveOffset(last.offset);
-      return;
+    const fresh = next === undefined ? events : events.filter((e) => e.position >= next);
+    this.redelivered += events.length - fresh.length;
+    if (fresh.length === 0) return;
+    const started = performance.now();
+    const result = this.applyChunk(fresh);
+    this.sizer?.record(fresh.length, performance.now() - started);
+    if (result.deadLettered > 0) this.dlq?.kick();
+  }
+
+  /** Takes chunks from the queue into the preparing thread until PREPARED_AHEAD are there. */
+  private prepareAhead(): void {
+    while (this.ahead.length < PREPARED_AHEAD && this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const messages = head.messages.slice(head.taken, head.taken + this.chunkLength());
+      head.taken += messages.length;
+      if (head.taken >= head.messages.length) this.queue.shift();
+      const prepared = this.prepare(head.source, messages);
+      prepared.catch(() => undefined); // a chunk dropped before it is awaited is let go, not an error
+      this.ahead.push({ source: head.source, size: messages.length, generation: this.generation, prepared });
     }
-    // A pipeline of two: the next chunk is prepared in the preparing thread while this one is written.
-    let i = 0;
-    const take = (): { last: number; prepared: Promise<PreparedEvent[]> } => {
-      const chunk = fresh.slice(i, i + this.chunkLength());
-      i += chunk.length;
-      return { last: chunk[chunk.length - 1]!.offset, prepared: this.prepare(source, chunk) };
-    };
-    for (let pending: ReturnType<typeof take> | null = take(); pending;) {
-      const events = await pending.prepared;
-      // Stale: a rebalance registered a seek for this partition; the seek decides where to resume.
-      if (this.stopped || !control.isRunning() || control.isStale()) return;
-      const following = i < fresh.length ? take() : null;
-      // A chunk left unwritten when a rebalance or stop() ends this loop is let go, not an error.
-      following?.prepared.catch(() => undefined);
-      const started = performance.now();
-      const result = this.applyChunk(events);
-      this.sizer?.record(events.length, performance.now() - started);
-      if (result.deadLettered > 0) this.dlq?.kick();
-      control.resolveOffset(pending.last);
-      await control.heartbeat();
-      await control.commitOffsetsIfNecessary();
-      pending = following;
-    }
+  }
+
+  /**
+   * A transaction failed (the disk is full, the database went away): the queue is dropped and the
+   * consumer restarted as after a crash, which seeks every partition to what SQLite holds.
+   */
+  private failWrites(e: unknown): void {
+    this.dropQueue();
+    this.onCrash(e instanceof Error ? e : new Error(String(e)), false);
+  }
+
+  private dropQueue(): void {
+    this.generation += 1;
+    this.queue = [];
+    this.ahead = [];
+    this.queued = 0;
+    this.wakeRoomWaiters();
+  }
+
+  private wakeRoomWaiters(): void {
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Events in the next transaction: by time (SLICE_MS), or CATCH_UP_CHUNK when far behind (after the first few: CATCH_UP_FIRST). */
