@@ -7,6 +7,7 @@
 //   the `serve` process SIGKILLed at random points of a large stream (seeded trials) ends with the
 //   digest of a clean replay;
 //   a member leaves the group while another is catching up: the other applies every record once;
+//   the disk filling up mid-stream: once there is room, every record applied once;
 //   poison records reach the dead letters and the DLQ topic (with headers) while consumption goes on;
 //   broker stopped for 30 s under read load on `serve`: every read served, /readyz says why;
 //   broker back: ingestion resumes, the digest of a replay of everything produced.
@@ -15,6 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Kafka, logLevel } from 'kafkajs';
 import t, { type Test } from 'tap';
 import { DEMO_OPTIONS, generateWorld } from '../fixtures/world';
@@ -468,6 +470,31 @@ t.test('a member leaves the group while another is catching up: the other applie
   const e = stays!.ingest.status().counters.events;
   t.equal(e.applied + e.duplicate + e.stale + e.dead_lettered, total, `each of the ${total} records applied once`);
   t.equal(digest(stays!.db), clean, 'the digest of a clean file replay');
+});
+
+t.test('the disk filling up under Kafka ingestion: once there is room, every record applied once', async (t) => {
+  // A failed transaction drops what was fetched and restarts the consumer at SQLite's offsets. Until
+  // then nothing fetched after the failure may be written: that would leave a gap behind the offset.
+  const dir = tmpDir('kafka-full-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const demo = zlib.gunzipSync(fs.readFileSync(DEMO_FILE)).toString('utf8').split('\n').filter((l) => l !== '');
+  const half = Math.floor(demo.length / 2);
+  const [before, after] = [writeNdjson(path.join(dir, 'a.ndjson'), demo.slice(0, half)), writeNdjson(path.join(dir, 'b.ndjson'), demo.slice(half))];
+  const topic = await freshTopic();
+  await produceFiles(conn, topic, [before], { log: testLog });
+  // Room for a fresh file and about a third of the first half (SQLITE_FULL, as a full disk).
+  const dbFile = path.join(dir, 'full.db');
+  openDb(dbFile, { maxPageCount: 400 }).close();
+  const c = await consume(t, topic, dbFile);
+  c.db.pragma('max_page_count = 400');
+  await waitFor('a transaction to fail: the disk is full', 60_000, () => /full/.test(c.ingest.status().last_error ?? ''), 20);
+  c.db.pragma('max_page_count = 1073741823'); // room again
+  await produceFiles(conn, topic, [after], { log: testLog });
+  const ends = await endOffsets(topic);
+  await waitFor('the consumer to catch up and settle', 120_000, () => settled(c.db, topic, ends), 100);
+  const e = c.ingest.status().counters.events;
+  t.equal(e.applied + e.duplicate + e.stale + e.dead_lettered, demo.length, `each of the ${demo.length} records applied once`);
+  t.equal(digest(c.db), await replayDigest(DEMO_FILE), 'the digest of a clean file replay');
 });
 
 t.test('poison records: dead letters in the table and on the DLQ topic, consumption goes on', async (t) => {

@@ -269,6 +269,11 @@ class KafkaIngestRunner implements KafkaIngest {
   private writing: Promise<void> | null = null;
   /** Bumped when an assignment drops the queue: chunks of an older generation are not written. */
   private generation = 0;
+  /**
+   * A transaction failed: nothing more is queued until the next assignment, whose seek to the
+   * stored offsets fetches again what was dropped (a later batch written first would leave a gap).
+   */
+  private halted: Error | null = null;
   private restartDelay: number;
   private readonly dlq: DeadLetterPublisher | null;
 
@@ -381,6 +386,8 @@ class KafkaIngestRunner implements KafkaIngest {
     this.assigned = new Set(partitions.map((p) => kafkaSource(p.topic, p.partition)));
     // Every assigned partition is about to be sought to its stored offset: what was fetched before is fetched again.
     this.dropQueue();
+    this.halted = null;
+    clearTimeout(this.restartTimer); // joined: a restart scheduled after a failed transaction is not needed
     this.setState();
     this.log('info', `assigned ${partitions.map((p) => `${p.topic}:${p.partition}`).join(', ') || 'no partitions'}`);
     return partitions.map((p) => {
@@ -456,6 +463,7 @@ class KafkaIngestRunner implements KafkaIngest {
    */
   private async onBatch(batch: InboundBatch, control: BatchControl): Promise<void> {
     if (this.stopped || control.isStale()) return;
+    if (this.halted) throw this.halted; // kafkajs backs off and fetches the batch again; the restart seeks
     const source = kafkaSource(batch.topic, batch.partition);
     this.noteHighWatermark(source, batch.highWatermark);
     const last = batch.messages[batch.messages.length - 1];
@@ -535,12 +543,14 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /**
-   * A transaction failed (the disk is full, the database went away): the queue is dropped and the
-   * consumer restarted as after a crash, which seeks every partition to what SQLite holds.
+   * A transaction failed (the disk is full, the preparing thread died): the queue is dropped, nothing
+   * more is queued (`halted`), and the consumer is restarted as after a crash; its assignment seeks
+   * every partition to what SQLite holds.
    */
   private failWrites(e: unknown): void {
+    this.halted = e instanceof Error ? e : new Error(String(e));
     this.dropQueue();
-    this.onCrash(e instanceof Error ? e : new Error(String(e)), false);
+    this.onCrash(this.halted, false);
   }
 
   private dropQueue(): void {
