@@ -15,20 +15,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openDb, Projector, type SourceEvent } from '../src/store';
+import { numberFlag, parseFlags } from './flags';
 import { fmt, machineLine } from './machine';
 
-const { values } = parseArgs({
+const { values } = parseFlags({
   options: { 'batch-size': { type: 'string' }, window: { type: 'string' }, 'big-batch': { type: 'string' }, max: { type: 'string' } },
 });
 
-function positiveInt(name: keyof typeof values, dflt: number): number {
-  const raw = values[name];
-  const n = raw === undefined ? dflt : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name}: "${raw}" is not a positive integer`);
-  return n;
-}
+const positiveInt = (name: keyof typeof values, dflt: number): number => numberFlag(name, values[name], dflt, 'positive integer');
 
 const SMALL = positiveInt('batch-size', 10);
 const WINDOW = positiveInt('window', 9);

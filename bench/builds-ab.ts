@@ -17,6 +17,7 @@ import * as here from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { openReader, type Db } from '../src/store';
 import { buildCases, type BuildCase } from './build-cases';
+import { orExit } from './flags';
 import { median } from './lib';
 import { fmt, machineLine } from './machine';
 
@@ -26,7 +27,7 @@ type ReadModels = Pick<typeof here, 'ENDPOINTS' | 'ReadStore'>;
 interface Side { name: string; models: ReadModels; db: Db; store: here.ReadStore }
 
 function options(): { base: string; db: string; iterations: number; only: string[] | null; text: boolean } {
-  try {
+  return orExit(() => {
     const { values } = parseArgs({ options: { base: { type: 'string' }, db: { type: 'string' }, iterations: { type: 'string' }, only: { type: 'string' }, text: { type: 'boolean' } } });
     if (!values.base) throw new Error('--base DIR is required (a checkout whose dist is built)');
     const base = path.resolve(values.base);
@@ -36,10 +37,7 @@ function options(): { base: string; db: string; iterations: number; only: string
     const iterations = Number(values.iterations ?? 300);
     if (!Number.isInteger(iterations) || iterations < 10) throw new Error('--iterations must be an integer >= 10');
     return { base, db, iterations, only: values.only ? values.only.split(',') : null, text: values.text === true };
-  } catch (e) {
-    console.error(`bench:builds-ab: ${(e as Error).message}`);
-    process.exit(2);
-  }
+  });
 }
 
 function side(name: string, models: ReadModels, dbFile: string): Side {

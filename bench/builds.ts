@@ -21,7 +21,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
@@ -31,17 +30,18 @@ import { prepare, prepareText } from '../src/serve/cache';
 import { knownSchemaVersion, openReader } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';
+import { numberFlag, numberListFlag, parseFlags } from './flags';
 import { writeLog } from './lib';
 
-const { values } = parseArgs({
+const { values } = parseFlags({
   options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' }, 'only-ranges': { type: 'boolean' } },
 });
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
-const ITERATIONS = Number(values.iterations ?? 100);
+const ITERATIONS = numberFlag('iterations', values.iterations, 100, 'positive integer');
 /** Builds of every case before any is measured (prepared statements, JIT, page cache). */
 const WARM_UP_ROUNDS = 20;
-const DAYS = (values.days ?? '365,40').split(',').map(Number);
+const DAYS = numberListFlag('days', values.days, '365,40', 'positive integer');
 const TARGET_MS = 10;
 
 function worldOptions(days: number): WorldOptions {

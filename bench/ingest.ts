@@ -17,22 +17,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
 import { decodeEvent } from '../src/events';
 import { readLines } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
 import { PER_TRANSACTION, storeFloor, type StoreFloor } from './store-floor';
+import { numberFlag, parseFlags } from './flags';
 import { writeLog } from './lib';
 
-const { values } = parseArgs({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
-
-function positiveInt(name: string, raw: string | undefined, dflt: number): number {
-  const n = raw === undefined ? dflt : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name}: "${raw}" is not a positive integer`);
-  return n;
-}
+const { values } = parseFlags({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
+const positiveInt = (name: string, raw: string | undefined, dflt: number): number => numberFlag(name, raw, dflt, 'positive integer');
 
 // 25 accounts (50 projects, 4 engines x 20 prompts each) x 28 days: ~115k events, ~110 MB.
 const world: WorldOptions = {

@@ -13,7 +13,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { cleanUp, consumeOnly, createTopic, kafkaOf, produceFile, producedCount } from './kafka-broker';
 import { livePhase, type PhaseResult, type Sample } from './kafka-live';
@@ -21,27 +20,19 @@ import { catchUpTable, liveTable, type CatchUp } from './kafka-report';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
 import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
 import { localBrokerPid } from './cpu';
+import { numberFlag, numberListFlag, parseFlags } from './flags';
 import { fmt, machineLine } from './machine';
 
-const { values } = parseArgs({
+const { values } = parseFlags({
   options: {
     events: { type: 'string' }, seconds: { type: 'string' }, rates: { type: 'string' }, 'read-rate': { type: 'string' },
     connections: { type: 'string' }, drain: { type: 'string' },
   },
 });
-function num(name: string, fallback: number): number {
-  const raw = values[name as keyof typeof values];
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
-  return n;
-}
+const num = (name: Exclude<keyof typeof values, 'rates'>, fallback: number): number => numberFlag(name, values[name], fallback, 'positive number');
 const EVENTS = num('events', 120_000);
 const SECONDS = num('seconds', 20);
-const RATES = (values.rates ?? '1000,10000').split(',').map((r) => {
-  const n = Number(r);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--rates: "${r}" is not a positive number`);
-  return n;
-});
+const RATES = numberListFlag('rates', values.rates, '1000,10000', 'positive number');
 const READ_RATE = num('read-rate', 200);
 const CONNECTIONS = num('connections', 8);
 const DRAIN = num('drain', 30);

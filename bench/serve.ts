@@ -19,16 +19,16 @@ import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { DEMO_OPTIONS, worldKeys, type WorldOptions } from '../fixtures/world';
 import { replayFiles } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { openDb, Projector } from '../src/store';
 import { fmt, machineLine } from './machine';
+import { numberFlag, parseFlags } from './flags';
 import { median, writeLog } from './lib';
 
-const { values } = parseArgs({
+const { values } = parseFlags({
   options: {
     accounts: { type: 'string' }, days: { type: 'string' }, prompts: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' },
     rounds: { type: 'string' }, 'no-pin': { type: 'boolean' }, 'rate-limit': { type: 'string' }, 'hot-only': { type: 'boolean' },
@@ -37,16 +37,16 @@ const { values } = parseArgs({
 });
 const OUT = path.join(packageRoot(), 'bench', 'out');
 const WORLD: WorldOptions = {
-  ...DEMO_OPTIONS, seed: 11, accounts: Number(values.accounts ?? 100), projectsPerAccount: 2, sharedProjects: 10,
-  days: Number(values.days ?? 90), promptsPerProject: Number(values.prompts ?? 14),
+  ...DEMO_OPTIONS, seed: 11, accounts: numberFlag('accounts', values.accounts, 100, 'positive integer'), projectsPerAccount: 2, sharedProjects: 10,
+  days: numberFlag('days', values.days, 90, 'positive integer'), promptsPerProject: numberFlag('prompts', values.prompts, 14, 'positive integer'),
 };
 // Events applied during the event-loop measurement: new projects (a fresh seed each run), so they are
 // real writes even against a world an earlier run already wrote them into.
 const EXTRA: WorldOptions = { ...DEMO_OPTIONS, seed: 1000 + (Date.now() % 1_000_000), accounts: 4, projectsPerAccount: 2, sharedProjects: 0, days: 20 };
-const DURATION = Number(values.duration ?? 10);
-const CONNECTIONS = Number(values.connections ?? 32);
-const ROUNDS = Number(values.rounds ?? 9);
-const RATE_LIMIT = Number(values['rate-limit'] ?? 0);
+const DURATION = numberFlag('duration', values.duration, 10, 'positive number');
+const CONNECTIONS = numberFlag('connections', values.connections, 32, 'positive integer');
+const ROUNDS = numberFlag('rounds', values.rounds, 9, 'positive integer');
+const RATE_LIMIT = numberFlag('rate-limit', values['rate-limit'], 0, 'non-negative number');
 const RATE_ARGS = RATE_LIMIT > 0 ? ['--rate-limit', String(RATE_LIMIT)] : [];
 
 /**

@@ -6,23 +6,28 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { startWorker } from '../src/lib/worker';
 import { createLogger, type LogLevel } from '../src/lib/log';
 import { accessLog, createMetrics } from '../src/ops';
 import { createService } from '../src/serve';
 import { commitCounter, openDb } from '../src/store';
+import { numberFlag, orExit, parseFlags } from './flags';
 import { naiveVisibility } from './naive';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseFlags({
   allowPositionals: true,
   options: {
     db: { type: 'string' }, 'cache-max-bytes': { type: 'string' }, body: { type: 'string' }, 'rate-limit': { type: 'string' },
     log: { type: 'string' }, 'log-level': { type: 'string' },
   },
 });
-const kind = positionals[0];
-const rateLimit = Number(values['rate-limit'] ?? 0);
+const kind = orExit(() => {
+  if (!values.db) throw new Error('--db FILE is required');
+  const k = positionals[0];
+  if (k !== 'service' && k !== 'bare' && k !== 'naive') throw new Error(`the server is service, bare or naive, not "${k ?? ''}"`);
+  return k;
+});
+const rateLimit = numberFlag('rate-limit', values['rate-limit'], 0, 'non-negative number');
 const db = openDb(values.db!, { fast: true });
 let rssMax = 0;
 setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 100).unref();
@@ -34,7 +39,7 @@ function listener(): http.RequestListener {
     const logger = values.log ? createLogger({ level: (values['log-level'] ?? 'info') as LogLevel, fd: fs.openSync(values.log, 'w') }) : null;
     const logRequest = logger ? accessLog(logger).observe : null;
     const service = createService({
-      db, cacheMaxBytes: Number(values['cache-max-bytes'] ?? 256 * 1024 * 1024), rateLimit, ...(logger ? { logger } : {}),
+      db, cacheMaxBytes: numberFlag('cache-max-bytes', values['cache-max-bytes'], 256 * 1024 * 1024, 'positive integer'), rateLimit, ...(logger ? { logger } : {}),
       onResponse: (s) => {
         observe(s.route, s.status, s.seconds);
         logRequest?.(s);

@@ -13,7 +13,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
@@ -22,9 +21,10 @@ import { startWorker } from '../src/lib/worker';
 import { fmt, machineLine } from './machine';
 import type { ProducerReport } from './soak-producer';
 import { copyDb, ensureSoakData, soakMix, soakWorld, type MixRequest } from './soak-world';
+import { numberFlag, parseFlags } from './flags';
 import { freePort } from './lib';
 
-const { values } = parseArgs({
+const { values } = parseFlags({
   options: {
     duration: { type: 'string' }, 'hot-rate': { type: 'string' }, 'load-fraction': { type: 'string' }, 'events-per-second': { type: 'string' },
     'probe-seconds': { type: 'string' }, timeout: { type: 'string' }, sample: { type: 'string' }, connections: { type: 'string' }, 'drain-timeout': { type: 'string' },
@@ -34,9 +34,7 @@ const { values } = parseArgs({
 });
 const num = (name: string, dflt: number): number => {
   const raw = values[name as keyof typeof values];
-  const n = typeof raw === 'string' ? Number(raw) : dflt;
-  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: "${String(raw)}" is not a non-negative number`);
-  return n;
+  return numberFlag(name, typeof raw === 'string' ? raw : undefined, dflt, 'non-negative number');
 };
 const ROOT = packageRoot();
 const DURATION = num('duration', 600);

@@ -1,0 +1,43 @@
+// The benches are commands people type: a bad flag or value ends one with a single line naming it
+// and exit code 2, before it generates, spawns or writes anything (bench/flags.ts).
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+
+const ROOT = path.join(__dirname, '..');
+
+function bench(name: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const CASES: Array<[string, string[], RegExp]> = [
+  ['ingest', ['--no-such-flag'], /^bench ingest: Unknown option '--no-such-flag'$/],
+  ['ingest', ['--days', '1.5'], /^bench ingest: --days: "1\.5" is not a positive integer$/],
+  ['bucket-growth', ['--max', '0'], /^bench bucket-growth: --max: "0" is not a positive integer$/],
+  ['builds', ['--days', '365,x'], /^bench builds: --days: "x" is not a positive integer$/],
+  ['builds-ab', [], /^bench builds-ab: --base DIR is required/],
+  ['kafka', ['--events'], /^bench kafka: Option '--events <value>' argument missing$/],
+  ['kafka', ['--rates', '1000,-5'], /^bench kafka: --rates: "-5" is not a positive number$/],
+  ['serve', ['--rounds', 'two'], /^bench serve: --rounds: "two" is not a positive integer$/],
+  ['soak', ['--duration=-1'], /^bench soak: --duration: "-1" is not a non-negative number$/],
+  ['soak', ['--duration', '-1'], /^bench soak: Option '--duration' argument is ambiguous\. .*'--duration=-XYZ'\.$/],
+  ['server', ['other', '--db', 'x.db'], /^bench server: the server is service, bare or naive, not "other"$/],
+];
+
+t.test('a bad flag or value: one line naming it, exit 2, nothing on stdout', async (t) => {
+  const results = await Promise.all(CASES.map(([name, args]) => bench(name, args)));
+  CASES.forEach(([name, args, line], i) => {
+    const r = results[i]!;
+    t.equal(r.code, 2, `${name} ${args.join(' ')}: exit 2`);
+    t.equal(r.stdout, '', `${name} ${args.join(' ')}: nothing on stdout`);
+    t.match(r.stderr, /^[^\n]*\n$/, `${name} ${args.join(' ')}: one line`);
+    t.match(r.stderr.trim(), line, `${name} ${args.join(' ')}: names the problem`);
+  });
+});
