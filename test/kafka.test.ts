@@ -24,7 +24,7 @@ import { replayFiles } from '../src/ingest';
 import { INGEST_NICE } from '../src/lib/worker';
 import {
   createKafkaClient, DLQ_HEADERS, eventKey, kafkaConnectionFromEnv, kafkaIngestConfigFromEnv,
-  produceFiles, startKafkaIngest, type KafkaIngest, type KafkaIngestConfig, type KafkaIngestOptions, type KafkaLog, type OutboundMessage,
+  produceFiles, startKafkaIngest, type KafkaIngest, type KafkaIngestConfig, type KafkaLog, type OutboundMessage,
 } from '../src/ingest/kafka';
 import { digest, openDb, Projector, type Db } from '../src/store';
 import { testBroker, type TestBroker } from './broker';
@@ -165,10 +165,10 @@ interface Consumer {
 }
 
 /** A database of its own and an ingest into it; both closed when the test ends. */
-async function consume(tt: Test, topic: string, file?: string, opts: KafkaIngestOptions = {}): Promise<Consumer> {
+async function consume(tt: Test, topic: string, file?: string): Promise<Consumer> {
   const dbFile = file ?? path.join(tmpDir('kafka-'), 'k.db');
   const db = openDb(dbFile);
-  const ingest = await startKafkaIngest(db, new Projector(db), ingestConfig(topic), { lagPollMs: 500, restartDelayMs: 1000, log: testLog, ...opts });
+  const ingest = await startKafkaIngest(db, new Projector(db), ingestConfig(topic), { lagPollMs: 500, restartDelayMs: 1000, log: testLog });
   tt.teardown(async () => {
     await ingest.stop();
     if (db.open) db.close();
@@ -482,10 +482,9 @@ t.test('the disk filling up under Kafka ingestion: once there is room, every rec
   const [before, after] = [writeNdjson(path.join(dir, 'a.ndjson'), demo.slice(0, half)), writeNdjson(path.join(dir, 'b.ndjson'), demo.slice(half))];
   const topic = await freshTopic();
   await produceFiles(conn, topic, [before], { log: testLog });
-  // Room for a fresh file and about a third of the first half (SQLITE_FULL, as a full disk).
-  const dbFile = path.join(dir, 'full.db');
-  openDb(dbFile, { maxPageCount: 400 }).close();
-  const c = await consume(t, topic, dbFile);
+  const c = await consume(t, topic);
+  // Room for about a third of the first half, then SQLITE_FULL as from a full disk (a limit of the
+  // consumer's connection: the test shares it).
   c.db.pragma('max_page_count = 400');
   await waitFor('a transaction to fail: the disk is full', 60_000, () => /full/.test(c.ingest.status().last_error ?? ''), 20);
   c.db.pragma('max_page_count = 1073741823'); // room again
