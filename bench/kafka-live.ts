@@ -18,6 +18,7 @@ export interface LiveOptions {
 
 export interface Sample {
   t: number; produced: number; committed: number; lag: number; eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null; streaming: boolean;
+  transactions: number | null; applied: number | null;
 }
 
 export interface PhaseResult {
@@ -76,7 +77,7 @@ function sampler(service: Service, admin: Admin, topic: string, offsets: Committ
       const [produced, ops] = await Promise.all([producedCount(admin, topic), scrapeOps(service.ops).catch(() => null)]);
       const committed = offsets.read() ?? 0;
       samples.push({ t: (tick - started) / 1000, produced, committed, lag: Math.max(0, produced - committed), eldP99Ms: ops?.eldP99Ms ?? null, eldMaxMs: ops?.eldMaxMs ?? null,
-        deadLetters: ops?.deadLetters ?? null, streaming: isStreaming() });
+        deadLetters: ops?.deadLetters ?? null, streaming: isStreaming(), transactions: ops?.transactions ?? null, applied: ops?.applied ?? null });
       await sleep(Math.max(0, 1000 - (performance.now() - tick)));
     }
   })();

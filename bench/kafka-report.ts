@@ -11,6 +11,8 @@ export interface CatchUp {
   e2eSeconds: number;
   e2eSteadySeconds: number;
   e2eSamples: Sample[];
+  /** SQLite transactions the service committed for the catch-up (ops /metrics; null: not scraped). */
+  e2eTransactions: number | null;
 }
 
 export const TARGETS = { ratio: 0.8, freshnessP99Ms: 250, eldP99Ms: 20 };
@@ -58,12 +60,22 @@ export function catchUpTable(c: CatchUp): string {
     `| **end to end** (\`visibility-api serve\` spawned -> every offset committed in SQLite) | ${fmt(c.events)} | ${fmt(c.e2eSeconds, 1)} | ${rate(c.events, c.e2eSeconds)} |`,
     `| end to end, first commit -> last (startup excluded) | ${fmt(c.events)} | ${fmt(c.e2eSteadySeconds, 1)} | ${rate(c.events, c.e2eSteadySeconds)} |`,
     `| startup: \`serve\` spawned -> its first commit | | ${fmt(c.e2eSeconds - c.e2eSteadySeconds, 2)} | |`,
+    `| SQLite transactions of the catch-up (events per transaction) | | ${c.e2eTransactions === null ? '-' : `${fmt(c.e2eTransactions)} (${fmt(c.events / c.e2eTransactions, 0)})`} | |`,
     '',
     '| figure | measured | target | |', '|---|---:|---:|---|',
     `| end to end / file replay | ${fmt(ratio, 2)} | >= ${TARGETS.ratio} | ${met(ratio >= TARGETS.ratio)} |`,
     `| end to end / consume only | ${fmt(c.consumeOnly.wholeSeconds / c.e2eSeconds, 2)} | | |`,
     `| event-loop delay p99 of the serving thread during the catch-up (worst 1 s; median ${fmt(e.median, 1)} ms, max ${fmt(e.max, 0)} ms) | ${fmt(e.worst, 1)} ms | <= ${TARGETS.eldP99Ms} ms | ${met(e.worst <= TARGETS.eldP99Ms)} |`,
   ].join('\n');
+}
+
+/** Transactions committed between the first and the last sample, and events applied per transaction (ops /metrics). */
+function perTransaction(samples: Sample[]): { transactions: number; perTransaction: number } | null {
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (first?.transactions == null || last?.transactions == null || first.applied == null || last.applied == null) return null;
+  const transactions = last.transactions - first.transactions;
+  return { transactions, perTransaction: transactions > 0 ? (last.applied - first.applied) / transactions : 0 };
 }
 
 export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate: number): string {
@@ -89,6 +101,10 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
     row('**lag at the stream\'s end** (bounded: at most 1 s of production)', '<= rate', (p) => [fmt(p.lagAtEnd), p.lagAtEnd <= p.rate]),
     row('lag trend over the 2nd half of the stream', '', (p) => [`${fmt(lagSlope(p.samples))} events/s`, null]),
     row('drained after the stream stopped', '', (p) => [p.drainedIn === null ? `no: ${fmt(p.lagAfterDrain)} left after ${drainSeconds} s` : `in ${fmt(p.drainedIn, 1)} s`, null]),
+    row('SQLite transactions during the stream, events applied per transaction', '', (p) => {
+      const t = perTransaction(p.samples.filter((s) => s.streaming));
+      return [t === null ? '-' : `${fmt(t.transactions)}, ${fmt(t.perTransaction, 0)}`, null];
+    }),
     row('**event-loop delay p99** of the serving thread (worst 1 s)', `<= ${TARGETS.eldP99Ms} ms`, (p) => {
       const e = eld(p.samples.filter((s) => s.streaming));
       return [`${fmt(e.worst, 1)} ms`, e.worst <= TARGETS.eldP99Ms];

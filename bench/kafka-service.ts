@@ -107,7 +107,11 @@ export class CommittedOffsets {
   }
 }
 
-export interface OpsSample { eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null }
+export interface OpsSample {
+  eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null;
+  /** SQLite transactions committed, and events applied, since the service started. */
+  transactions: number | null; applied: number | null;
+}
 
 const metric = (text: string, name: string): number | null => {
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
@@ -123,5 +127,6 @@ export async function scrapeOps(ops: string): Promise<OpsSample> {
   const text = await res.text();
   const excess = (v: number | null): number | null => (v === null ? null : Math.max(0, v * 1000 - ELD_RESOLUTION_MS));
   return { eldP99Ms: excess(metric(text, 'nodejs_eventloop_lag_p99_seconds')), eldMaxMs: excess(metric(text, 'nodejs_eventloop_lag_max_seconds')),
-    deadLetters: metric(text, 'visibility_ingest_dead_letters') };
+    deadLetters: metric(text, 'visibility_ingest_dead_letters'), transactions: metric(text, 'visibility_ingest_batches_total'),
+    applied: metric(text, 'visibility_ingest_events\\{outcome="applied"\\}') };
 }

@@ -99,7 +99,7 @@ async function fileReplay(logFile: string, timeoutMs: number): Promise<number> {
 }
 
 /** Spawns the service on a fresh file and waits until every produced offset is committed in SQLite. */
-async function endToEnd(total: number, timeoutMs: number): Promise<{ seconds: number; steady: number; samples: Sample[] }> {
+async function endToEnd(total: number, timeoutMs: number): Promise<{ seconds: number; steady: number; samples: Sample[]; transactions: number | null }> {
   const dbFile = path.join(tmp, 'serve.db');
   const logFile = path.join(tmp, 'serve.log');
   const started = performance.now();
@@ -118,13 +118,15 @@ async function endToEnd(total: number, timeoutMs: number): Promise<{ seconds: nu
     if (now - lastScrape >= 1000) {
       lastScrape = now;
       const ops = await scrapeOps(service.ops).catch(() => null);
-      if (ops) samples.push({ t: (now - started) / 1000, produced: total, committed, lag: total - committed, eldP99Ms: ops.eldP99Ms, eldMaxMs: ops.eldMaxMs, deadLetters: ops.deadLetters, streaming: false });
+      if (ops) samples.push({ t: (now - started) / 1000, produced: total, committed, lag: total - committed, eldP99Ms: ops.eldP99Ms, eldMaxMs: ops.eldMaxMs, deadLetters: ops.deadLetters, streaming: false,
+        transactions: ops.transactions, applied: ops.applied });
     }
     await sleep(20);
   }
   const end = performance.now();
   await waitReady(service, logFile, 60_000);
-  return { seconds: (end - started) / 1000, steady: (end - first) / 1000, samples };
+  const last = await scrapeOps(service.ops).catch(() => null);
+  return { seconds: (end - started) / 1000, steady: (end - first) / 1000, samples, transactions: last?.transactions ?? null };
 }
 
 async function catchUp(world: BenchWorld, logFile: string): Promise<CatchUp> {
@@ -142,7 +144,8 @@ async function catchUp(world: BenchWorld, logFile: string): Promise<CatchUp> {
   log(`  ${fmt(total / replaySeconds)} events/s; end to end through serve's Kafka thread ...`);
   const e2e = await endToEnd(total, timeoutMs);
   log(`  ${fmt(total / e2e.seconds)} events/s`);
-  return { events: total, produceSeconds, consumeOnly: noop, replaySeconds, e2eSeconds: e2e.seconds, e2eSteadySeconds: e2e.steady, e2eSamples: e2e.samples };
+  return { events: total, produceSeconds, consumeOnly: noop, replaySeconds, e2eSeconds: e2e.seconds, e2eSteadySeconds: e2e.steady, e2eSamples: e2e.samples,
+    e2eTransactions: e2e.transactions };
 }
 
 /** One pass over the read mix, so the load measures a running service rather than its first builds. */

@@ -14,6 +14,7 @@ import {
 } from './client';
 import type { KafkaIngestConfig } from './config';
 import { DeadLetterPublisher, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
+import { FetchedBatches } from './fetched';
 
 export interface KafkaIngestOptions {
   /**
@@ -209,14 +210,7 @@ export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boole
   };
 }
 
-/** A fetched batch waiting to be written, and how much of it has been taken into chunks. */
-interface Queued {
-  source: string;
-  messages: InboundMessage[];
-  taken: number;
-}
-
-/** A chunk of one batch in the preparing thread; `generation` is the assignment it was fetched in. */
+/** A chunk of one partition's records in the preparing thread; `generation` is the assignment it was fetched in. */
 interface Chunk {
   source: string;
   size: number;
@@ -257,10 +251,10 @@ class KafkaIngestRunner implements KafkaIngest {
   /** Chunks were applied since the last settle. */
   private unsettled = false;
   /** Fetched batches not yet written, oldest first, of every partition (see onBatch). */
-  private queue: Queued[] = [];
-  /** Chunks taken from `queue` and being prepared, oldest first. */
+  private readonly fetched = new FetchedBatches<InboundMessage>();
+  /** Chunks taken from `fetched` and being prepared, oldest first. */
   private ahead: Chunk[] = [];
-  /** Events in `queue` and `ahead` not yet written. */
+  /** Events in `fetched` and `ahead` not yet written. */
   private queued = 0;
   /** onBatch calls waiting for `queued` to fall to QUEUED_MAX. */
   private roomWaiters: Array<() => void> = [];
@@ -469,7 +463,7 @@ class KafkaIngestRunner implements KafkaIngest {
     const last = batch.messages[batch.messages.length - 1];
     if (!last) return;
     control.resolveOffset(last.offset);
-    this.queue.push({ source, messages: batch.messages, taken: 0 });
+    this.fetched.push(source, batch.messages);
     this.queued += batch.messages.length;
     if (!this.writerBusy) {
       this.writerBusy = true;
@@ -531,14 +525,13 @@ class KafkaIngestRunner implements KafkaIngest {
 
   /** Takes chunks from the queue into the preparing thread until PREPARED_AHEAD are there. */
   private prepareAhead(): void {
-    while (this.ahead.length < PREPARED_AHEAD && this.queue.length > 0) {
-      const head = this.queue[0]!;
-      const messages = head.messages.slice(head.taken, head.taken + this.chunkLength());
-      head.taken += messages.length;
-      if (head.taken >= head.messages.length) this.queue.shift();
-      const prepared = this.prepare(head.source, messages);
+    while (this.ahead.length < PREPARED_AHEAD) {
+      const source = this.fetched.oldestSource;
+      if (source === undefined) return;
+      const messages = this.fetched.take(source, this.chunkLength());
+      const prepared = this.prepare(source, messages);
       prepared.catch(() => undefined); // a chunk dropped before it is awaited is let go, not an error
-      this.ahead.push({ source: head.source, size: messages.length, generation: this.generation, prepared });
+      this.ahead.push({ source, size: messages.length, generation: this.generation, prepared });
     }
   }
 
@@ -555,7 +548,7 @@ class KafkaIngestRunner implements KafkaIngest {
 
   private dropQueue(): void {
     this.generation += 1;
-    this.queue = [];
+    this.fetched.clear();
     this.ahead = [];
     this.queued = 0;
     this.wakeRoomWaiters();
