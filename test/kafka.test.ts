@@ -352,6 +352,28 @@ t.test('demo events through Kafka', async (t) => {
   });
 });
 
+t.test('`visibility-api produce` to a topic that does not exist yet: one summary line, no kafkajs error on the way', async (t) => {
+  // The broker creates the topic on the first metadata request and answers "does not host this
+  // topic-partition" until it has; kafkajs asks again. That retry used to print "kafka error: ...".
+  const topic = `new-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+  const dir = tmpDir('kafka-produce-cli-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = writeNdjson(path.join(dir, 'events.ndjson'), world());
+  const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', SERVICE, 'produce', '--brokers', BROKER, '--topic', topic, '--quiet', file],
+      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  t.equal(out.code, 0, 'exit 0');
+  t.match(out.stdout, new RegExp(`^produced ${world().length} events to ${topic} in `), 'the summary line');
+  t.equal(out.stderr, '', 'nothing on stderr');
+  t.equal((await endOffsets(topic)).reduce((a, b) => a + b, 0), world().length, 'every event on the new topic');
+});
+
 t.test("events produced by Kafka's own console producer are applied", async (t) => {
   const topic = await freshTopic();
   const events = [...world(), run({ n: 1, brand: 1, sentiment: 0.5, competitor: 2, citations: ['https://acme.com/a'] }),

@@ -173,11 +173,25 @@ export function stderrKafkaLog(minLevel: KafkaLogLevel = 'warn', quietMs = 30_00
   return dedupedKafkaLog((level, message) => process.stderr.write(`kafka ${level}: ${message}\n`), minLevel, quietMs);
 }
 
+/**
+ * The broker's answers that kafkajs meets by refreshing its metadata and asking again (its
+ * protocol/error.js, `staleMetadata`): a topic being auto-created, a leader being elected. kafkajs's
+ * connection logs every error answer at error level all the same, so producing to a new topic
+ * printed "kafka error: ... This server does not host this topic-partition" before succeeding.
+ * Logged at debug here; one that outlasts the retries reaches the caller as its error.
+ */
+const RETRIED_ANSWERS = new Set([
+  'This server does not host this topic-partition',
+  'There is no leader for this topic-partition as we are in the middle of a leadership election',
+  'This server is not the leader for that topic-partition',
+]);
+
 function logCreator(log: KafkaLog): NonNullable<KafkaConfig['logCreator']> {
   return () => (entry: LogEntry) => {
     const { message, error } = entry.log as { message: string; error?: unknown };
     const cause = typeof error === 'string' && error !== '' && !message.includes(error) ? ` (${error})` : '';
-    log(levelName(entry.level), `${entry.namespace ? `[${entry.namespace}] ` : ''}${message}${cause}`);
+    const retried = entry.namespace === 'Connection' && message.startsWith('Response ') && typeof error === 'string' && RETRIED_ANSWERS.has(error);
+    log(retried ? 'debug' : levelName(entry.level), `${entry.namespace ? `[${entry.namespace}] ` : ''}${message}${cause}`);
   };
 }
 
