@@ -31,6 +31,7 @@ import { testBroker, type TestBroker } from './broker';
 import { DEMO_FILE } from './demo';
 import { ev, id, run, tmpDir, W, world, writeNdjson, type Ev } from './helpers';
 import { request, withKey } from './http';
+import { runCli } from './serve-process';
 
 const ROOT = path.join(__dirname, '..');
 // The service as users run it. It also exits when this test process is gone (its parent changes), so
@@ -359,15 +360,7 @@ t.test('`visibility-api produce` to a topic that does not exist yet: one summary
   const dir = tmpDir('kafka-produce-cli-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = writeNdjson(path.join(dir, 'events.ndjson'), world());
-  const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', SERVICE, 'produce', '--brokers', BROKER, '--topic', topic, '--quiet', file],
-      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const out = await runCli(['produce', '--brokers', BROKER, '--topic', topic, '--quiet', file], { KAFKA_LOG_LEVEL: 'warn' });
   t.equal(out.code, 0, 'exit 0');
   t.match(out.stdout, new RegExp(`^produced ${world().length} events to ${topic} in `), 'the summary line');
   t.equal(out.stderr, '', 'nothing on stderr');
