@@ -189,6 +189,19 @@ async function replayDigest(file: string): Promise<string> {
   }
 }
 
+/**
+ * A generated world (`accounts` x `projectsPerAccount`) as an NDJSON file in a directory of the test's
+ * own (removed at its end), with its event count and a clean replay's digest.
+ */
+async function generatedStream(t: Test, prefix: string, accounts: number, projectsPerAccount: number): Promise<{ dir: string; stream: string; total: number; clean: string }> {
+  const dir = tmpDir(prefix);
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const stream = path.join(dir, 'stream.ndjson');
+  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts, projectsPerAccount })];
+  fs.writeFileSync(stream, generated.join('\n') + '\n');
+  return { dir, stream, total: generated.length, clean: await replayDigest(stream) };
+}
+
 async function produceMessages(topic: string, messages: OutboundMessage[]): Promise<void> {
   const producer = createKafkaClient(conn, testLog).producer();
   await producer.connect();
@@ -390,15 +403,9 @@ t.test('killed with SIGKILL at random points of a stream, in seeded trials: the 
   // still depend on the machine's pace, so a failure is a matter of where, not exactly when).
   const seed = Number(process.env.KAFKA_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
   t.comment(`seed ${seed} (KAFKA_CRASH_SEED=${seed} to repeat)`);
-  const dir = tmpDir('kafka-crash-');
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const stream = path.join(dir, 'stream.ndjson');
   // Big enough for kills inside large batches and between them, small enough for several trials.
-  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts: 4, projectsPerAccount: 2 })];
-  fs.writeFileSync(stream, generated.join('\n') + '\n');
-  const total = generated.length;
+  const { dir, stream, total, clean } = await generatedStream(t, 'kafka-crash-', 4, 2);
   t.ok(total > 20_000, `${total} events`);
-  const clean = await replayDigest(stream);
 
   const TRIALS = 3;
   for (let trial = 1; trial <= TRIALS; trial++) {
@@ -458,15 +465,9 @@ t.test('killed with SIGKILL at random points of a stream, in seeded trials: the 
 t.test('a member leaves the group while another is catching up: the other applies every record once', async (t) => {
   // A rebalance drops what a member has fetched but not yet written (its queue), and every partition
   // it is given resumes at the offset its own SQLite holds: nothing applied twice, nothing skipped.
-  const dir = tmpDir('kafka-rebalance-');
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const stream = path.join(dir, 'stream.ndjson');
   // Large enough that both members are still catching up when the group is shared, and often when
   // the member that stays learns of the leave (its next heartbeat, up to 2 s later).
-  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts: 6, projectsPerAccount: 4 })];
-  fs.writeFileSync(stream, generated.join('\n') + '\n');
-  const total = generated.length;
-  const clean = await replayDigest(stream);
+  const { stream, total, clean } = await generatedStream(t, 'kafka-rebalance-', 6, 4);
   const topic = await freshTopic();
   t.equal((await produceFiles(conn, topic, [stream], { log: testLog })).sent, total, `${total} events produced`);
   const ends = await endOffsets(topic);
