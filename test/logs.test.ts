@@ -5,11 +5,10 @@
 // echoed; no API key (nor its hash) appears anywhere in the output.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { request, withKey } from './http';
-import { runCli, spawnServe, startServe, type ServeProcess } from './serve-process';
+import { runCli, spawnServeOnFreePorts, startServe, type ServeProcess } from './serve-process';
 
 interface DemoKey { account: string; key: string; revoked: boolean }
 const KEYS = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures/demo/keys.json'), 'utf8')) as DemoKey[];
@@ -131,26 +130,11 @@ t.test('at info, cache hits of the hot path are sampled (one line per N, saying 
   t.equal(lines.filter((l) => l.sample === undefined).length, 4);
 });
 
-/** A port free at the moment of asking (the listening line that tells the port is not written at warn). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 t.test('LOG_LEVEL=warn: no line at info (access lines included); a request still gets its id', async (t) => {
-  const [port, opsPort] = [await freePort(), await freePort()];
-  const { child, exited } = spawnServe(['--demo', '--port', String(port), '--ops-port', String(opsPort)], { LOG_LEVEL: 'warn' });
+  // At warn no listening line tells the ports: they are picked beforehand, and serve is up once both answer.
+  const { child, exited, port } = await spawnServeOnFreePorts(['--demo'], { LOG_LEVEL: 'warn' }, async ({ port, opsPort }) =>
+    (await request(`http://127.0.0.1:${opsPort}/readyz`)).status === 200 && (await request(`http://127.0.0.1:${port}/v1/public/openapi.json`)).status === 200);
   t.teardown(() => void child.kill('SIGKILL'));
-  let ready = false;
-  for (let i = 0; i < 600 && !ready; i++) {
-    ready = await request(`http://127.0.0.1:${opsPort}/readyz`).then((r) => r.status === 200, () => false);
-    if (!ready) await new Promise((r) => setTimeout(r, 50));
-  }
-  t.ok(ready, 'serving');
   const r = await request(`http://127.0.0.1:${port}/v1/public/projects`, withKey(ACTIVE.key));
   t.equal(r.status, 200);
   t.match(r.headers['x-request-id'], UUID, 'the id is echoed whatever the level');

@@ -22,22 +22,13 @@ import { testBroker } from './broker';
 import { activeKeys, DEMO_FILE } from './demo';
 import { tmpDir } from './helpers';
 import { request, withKey } from './http';
-import { runCli, spawnServe, startServe, type ServeProcess } from './serve-process';
+import { freePort, runCli, spawnServeOnFreePorts, startServe, type ServeProcess } from './serve-process';
 
 const ROOT = path.join(__dirname, '..');
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => fs.existsSync(p));
 const skip = HAPROXY ? false : 'HAProxy is not installed (apt-get install haproxy; .ci/run installs it)';
 const LOAD_SECONDS = 16;
 const KILL_AFTER_MS = 4000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -65,17 +56,22 @@ t.test('3 replicas behind HAProxy: one killed and replaced under load, no failed
   const produced = (await produceFiles(conn, topic, [DEMO_FILE])).sent;
 
   const dir = tmpDir('replicas-');
-  const replica = async (name: string): Promise<Replica> => ({ name, db: path.join(dir, `${name}.db`), port: await freePort(), opsPort: await freePort() });
+  // Port 0: the OS gives each replica free ports, which its listening line tells (none is picked
+  // beforehand for another test's process to take); the replacement then reuses replica 2's.
+  const replica = (name: string): Replica => ({ name, db: path.join(dir, `${name}.db`), port: 0, opsPort: 0 });
   const env = (name: string): NodeJS.ProcessEnv => ({
     KAFKA_BROKERS: broker.brokers, KAFKA_TOPICS: topic, KAFKA_GROUP_ID: `${topic}-${name}`, KAFKA_DLQ_TOPIC: '',
     KAFKA_LOG_LEVEL: 'error', LOG_LEVEL: 'warn', MAX_READY_LAG: '0',
   });
-  const serve = (r: Replica, name: string, extra: string[] = []): Promise<ServeProcess> =>
-    startServe(['--db', r.db, '--port', String(r.port), '--ops-port', String(r.opsPort), ...extra], { ...env(name), LOG_LEVEL: 'info' });
+  const serve = async (r: Replica, name: string, extra: string[] = []): Promise<ServeProcess> => {
+    const p = await startServe(['--db', r.db, '--port', String(r.port), '--ops-port', String(r.opsPort), ...extra], { ...env(name), LOG_LEVEL: 'info' });
+    [r.port, r.opsPort] = [Number(new URL(p.base).port), Number(new URL(p.ops).port)];
+    return p;
+  };
   const ready = (r: Replica): Promise<boolean> => request(`http://127.0.0.1:${r.opsPort}/readyz`).then((x) => x.status === 200);
   const kill = (p: ChildProcess): void => void (p.exitCode === null && p.signalCode === null && p.kill('SIGKILL'));
 
-  const [r1, r2, r3] = [await replica('r1'), await replica('r2'), await replica('r3')];
+  const [r1, r2, r3] = [replica('r1'), replica('r2'), replica('r3')];
   r1.proc = await serve(r1, 'r1');
   t.teardown(() => kill(r1.proc!.child));
   const lag = async (r: Replica): Promise<number | null> => ((await request(`http://127.0.0.1:${r.opsPort}/readyz`)).json as { kafka?: { lag: number | null } }).kafka?.lag ?? null;
@@ -209,15 +205,15 @@ t.test('--bootstrap-from: /readyz says bootstrapping meanwhile; a bad snapshot o
   t.teardown(() => peer.close());
   const dir = tmpDir('bootstrap-');
   const db = path.join(dir, 'new.db');
-  const opsPort = await freePort();
-  const { child, exited } = spawnServe(['--db', db, '--ops-port', String(opsPort), '--bootstrap-from', `http://127.0.0.1:${(peer.address() as net.AddressInfo).port}`]);
-  t.teardown(() => void child.kill('SIGKILL'));
+  // The ops port is picked beforehand: the listening line comes only after the bootstrap.
   let seen: { status: number; json: unknown } | null = null;
-  await until(async () => {
-    const r = await request(`http://127.0.0.1:${opsPort}/readyz`);
-    seen = { status: r.status, json: r.json };
-    return true;
-  }, 10_000);
+  const { child, exited, opsPort } = await spawnServeOnFreePorts(['--db', db, '--bootstrap-from', `http://127.0.0.1:${(peer.address() as net.AddressInfo).port}`], {},
+    async ({ opsPort }) => {
+      const r = await request(`http://127.0.0.1:${opsPort}/readyz`);
+      seen = { status: r.status, json: r.json };
+      return true;
+    });
+  t.teardown(() => void child.kill('SIGKILL'));
   t.match(seen, { status: 503, json: { ready: false, reasons: [/^bootstrapping: downloading a snapshot from http:\/\/127\.0\.0\.1:\d+/] } }, '/readyz: 503 bootstrapping');
   t.equal((await request(`http://127.0.0.1:${opsPort}/livez`)).status, 200, '/livez: 200');
   const exit = await exited;

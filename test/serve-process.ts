@@ -1,5 +1,6 @@
 // `visibility-api serve` in a child process, as users run it (from the TypeScript sources, through tsx).
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..');
@@ -65,6 +66,39 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}, ms = 120
   const exited = collect(child, ms);
   exited.catch(() => undefined);
   return { child, exited };
+}
+
+/** A port the OS says is free at the moment of asking (another process may take it before the caller binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * `serve ARGS... --port P --ops-port O` on ports picked free beforehand, for a test that must know
+ * them before serve can say (at LOG_LEVEL=warn no listening line is written; while it bootstraps it
+ * has not listened yet). Resolves once `started(ports)` holds, polled every 50 ms. A port picked free
+ * can be taken by another test file's process before serve binds it: serve then exits 2 with
+ * "cannot listen on ...: EADDRINUSE", and it is started again on new ports (3 tries). Any other exit
+ * before `started` rejects with what it wrote.
+ */
+export async function spawnServeOnFreePorts(args: string[], env: NodeJS.ProcessEnv, started: (ports: { port: number; opsPort: number }) => Promise<boolean>,
+  ms = 120_000): Promise<ReturnType<typeof spawnServe> & { port: number; opsPort: number }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = { port: await freePort(), opsPort: await freePort() };
+    const s = spawnServe([...args, '--port', String(ports.port), '--ops-port', String(ports.opsPort)], env, ms);
+    let exited = false;
+    s.exited.then(() => (exited = true), () => (exited = true));
+    while (!exited && !(await started(ports).catch(() => false))) await new Promise((r) => setTimeout(r, 50));
+    if (!exited) return { ...s, ...ports };
+    const e = await s.exited.catch((err: Error) => ({ code: null, stdout: '', stderr: err.message }));
+    if (attempt < 3 && /EADDRINUSE/.test(e.stderr)) continue;
+    throw new Error(`serve exited (${e.code}) before it started:\n${e.stdout}${e.stderr}`);
+  }
 }
 
 /**
