@@ -1,18 +1,23 @@
 import type { ValidateFunction } from 'ajv';
-import { createAjv, describeErrors, readSchemaDir, type JsonSchema } from '../events';
+import { describeErrors, readSchemaDir, type JsonSchema } from '../events';
 
-/** The JSON Schemas of the 200 bodies (schemas/api), compiled once: the same ones the OpenAPI document serves. */
+/**
+ * The JSON Schemas of the 200 bodies (schemas/api): the same ones the OpenAPI document serves, their
+ * validators generated from them as code by `npm run gen` (body-validators.gen.ts, which
+ * test/gen-types.test.ts keeps in step). Compiling them here cost ~210 ms of CPU at each start of
+ * serve's main thread and of each build thread, beside the Kafka thread's first catch-up.
+ */
 export class BodySchemas {
   readonly schemas: Map<string, JsonSchema>;
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validators: ReadonlyMap<string, ValidateFunction>;
   /** Bodies validated so far: the hit path must never add to it. */
   checks = 0;
 
   constructor() {
     this.schemas = readSchemaDir('schemas/api');
-    const ajv = createAjv();
-    for (const schema of this.schemas.values()) ajv.addSchema(schema);
-    for (const name of this.schemas.keys()) this.validators.set(name, ajv.getSchema(`api/${name}.json`)!);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- generated CommonJS
+    const generated = require('./body-validators.gen') as Record<string, ValidateFunction>;
+    this.validators = new Map([...this.schemas.keys()].map((name) => [name, generated[name]!]));
   }
 
   /** null when the body matches its schema, else what is wrong with it. */

@@ -4,9 +4,8 @@
 // key scoping: a foreign project is the same "Not found" as HTTP's 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Access } from './access';
@@ -21,6 +20,24 @@ import type { Logger } from '../lib/log';
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_NAME = 'visibility-api';
+
+type Sdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+  & typeof import('@modelcontextprotocol/sdk/types.js');
+let loadedSdk: Sdk | undefined;
+
+/**
+ * The MCP SDK, loaded at the first MCP exchange: loading it (with its dependencies) cost ~85 ms of
+ * CPU at every start of serve, on two cores beside the Kafka thread's first catch-up.
+ */
+function sdk(): Sdk {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded when first needed (above) */
+  return (loadedSdk ??= {
+    ...(require('@modelcontextprotocol/sdk/server/index.js') as typeof import('@modelcontextprotocol/sdk/server/index.js')),
+    ...(require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')),
+    ...(require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js')),
+  });
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** JSON Schema of a tool's arguments (an object schema, as MCP requires). */
 type InputSchema = Tool['inputSchema'];
@@ -88,6 +105,7 @@ export interface McpDeps {
  * plus `next_cursor` on paged lists.
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
+  const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk();
   const server = new Server({ name: MCP_SERVER_NAME, version: '1.1.0' }, { capabilities: { tools: { listChanged: false } } });
   const tools = toolList(deps.endpoints);
   const byName = new Map(deps.endpoints.map((e) => [toolName(e), e]));
@@ -160,7 +178,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     for (const [name, value] of Object.entries(rateLimit)) res.setHeader(name, value);
     res.setHeader(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
     const server = createMcpServer(deps, hash);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new (sdk().StreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();

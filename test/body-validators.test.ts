@@ -1,0 +1,63 @@
+// The API bodies' validators are generated code (src/serve/body-validators.gen.ts, `npm run gen`):
+// they must judge every body as the schemas compiled at run time do, accepting the real ones and
+// refusing the same broken ones, since a served body is checked by them before it is cached.
+import t from 'tap';
+import { describeErrors } from '../src/events';
+import { ENDPOINTS } from '../src/readmodels';
+import { BodySchemas } from '../src/serve/bodies';
+import { apiAjv } from './bodies';
+import { activeKeys, demoDb } from './demo';
+import { request, startApi, withKey } from './http';
+
+/** The ways a body is broken: an unknown field, a required one gone, a value of the wrong type, in its first object. */
+function brokenCopies(body: unknown): Array<[string, unknown]> {
+  const copy = (): unknown => JSON.parse(JSON.stringify(body)) as unknown;
+  const firstObject = (b: unknown): Record<string, unknown> | null =>
+    Array.isArray(b) ? (b.length > 0 && typeof b[0] === 'object' ? (b[0] as Record<string, unknown>) : null) : (b as Record<string, unknown>);
+  const out: Array<[string, unknown]> = [];
+  const extra = copy();
+  const o1 = firstObject(extra);
+  if (o1) {
+    o1.not_in_the_schema = 1;
+    out.push(['an unknown field', extra]);
+  }
+  const missing = copy();
+  const o2 = firstObject(missing);
+  const key = o2 ? Object.keys(o2)[0] : undefined;
+  if (o2 && key !== undefined) {
+    delete o2[key];
+    out.push([`without ${key}`, missing]);
+  }
+  const wrong = copy();
+  const o3 = firstObject(wrong);
+  if (o3 && key !== undefined) {
+    o3[key] = { not: 'this' };
+    out.push([`${key} of the wrong type`, wrong]);
+  }
+  return out;
+}
+
+t.test('generated body validators judge as the schemas compiled at run time: real bodies pass, broken ones fail alike', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close());
+  const generated = new BodySchemas();
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const group = ((await request(`${api.base}/projects/${project}/runs`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  let refused = 0;
+  for (const e of ENDPOINTS) {
+    const url = api.base + e.path.replace(':project_id', project).replace(':run_group_id', group);
+    const r = await request(url, withKey(key));
+    t.equal(r.status, 200, `${e.name}: 200`);
+    const reference = apiAjv.getSchema(`api/${e.schema}.json`)!;
+    t.equal(generated.check(e.schema, r.json), null, `${e.name}: the served body passes`);
+    for (const [how, body] of brokenCopies(r.json)) {
+      const expected = reference(body) ? null : describeErrors(reference.errors);
+      t.not(expected, null, `${e.name}, ${how}: the schema refuses it`);
+      t.equal(generated.check(e.schema, body), expected, `${e.name}, ${how}: refused with the same message`);
+      refused += 1;
+    }
+  }
+  t.ok(refused >= ENDPOINTS.length, `${refused} broken bodies refused`);
+});
