@@ -17,7 +17,11 @@ export class BodySchemas {
     this.schemas = readSchemaDir('schemas/api');
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- generated CommonJS
     const generated = require('./body-validators.gen') as Record<string, ValidateFunction>;
-    this.validators = new Map([...this.schemas.keys()].map((name) => [name, generated[name]!]));
+    this.validators = new Map([...this.schemas.keys()].map((name) => {
+      const validate = generated[name];
+      if (validate === undefined) throw new Error(`schemas/api/${name}.json has no generated validator: run \`npm run gen\``);
+      return [name, validate];
+    }));
   }
 
   /** null when the body matches its schema, else what is wrong with it. */
