@@ -2,6 +2,7 @@
 // one partition's oldest records across its batches, and no record is lost, repeated or reordered
 // within its partition, whatever the batch and transaction sizes.
 import t from 'tap';
+import { intBetween, mulberry32 } from '../fixtures/random';
 import { FetchedBatches } from '../src/ingest/kafka/fetched';
 
 t.test("a transaction takes one partition's records across its batches, in order", async (t) => {
@@ -39,11 +40,8 @@ t.test('a chunk shorter than a batch leaves the rest of it first in line', async
 });
 
 t.test('seeded trials: every record leaves once, in its partition order, whatever the sizes', async (t) => {
-  let seed = 12345;
-  const random = (n: number): number => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
-  };
+  const rng = mulberry32(12345);
+  const random = (n: number): number => intBetween(rng, 0, n - 1);
   for (let trial = 0; trial < 50; trial += 1) {
     const q = new FetchedBatches<[string, number]>();
     const next: Record<string, number> = { p0: 0, p1: 0, p2: 0 };
