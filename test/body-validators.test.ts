@@ -9,31 +9,22 @@ import { apiAjv } from './bodies';
 import { activeKeys, demoDb } from './demo';
 import { request, startApi, withKey } from './http';
 
+/** A body's first object: itself, or its first item (null for an empty list). */
+const firstObject = (b: unknown): Record<string, unknown> | null =>
+  (Array.isArray(b) ? (b.length > 0 && typeof b[0] === 'object' ? b[0] : null) : b) as Record<string, unknown> | null;
+
 /** The ways a body is broken: an unknown field, a required one gone, a value of the wrong type, in its first object. */
 function brokenCopies(body: unknown): Array<[string, unknown]> {
-  const copy = (): unknown => JSON.parse(JSON.stringify(body)) as unknown;
-  const firstObject = (b: unknown): Record<string, unknown> | null =>
-    Array.isArray(b) ? (b.length > 0 && typeof b[0] === 'object' ? (b[0] as Record<string, unknown>) : null) : (b as Record<string, unknown>);
-  const out: Array<[string, unknown]> = [];
-  const extra = copy();
-  const o1 = firstObject(extra);
-  if (o1) {
-    o1.not_in_the_schema = 1;
-    out.push(['an unknown field', extra]);
-  }
-  const missing = copy();
-  const o2 = firstObject(missing);
-  const key = o2 ? Object.keys(o2)[0] : undefined;
-  if (o2 && key !== undefined) {
-    delete o2[key];
-    out.push([`without ${key}`, missing]);
-  }
-  const wrong = copy();
-  const o3 = firstObject(wrong);
-  if (o3 && key !== undefined) {
-    o3[key] = { not: 'this' };
-    out.push([`${key} of the wrong type`, wrong]);
-  }
+  const first = firstObject(body);
+  if (first === null) return [];
+  const broken = (how: string, change: (o: Record<string, unknown>) => void): [string, unknown] => {
+    const copy = JSON.parse(JSON.stringify(body)) as unknown;
+    change(firstObject(copy)!);
+    return [how, copy];
+  };
+  const out = [broken('an unknown field', (o) => (o.not_in_the_schema = 1))];
+  const key = Object.keys(first)[0];
+  if (key !== undefined) out.push(broken(`without ${key}`, (o) => delete o[key]), broken(`${key} of the wrong type`, (o) => (o[key] = { not: 'this' })));
   return out;
 }
 
