@@ -81,16 +81,17 @@ async function generateValidators(dir: string, formats: string): Promise<string>
 export const generateEventValidators = (): Promise<string> => generateValidators('schemas/events', './formats');
 export const generateBodyValidators = (): Promise<string> => generateValidators('schemas/api', '../events/formats');
 
-export const OUTPUTS: Array<[string, () => Promise<string>]> = [
-  ['src/events/types.gen.ts', generateEventTypes],
-  ['src/events/validators.gen.ts', generateEventValidators],
-  ['src/readmodels/bodies.gen.ts', generateApiTypes],
-  ['src/serve/body-validators.gen.ts', generateBodyValidators],
+/** Each generated file, its generator, and the schema directory it is made from. */
+export const OUTPUTS: Array<[string, () => Promise<string>, string]> = [
+  ['src/events/types.gen.ts', generateEventTypes, 'schemas/events'],
+  ['src/events/validators.gen.ts', generateEventValidators, 'schemas/events'],
+  ['src/readmodels/bodies.gen.ts', generateApiTypes, 'schemas/api'],
+  ['src/serve/body-validators.gen.ts', generateBodyValidators, 'schemas/api'],
 ];
 
 async function main(): Promise<void> {
-  for (const [file, gen] of OUTPUTS) {
-    if ((file.includes('readmodels') || file.includes('body-validators')) && !fs.existsSync(path.join(root, 'schemas/api'))) continue;
+  for (const [file, gen, from] of OUTPUTS) {
+    if (!fs.existsSync(path.join(root, from))) continue;
     fs.writeFileSync(path.join(root, file), await gen());
     console.log(`wrote ${file}`);
   }
