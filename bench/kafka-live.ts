@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 import type { Admin } from 'kafkajs';
 import { cpuShare, cpuSnapshot, type CpuShare } from './cpu';
 import { producedCount } from './kafka-broker';
-import { CommittedOffsets, scrapeOps, type Service } from './kafka-service';
+import { CommittedOffsets, scrapeOps, type OpsSample, type Service } from './kafka-service';
 import type { StreamMessage, StreamStart } from './kafka-stream';
 import type { BenchWorld } from './kafka-world';
 import { startWorker } from '../src/lib/worker';
@@ -16,10 +16,13 @@ export interface LiveOptions {
   brokerPid: number | null;
 }
 
-export interface Sample {
-  t: number; produced: number; committed: number; lag: number; eldP99Ms: number | null; eldMaxMs: number | null; deadLetters: number | null; streaming: boolean;
-  transactions: number | null; applied: number | null;
+/** One second of a run: offsets, and the service's ops figures (null where /metrics did not answer). */
+export interface Sample extends OpsSample {
+  t: number; produced: number; committed: number; lag: number; streaming: boolean;
 }
+
+/** A sample's ops figures when /metrics did not answer. */
+const NO_OPS: OpsSample = { eldP99Ms: null, eldMaxMs: null, deadLetters: null, transactions: null, applied: null };
 
 export interface PhaseResult {
   rate: number;
@@ -76,8 +79,7 @@ function sampler(service: Service, admin: Admin, topic: string, offsets: Committ
       const tick = performance.now();
       const [produced, ops] = await Promise.all([producedCount(admin, topic), scrapeOps(service.ops).catch(() => null)]);
       const committed = offsets.read() ?? 0;
-      samples.push({ t: (tick - started) / 1000, produced, committed, lag: Math.max(0, produced - committed), eldP99Ms: ops?.eldP99Ms ?? null, eldMaxMs: ops?.eldMaxMs ?? null,
-        deadLetters: ops?.deadLetters ?? null, streaming: isStreaming(), transactions: ops?.transactions ?? null, applied: ops?.applied ?? null });
+      samples.push({ t: (tick - started) / 1000, produced, committed, lag: Math.max(0, produced - committed), ...(ops ?? NO_OPS), streaming: isStreaming() });
       await sleep(Math.max(0, 1000 - (performance.now() - tick)));
     }
   })();
