@@ -23,10 +23,11 @@ export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typ
   return orExit(() => parseArgs(config));
 }
 
-export type NumberKind = 'positive integer' | 'positive number' | 'non-negative number';
+export type NumberKind = 'positive integer' | 'non-negative integer' | 'positive number' | 'non-negative number';
 
 const fits: Record<NumberKind, (n: number) => boolean> = {
   'positive integer': (n) => Number.isSafeInteger(n) && n >= 1,
+  'non-negative integer': (n) => Number.isSafeInteger(n) && n >= 0,
   'positive number': (n) => Number.isFinite(n) && n > 0,
   'non-negative number': (n) => Number.isFinite(n) && n >= 0,
 };

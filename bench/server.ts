@@ -1,5 +1,5 @@
 // A server process for bench/serve.ts: the service, a bare node:http server, or a naive server.
-//   node dist/bench/server.js service|bare|naive --db FILE [--cache-max-bytes N] [--body FILE] [--rate-limit N]
+//   node dist/bench/server.js service|bare|naive --db FILE [--cache-max-bytes N (0: no cache)] [--body FILE] [--rate-limit N]
 //     [--log FILE [--log-level L]]   (service: the access log, as `serve` writes it, into FILE)
 // Talks to its parent over IPC: {type:'ready', port}; answers {type:'stats'} and {type:'ingest', file}.
 import fs from 'node:fs';
@@ -39,7 +39,7 @@ function listener(): http.RequestListener {
     const logger = values.log ? createLogger({ level: (values['log-level'] ?? 'info') as LogLevel, fd: fs.openSync(values.log, 'w') }) : null;
     const logRequest = logger ? accessLog(logger).observe : null;
     const service = createService({
-      db, cacheMaxBytes: numberFlag('cache-max-bytes', values['cache-max-bytes'], 256 * 1024 * 1024, 'positive integer'), rateLimit, ...(logger ? { logger } : {}),
+      db, cacheMaxBytes: numberFlag('cache-max-bytes', values['cache-max-bytes'], 256 * 1024 * 1024, 'non-negative integer'), rateLimit, ...(logger ? { logger } : {}),
       onResponse: (s) => {
         observe(s.route, s.status, s.seconds);
         logRequest?.(s);

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
+import { tmpDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -40,4 +41,22 @@ t.test('a bad flag or value: one line naming it, exit 2, nothing on stdout', asy
     t.match(r.stderr, /^[^\n]*\n$/, `${name} ${args.join(' ')}: one line`);
     t.match(r.stderr.trim(), line, `${name} ${args.join(' ')}: names the problem`);
   });
+});
+
+t.test("the serving bench's cold phase starts its server with no cache (--cache-max-bytes 0): accepted, and it serves", async (t) => {
+  const dir = tmpDir('vis-bench-server-');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'server.ts'), 'service', '--db', path.join(dir, 'b.db'), '--cache-max-bytes', '0'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<number>((resolve) => child.on('message', (m: { type: string; port: number }) => m.type === 'ready' && resolve(m.port)));
+  const port = await Promise.race([ready, exited.then(() => null)]);
+  t.not(port, null, `ready, not exited (stderr: ${stderr.trim()})`);
+  if (port !== null) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/public/projects`);
+    t.equal(res.status, 401, 'answers a request (no key: 401)');
+    child.kill('SIGTERM');
+    t.equal(await exited, 0, 'stops on SIGTERM');
+  }
 });
