@@ -1,19 +1,23 @@
 // The benches are commands people type: a bad flag or value ends one with a single line naming it
 // and exit code 2, before it generates, spawns or writes anything (bench/flags.ts).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
 import { tmpDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..');
 
+/** `bench/NAME.ts ARGS...` from the sources, as `npm run bench...` runs the built file. */
+const spawnBench = (name: string, args: string[], stdio: StdioOptions): ChildProcess =>
+  spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`), ...args], { cwd: ROOT, stdio });
+
 function bench(name: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnBench(name, args, ['ignore', 'pipe', 'pipe']);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -45,8 +49,7 @@ t.test('a bad flag or value: one line naming it, exit 2, nothing on stdout', asy
 
 t.test("the serving bench's cold phase starts its server with no cache (--cache-max-bytes 0): accepted, and it serves", async (t) => {
   const dir = tmpDir('vis-bench-server-');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'server.ts'), 'service', '--db', path.join(dir, 'b.db'), '--cache-max-bytes', '0'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = spawnBench('server', ['service', '--db', path.join(dir, 'b.db'), '--cache-max-bytes', '0'], ['ignore', 'ignore', 'pipe', 'ipc']);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
