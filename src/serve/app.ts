@@ -11,7 +11,7 @@ import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { BodyCache, prepare } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './changes';
-import { errorMiddleware, httpError, HttpError, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
+import { errorMiddleware, httpError, HttpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
 import { createMcpHttpHandler, isMcpRequest } from './mcp';
@@ -178,6 +178,7 @@ export function createService(opts: AppOptions): Service {
       if (hot.serve(req, res)) return;
       // The hot path reports its own hits; every other request gets its id and note here.
       const note = noteRequest(req, res);
+      res.setHeader(NOSNIFF_HEADER, NOSNIFF); // the hot path's bodies carry it in their header lists (send.ts)
       if (opts.onResponse) observeWhenDone(req, res, note, opts.onResponse);
       // /mcp (POST, mcp.ts) is tested after the hot path: GETs pay nothing for it.
       if (isMcpRequest(req.url)) void mcp(req, res);

@@ -118,6 +118,10 @@ export function errorDef(code: ErrorCode): ErrorDef {
 /** The header on every API response saying which metric definitions its numbers follow (GET /v1/public/methodology). */
 export const DEFINITIONS_HEADER = 'Metric-Definitions-Version';
 
+/** On every answer of the API port: browsers take Content-Type as it is (a JSON body is never sniffed into a page). */
+export const NOSNIFF_HEADER = 'X-Content-Type-Options';
+export const NOSNIFF = 'nosniff';
+
 /** Says which error this is to a program (the message is for people). */
 export const CODE_HEADER = 'X-Error-Code';
 
@@ -150,7 +154,7 @@ export function errorBody(message: string): string {
 
 /** What an error answered straight to a socket carries: its code and the definitions version (CRLF-terminated lines). */
 export function rawErrorHeaders(code: ErrorCode): string {
-  return `${CODE_HEADER}: ${code}\r\n${DEFINITIONS_HEADER}: ${METRIC_DEFINITIONS_VERSION}\r\n`;
+  return `${CODE_HEADER}: ${code}\r\n${DEFINITIONS_HEADER}: ${METRIC_DEFINITIONS_VERSION}\r\n${NOSNIFF_HEADER}: ${NOSNIFF}\r\n`;
 }
 
 export type ErrorLogger = (err: unknown, ctx: Context) => void;

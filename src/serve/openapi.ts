@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, errorDef, type ErrorCode, type ErrorPlace } from './errors';
+import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
 import { pathParams, queryParams } from './params';
 import { CHANGES_ENDPOINT } from './changes';
 
@@ -52,11 +52,18 @@ function rateLimitHeaders(required: boolean): Json {
 }
 const RATE_LIMITED = new Set(['400', '404', '429', '500', '503']);
 
-/** Every API response says which metric definitions its numbers follow (GET /methodology). */
+/**
+ * On every API response: which metric definitions its numbers follow (GET /methodology), and that
+ * its Content-Type is to be believed (a browser must not sniff a JSON body into HTML).
+ */
 const DEFINITIONS_VERSION: Json = {
   [DEFINITIONS_HEADER]: {
     description: 'The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number\'s meaning does',
     required: true, schema: { type: 'string', const: METRIC_DEFINITIONS_VERSION },
+  },
+  [NOSNIFF_HEADER]: {
+    description: 'Browsers must not guess another type than Content-Type says',
+    required: true, schema: { type: 'string', const: NOSNIFF },
   },
 };
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { gzipOf, type Ready } from './cache';
+import { NOSNIFF } from './errors';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -74,6 +75,7 @@ function variant(r: Ready, encoding: Encoding): Variant {
     'last-modified': r.lastModified,
     // Which metric definitions the numbers follow (GET /v1/public/methodology): on every answer, 304s included.
     'metric-definitions-version': METRIC_DEFINITIONS_VERSION,
+    'x-content-type-options': NOSNIFF,
     ...r.headers,
   };
   const ok: Record<string, string> = { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body!.length) };

@@ -1088,6 +1088,8 @@ export interface operations {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1107,6 +1109,8 @@ export interface operations {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1118,6 +1122,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "bad_request";
                     [name: string]: unknown;
@@ -1133,6 +1139,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1146,6 +1154,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1159,6 +1169,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1189,6 +1201,8 @@ export interface operations {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1208,6 +1222,8 @@ export interface operations {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1219,6 +1235,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "bad_request";
                     [name: string]: unknown;
@@ -1234,6 +1252,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1247,6 +1267,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1260,6 +1282,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1297,6 +1321,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1320,6 +1346,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description Increments whenever the underlying data changes */
                     "X-Data-Version": number;
                     [name: string]: unknown;
@@ -1335,6 +1363,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -1350,6 +1380,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -1367,6 +1399,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -1382,6 +1416,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1401,6 +1437,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -1414,6 +1452,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1431,6 +1471,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1450,6 +1492,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -1490,6 +1534,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -1515,6 +1561,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -1532,6 +1580,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -1547,6 +1597,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -1564,6 +1616,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -1579,6 +1633,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1598,6 +1654,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -1611,6 +1669,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1628,6 +1688,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1647,6 +1709,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -1698,6 +1762,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -1713,6 +1779,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -1730,6 +1798,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -1745,6 +1815,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1764,6 +1836,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After"?: number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited" | "too_many_streams";
                     [name: string]: unknown;
@@ -1777,6 +1851,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -1794,6 +1870,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -1813,6 +1891,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -1866,6 +1946,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -1893,6 +1975,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -1910,6 +1994,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -1925,6 +2011,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -1942,6 +2030,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -1957,6 +2047,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -1976,6 +2068,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -1989,6 +2083,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2006,6 +2102,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -2025,6 +2123,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -2072,6 +2172,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2097,6 +2199,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2114,6 +2218,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -2129,6 +2235,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -2146,6 +2254,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -2161,6 +2271,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2180,6 +2292,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -2193,6 +2307,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2210,6 +2326,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -2229,6 +2347,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -2269,6 +2389,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2294,6 +2416,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2311,6 +2435,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -2326,6 +2452,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -2343,6 +2471,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -2358,6 +2488,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2377,6 +2509,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -2390,6 +2524,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2407,6 +2543,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -2426,6 +2564,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -2466,6 +2606,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2491,6 +2633,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2508,6 +2652,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -2523,6 +2669,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -2540,6 +2688,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -2555,6 +2705,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2574,6 +2726,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -2587,6 +2741,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2604,6 +2760,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -2623,6 +2781,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -2670,6 +2830,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2697,6 +2859,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2714,6 +2878,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -2729,6 +2895,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -2746,6 +2914,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -2761,6 +2931,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2780,6 +2952,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -2793,6 +2967,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -2810,6 +2986,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -2829,6 +3007,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -2874,6 +3054,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2899,6 +3081,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -2916,6 +3100,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -2931,6 +3117,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -2948,6 +3136,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -2963,6 +3153,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -2982,6 +3174,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -2995,6 +3189,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3012,6 +3208,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -3031,6 +3229,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -3078,6 +3278,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3105,6 +3307,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3122,6 +3326,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -3137,6 +3343,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -3154,6 +3362,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -3169,6 +3379,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3188,6 +3400,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -3201,6 +3415,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3218,6 +3434,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -3237,6 +3455,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -3292,6 +3512,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3319,6 +3541,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3336,6 +3560,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -3351,6 +3577,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -3368,6 +3596,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -3383,6 +3613,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3402,6 +3634,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -3415,6 +3649,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3432,6 +3668,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -3451,6 +3689,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -3491,6 +3731,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3516,6 +3758,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3533,6 +3777,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -3548,6 +3794,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -3565,6 +3813,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -3580,6 +3830,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3599,6 +3851,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -3612,6 +3866,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3629,6 +3885,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -3648,6 +3906,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -3693,6 +3953,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3718,6 +3980,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3735,6 +3999,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -3750,6 +4016,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -3767,6 +4035,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -3782,6 +4052,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -3801,6 +4073,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -3814,6 +4088,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -3831,6 +4107,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -3850,6 +4128,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -3897,6 +4177,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3924,6 +4206,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -3941,6 +4225,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -3956,6 +4242,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -3973,6 +4261,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -3988,6 +4278,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4007,6 +4299,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -4020,6 +4314,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4037,6 +4333,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -4056,6 +4354,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -4105,6 +4405,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4130,6 +4432,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4147,6 +4451,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -4162,6 +4468,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -4179,6 +4487,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -4194,6 +4504,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4213,6 +4525,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -4226,6 +4540,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4243,6 +4559,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -4262,6 +4580,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -4302,6 +4622,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4327,6 +4649,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4344,6 +4668,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -4359,6 +4685,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -4376,6 +4704,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -4391,6 +4721,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4410,6 +4742,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -4423,6 +4757,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4440,6 +4776,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -4459,6 +4797,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -4506,6 +4846,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4531,6 +4873,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4548,6 +4892,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -4563,6 +4909,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -4580,6 +4928,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -4595,6 +4945,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4614,6 +4966,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -4627,6 +4981,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4644,6 +5000,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -4663,6 +5021,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -4703,6 +5063,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4728,6 +5090,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4745,6 +5109,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -4760,6 +5126,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -4777,6 +5145,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -4792,6 +5162,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -4811,6 +5183,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -4824,6 +5198,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -4841,6 +5217,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -4860,6 +5238,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -4907,6 +5287,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4932,6 +5314,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -4949,6 +5333,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -4964,6 +5350,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -4981,6 +5369,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -4996,6 +5386,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5015,6 +5407,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -5028,6 +5422,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5045,6 +5441,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -5064,6 +5462,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -5111,6 +5511,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5136,6 +5538,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5153,6 +5557,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -5168,6 +5574,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -5185,6 +5593,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -5200,6 +5610,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5219,6 +5631,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -5232,6 +5646,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5249,6 +5665,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -5268,6 +5686,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -5313,6 +5733,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5338,6 +5760,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5355,6 +5779,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -5370,6 +5796,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -5387,6 +5815,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -5402,6 +5832,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5421,6 +5853,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -5434,6 +5868,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5451,6 +5887,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -5470,6 +5908,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -5510,6 +5950,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5535,6 +5977,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5552,6 +5996,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -5567,6 +6013,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -5584,6 +6032,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -5599,6 +6049,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5618,6 +6070,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -5631,6 +6085,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5648,6 +6104,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -5667,6 +6125,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
@@ -5707,6 +6167,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5732,6 +6194,8 @@ export interface operations {
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
                     "X-Data-As-Of"?: string;
                     /** @description Increments whenever the underlying data changes */
@@ -5749,6 +6213,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_parameter" | "bad_request";
                     [name: string]: unknown;
@@ -5764,6 +6230,8 @@ export interface operations {
                     "Metric-Definitions-Version": "2026-11-24";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "invalid_api_key";
                     [name: string]: unknown;
@@ -5781,6 +6249,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_found";
                     [name: string]: unknown;
@@ -5796,6 +6266,8 @@ export interface operations {
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "method_not_allowed";
                     [name: string]: unknown;
@@ -5815,6 +6287,8 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Seconds until a request will be accepted again: the t of RateLimit */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "rate_limited";
                     [name: string]: unknown;
@@ -5828,6 +6302,8 @@ export interface operations {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "headers_too_large";
                     [name: string]: unknown;
@@ -5845,6 +6321,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
                     "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "internal";
                     [name: string]: unknown;
@@ -5864,6 +6342,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
                     "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
                     [name: string]: unknown;
