@@ -126,15 +126,22 @@ t.test('bad and foreign cursors: 400 naming cursor, nothing of another project',
   const next = nextUrl(api, first)!;
   const cursor = new URL(next).searchParams.get('cursor')!;
   const runsCursor = new URL(nextUrl(api, await request(listUrl(api, '/projects/:p/runs', 'limit=3'), withKey(W.key)))!).searchParams.get('cursor')!;
-  const wire = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Record<string, unknown>;
-  const forged = (over: Record<string, unknown>): string => Buffer.from(JSON.stringify({ ...wire, ...over })).toString('base64url');
+  // A cursor is base64url of its JSON and 16 bytes of HMAC: forgeries keep the signature of the real one.
+  const bytes = Buffer.from(cursor, 'base64url');
+  const [payload, signature] = [bytes.subarray(0, -16), bytes.subarray(-16)];
+  const wire = JSON.parse(payload.toString()) as Record<string, unknown>;
+  const forged = (over: Record<string, unknown>): string => Buffer.concat([Buffer.from(JSON.stringify({ ...wire, ...over })), signature]).toString('base64url');
+  const unsigned = (over: Record<string, unknown>): string => Buffer.from(JSON.stringify({ ...wire, ...over })).toString('base64url');
   const bad: Array<[string, string]> = [
     ['not base64url', 'cursor=abc$def'],
     ['base64url of no JSON', `cursor=${Buffer.from('hello').toString('base64url')}`],
-    ['another format version', `cursor=${forged({ f: 2 })}`],
+    ['another format version', `cursor=${forged({ f: 1 })}`],
     ['a sort key of objects', `cursor=${forged({ a: [{}] })}`],
     ['a version without an offset', `cursor=${forged({ v: 3 })}`],
-    ['a forged binding', `cursor=${forged({ b: 'AAAAAAAAAAAAAAAA' })}`],
+    ['the JSON alone, unsigned', `cursor=${unsigned({})}`],
+    ['another position with the real signature', `cursor=${forged({ a: ['2099-01-01T00:00:00.000Z', 'x'] })}`],
+    ['a position made up, unsigned', `cursor=${unsigned({ a: ['2099-01-01T00:00:00.000Z', 'x'] })}`],
+    ['a cursor of the old format (unkeyed binding)', `cursor=${Buffer.from(JSON.stringify({ f: 1, b: 'AAAAAAAAAAAAAAAA', a: wire.a })).toString('base64url')}`],
     ['repeated', `cursor=${cursor}&cursor=${cursor}`],
     ['empty', 'cursor='],
     ['too long', `cursor=${'A'.repeat(9000)}`],
