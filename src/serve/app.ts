@@ -80,15 +80,16 @@ export interface Service {
 }
 
 export function createService(opts: AppOptions): Service {
-  // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
   const logger = opts.logger ?? silentLogger;
+  // First: a bad secret is refused before anything is opened.
+  const cursorKey = signingKey(opts.cursorSecret, opts.db);
+  // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
   const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
-  const cursorKey = signingKey(opts.cursorSecret, reader);
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store);
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
