@@ -3,7 +3,7 @@ import { startWorker } from '../lib/worker';
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import { SqliteError } from '../store';
 import type { BodySchemas } from './bodies';
-import { signingKey, type CursorKey } from './cursor';
+import { signingKey, type SigningKey } from './cursor';
 import { buildReady } from './ready-body';
 import type { Ready } from './cache';
 import { httpError, type HttpError } from './errors';
@@ -29,10 +29,10 @@ export interface Builder {
 export class InlineBuilder implements Builder {
   built = 0;
 
-  private readonly cursorKey: CursorKey;
+  private readonly cursorKey: SigningKey;
 
   /** `cursorKey`: what signs the Links of pages (cursor.ts); the database's by default. */
-  constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas, cursorKey?: CursorKey) {
+  constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas, cursorKey?: SigningKey) {
     this.cursorKey = cursorKey ?? signingKey(undefined, store.db);
   }
 
@@ -101,7 +101,7 @@ class BuildThread {
   /** Threads that died (not ended by close). */
   deaths = 0;
 
-  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger, private readonly cursorKey: CursorKey | undefined) {
+  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger, private readonly cursorKey: SigningKey | undefined) {
     this.worker = this.spawn();
   }
 
@@ -210,7 +210,7 @@ export class ThreadBuilder implements Builder {
   private closing: Promise<void> | null = null;
 
   /** `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's. */
-  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: CursorKey) {
+  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey) {
     this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger, cursorKey));
   }
 

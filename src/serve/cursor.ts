@@ -23,10 +23,10 @@ const MAC_BYTES = 16;
  * What signs and checks cursors: HMAC-SHA256 with this key. The database's own (migration 014, 32
  * random bytes) unless the service is configured with one (serve --cursor-secret, CURSOR_SECRET).
  */
-export type CursorKey = Buffer;
+export type SigningKey = Buffer;
 
 /** The key of a service: the configured secret's UTF-8 bytes, else the database's. Throws an operator's message. */
-export function signingKey(configured: string | undefined, db: Db): CursorKey {
+export function signingKey(configured: string | undefined, db: Db): SigningKey {
   if (configured !== undefined) {
     const problem = cursorSecretProblem(configured);
     if (problem !== null) throw new Error(`the cursor secret ${problem}`);
@@ -39,7 +39,7 @@ export function signingKey(configured: string | undefined, db: Db): CursorKey {
 
 /**
  * What a cursor holds: base64url of this JSON followed by MAC_BYTES of HMAC-SHA256, keyed with the
- * CursorKey, over the list it pages (paging.ts listIdentity: endpoint, project, filters, range) and
+ * SigningKey, over the list it pages (paging.ts listIdentity: endpoint, project, filters, range) and
  * the JSON. So a cursor of another project, list, filter or range, or with any byte changed, is
  * refused, never read, and only this service (or one sharing its key) can make one.
  * Cursors grant nothing: the key's access to the path's project is checked first, and a cursor only
@@ -52,13 +52,13 @@ interface Wire {
   o?: number;
 }
 
-function mac(key: CursorKey, identity: string, payload: Buffer): Buffer {
+function mac(key: SigningKey, identity: string, payload: Buffer): Buffer {
   return createHmac('sha256', key).update(identity).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
 }
 
 type ListArgs = Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>;
 
-export function encodeCursor(key: CursorKey, endpoint: Pick<Endpoint, 'name'>, args: ListArgs, pos: PagePosition): string {
+export function encodeCursor(key: SigningKey, endpoint: Pick<Endpoint, 'name'>, args: ListArgs, pos: PagePosition): string {
   const wire: Wire = { f: FORMAT, a: pos.after, ...(pos.pinned ? { v: pos.pinned.version, o: pos.pinned.offset } : {}) };
   const payload = Buffer.from(JSON.stringify(wire));
   return Buffer.concat([payload, mac(key, listIdentity(endpoint.name, args), payload)]).toString('base64url');
@@ -98,7 +98,7 @@ function parseWire(payload: Buffer): Wire | null {
  * null when absent. 400 naming `cursor` when repeated, malformed, forged or issued for another list.
  * Call it after the project is known and visible to the key: the binding is checked against it.
  */
-export function cursorArg(query: ParsedUrlQuery, endpoint: Endpoint, args: ReadArgs, key: CursorKey): PagePosition | null {
+export function cursorArg(query: ParsedUrlQuery, endpoint: Endpoint, args: ReadArgs, key: SigningKey): PagePosition | null {
   const raw = query.cursor;
   if (raw === undefined || !endpoint.page) return null;
   if (typeof raw !== 'string') throw invalid();
@@ -126,7 +126,7 @@ export function cursorKey(query: ParsedUrlQuery, endpoint: Endpoint): string {
  * every query parameter the endpoint takes (params.ts queryString): the client follows it as it is,
  * keeping its limit, filters and range.
  */
-export function nextLink(endpoint: Endpoint, args: ReadArgs, next: PagePosition, key: CursorKey): string {
+export function nextLink(endpoint: Endpoint, args: ReadArgs, next: PagePosition, key: SigningKey): string {
   const path = endpoint.path.replace(':project_id', encodeURIComponent(args.projectId)).replace(':run_group_id', encodeURIComponent(args.runGroupId));
   return `<${BASE_PATH}${path}?${queryString(endpoint, args, encodeCursor(key, endpoint, args, next))}>; rel="next"`;
 }

@@ -8,7 +8,9 @@
 //   1. schemas/params/<name>.json: name, in: "query", description, x-accepts, schema;
 //   2. in queryParams() below, say which endpoints take it (a QuerySpec flag, or as for cursor a
 //      property of the Endpoint);
-//   3. read the validated value where it is used (queryArgs, or cursor.ts for the cursor).
+//   3. read the validated value where it is used (queryArgs, or cursor.ts for the cursor);
+//   4. say how its normalized value is spelled in WIRE_VALUES below: the Link of a page repeats it
+//      (cursor.ts nextLink), and queryString throws for a parameter it has no entry for.
 // Validation, the 400 message ("<name> must be <x-accepts>, got <at most 64 chars>") and the OpenAPI
 // parameter follow from the file.
 import type { ParsedUrlQuery } from 'node:querystring';

@@ -1,7 +1,7 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, prepareText, type Ready } from './cache';
-import { nextLink, type CursorKey } from './cursor';
+import { nextLink, type SigningKey } from './cursor';
 import { dataAsOf } from '../store';
 
 export interface DataVersion {
@@ -35,7 +35,7 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  * A body the store keeps as text (Endpoint.text) is not validated here: the writer made it with
  * the function build() uses, whose bodies the tests check against the schema and against the text.
  */
-export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: CursorKey): Ready {
+export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey): Ready {
   const read = store.db.transaction(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
     // Project and run group bodies say how fresh they are: X-Data-As-Of, from the same snapshot.

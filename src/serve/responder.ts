@@ -4,7 +4,7 @@ import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import type { BodyCache, Ready } from './cache';
-import { cursorArg, cursorKey, type CursorKey } from './cursor';
+import { cursorArg, cursorKey, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
 
@@ -39,7 +39,7 @@ export class Responder {
     readonly cache: BodyCache,
     private readonly windowDays: number,
     /** What checks the cursors of requests: the key the builder signs Links with (cursor.ts). */
-    private readonly signing: CursorKey,
+    private readonly signing: SigningKey,
   ) {}
 
   /**
