@@ -37,6 +37,8 @@ export interface StartOptions {
   bootstrapFrom?: string;
   /** With Kafka: /readyz is 503 while the known lag is above this many events (0: never for lag). Default 10,000. */
   maxReadyLag?: number;
+  /** What signs page cursors (serve --cursor-secret); absent, the database's own key. See AppOptions.cursorSecret. */
+  cursorSecret?: string;
   /** Serve the reference dashboard at / with these keys to pick from (serve --demo). */
   dashboard?: AppOptions['dashboard'];
   /** Where every log line goes, the access lines included (default: JSON at info on stdout). */
@@ -209,7 +211,7 @@ export async function start(o: StartOptions): Promise<Running> {
     const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
-      dashboard: o.dashboard, logger,
+      dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret,
       isReady: isLoaded, isDraining: () => draining,
       onResponse: (s) => {
         observeLatency(s.route, s.status, s.seconds);

@@ -1,9 +1,11 @@
 // Cursor pagination over real HTTP on loopback: walks that follow the Link header, with events ingested
 // between pages, bad and foreign cursors, HEAD and 304 with the Link, on build threads and inline.
 import t, { type Test } from 'tap';
+import { createService } from '../src/serve';
 import { asSource, freshDb, W } from './helpers';
 import { request, startApi, withKey, type Api, type Reply } from './http';
 import { arriving, identity, P2, pagedWorld } from './cursor-world';
+import { runCli, startServe } from './serve-process';
 
 const LISTS: Array<{ name: string; path: string; query?: string }> = [
   { name: 'mentions', path: '/projects/:p/mentions', query: 'entity_type=brand&engine_ids=' + W.engineA },
@@ -126,15 +128,22 @@ t.test('bad and foreign cursors: 400 naming cursor, nothing of another project',
   const next = nextUrl(api, first)!;
   const cursor = new URL(next).searchParams.get('cursor')!;
   const runsCursor = new URL(nextUrl(api, await request(listUrl(api, '/projects/:p/runs', 'limit=3'), withKey(W.key)))!).searchParams.get('cursor')!;
-  const wire = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Record<string, unknown>;
-  const forged = (over: Record<string, unknown>): string => Buffer.from(JSON.stringify({ ...wire, ...over })).toString('base64url');
+  // A cursor is base64url of its JSON and 16 bytes of HMAC: forgeries keep the signature of the real one.
+  const bytes = Buffer.from(cursor, 'base64url');
+  const [payload, signature] = [bytes.subarray(0, -16), bytes.subarray(-16)];
+  const wire = JSON.parse(payload.toString()) as Record<string, unknown>;
+  const forged = (over: Record<string, unknown>): string => Buffer.concat([Buffer.from(JSON.stringify({ ...wire, ...over })), signature]).toString('base64url');
+  const unsigned = (over: Record<string, unknown>): string => Buffer.from(JSON.stringify({ ...wire, ...over })).toString('base64url');
   const bad: Array<[string, string]> = [
     ['not base64url', 'cursor=abc$def'],
     ['base64url of no JSON', `cursor=${Buffer.from('hello').toString('base64url')}`],
-    ['another format version', `cursor=${forged({ f: 2 })}`],
+    ['another format version', `cursor=${forged({ f: 1 })}`],
     ['a sort key of objects', `cursor=${forged({ a: [{}] })}`],
     ['a version without an offset', `cursor=${forged({ v: 3 })}`],
-    ['a forged binding', `cursor=${forged({ b: 'AAAAAAAAAAAAAAAA' })}`],
+    ['the JSON alone, unsigned', `cursor=${unsigned({})}`],
+    ['another position with the real signature', `cursor=${forged({ a: ['2099-01-01T00:00:00.000Z', 'x'] })}`],
+    ['a position made up, unsigned', `cursor=${unsigned({ a: ['2099-01-01T00:00:00.000Z', 'x'] })}`],
+    ['a cursor of the old format (unkeyed binding)', `cursor=${Buffer.from(JSON.stringify({ f: 1, b: 'AAAAAAAAAAAAAAAA', a: wire.a })).toString('base64url')}`],
     ['repeated', `cursor=${cursor}&cursor=${cursor}`],
     ['empty', 'cursor='],
     ['too long', `cursor=${'A'.repeat(9000)}`],
@@ -198,5 +207,68 @@ t.test('the OpenAPI document: cursor and the Link header on the five lists, and 
     for (const status of ['200', '304']) t.equal(op.responses[status]?.headers?.Link !== undefined, pages, `${path} ${status}: Link ${pages ? '' : 'not '}documented`);
     const limit = (op.parameters ?? []).find((p) => p.name === 'limit');
     if (['runs', 'forum-leads', 'forum-opportunities'].includes(name)) t.equal(limit?.schema.default, undefined, `${path}: limit without a default (none: the whole list)`);
+  }
+});
+
+t.test('signing keys: each database its own; a configured secret shared by services of different databases', async (t) => {
+  const a = await world(t, 0);
+  const b = await world(t, 0);
+  const path = '/projects/:p/mentions';
+  const pageTwo = (api: Api): Promise<string> => request(listUrl(api, path, 'limit=3'), withKey(W.key)).then((r) => new URL(nextUrl(api, r)!).search);
+  const fromA = await pageTwo(a.api);
+  t.equal((await request(`${listUrl(a.api, path, undefined)}${fromA}`, withKey(W.key))).status, 200, "A's cursor on A");
+  const onB = await request(`${listUrl(b.api, path, undefined)}${fromA}`, withKey(W.key));
+  t.equal(onB.status, 400, "A's cursor on B, a database of the same events with a key of its own: refused");
+  t.match(onB.json, { error: true, message: /^cursor is not a cursor of this list/ });
+
+  // Replicas that each build their own database share a configured secret: cursors of one are good on
+  // the other, on build threads too (the threads sign with the configured key, not the database's).
+  const secret = 'x'.repeat(16) + 'configured-secret-for-tests';
+  const shared = async (buildThreads: number): Promise<Api> => {
+    const { db, projector } = freshDb(t);
+    projector.applyBatch(asSource(pagedWorld()));
+    const api = await startApi({ db, buildThreads, cursorSecret: secret });
+    t.teardown(() => api.close());
+    return api;
+  };
+  const [c, d] = [await shared(2), await shared(0)];
+  for (const [from, to] of [[c, d], [d, c]] as const) {
+    const { items } = await walk(to, listUrl(to, path, 'limit=7'));
+    t.equal(items.length, 180, 'a walk on a service with the secret');
+    const q = await pageTwo(from);
+    t.equal((await request(`${listUrl(to, path, undefined)}${q}`, withKey(W.key))).status, 200, "one's cursor on the other");
+  }
+  const onA = await request(`${listUrl(a.api, path, undefined)}${await pageTwo(c)}`, withKey(W.key));
+  t.equal(onA.status, 400, 'and refused by a service with another key');
+
+  const { db } = freshDb(t);
+  t.throws(() => createService({ db, cursorSecret: 'short' }), /cursor secret must be at least 32 characters/, 'a secret too short to be one is refused');
+});
+
+t.test('serve --cursor-secret / CURSOR_SECRET: two processes over databases of their own accept each other\'s cursors', async (t) => {
+  const secret = 'f'.repeat(64);
+  const short = await runCli(['serve', '--db', 'nowhere.db', '--cursor-secret', 'too-short']);
+  t.equal(short.code, 2, 'a secret too short: a usage error');
+  t.match(short.stderr, /^visibility-api serve: --cursor-secret must be at least 32 characters \(e\.g\. openssl rand -hex 32\), got 9\n$/);
+  t.notMatch(short.stderr + short.stdout, /too-short/, 'the secret is never shown');
+  const files = [freshDb(t), freshDb(t)].map(({ db, projector, file }) => {
+    projector.applyBatch(asSource(pagedWorld()));
+    db.close(); // the service opens the file itself
+    return file;
+  });
+  const procs = [
+    await startServe(['--db', files[0]!, '--cursor-secret', secret]),
+    await startServe(['--db', files[1]!], { CURSOR_SECRET: secret }),
+  ];
+  t.teardown(async () => {
+    for (const p of procs) p.child.kill('SIGTERM');
+    await Promise.all(procs.map((p) => p.exited));
+  });
+  for (const [from, to] of [[procs[0]!, procs[1]!], [procs[1]!, procs[0]!]]) {
+    const first = await request(`${from.base}/projects/${W.project}/mentions?limit=4&start_date=2026-01-02`, withKey(W.key));
+    const next = /^<\/v1\/public([^>]+)>; rel="next"$/.exec(String(first.headers.link))![1]!;
+    const there = await request(`${to.base}${next}`, withKey(W.key));
+    t.equal(there.status, 200, 'the Link of one, followed on the other');
+    t.same(there.json, (await request(`${from.base}${next}`, withKey(W.key))).json, 'the same page');
   }
 });

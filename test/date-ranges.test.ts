@@ -4,9 +4,12 @@
 // range is a sum of its days (counts merge exactly), that weeks are ISO weeks and months calendar
 // months (with the SQL and the JS grouping agreeing), that ranges are part of the cache key and of
 // cursors, and that bad ranges get a 400 naming the parameter.
+import fs from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../fixtures/world';
 import { addDays } from '../src/lib/time';
+import { FIRST_DAY, LAST_DAY } from '../src/serve/params';
 import { periodStart, rangePieces } from '../src/readmodels/formulas';
 import type { Db } from '../src/store';
 import { activeKeys, demoDb } from './demo';
@@ -103,8 +106,13 @@ t.test('ranges and intervals over HTTP', async (t) => {
     const page = await get(`${base}/mentions?start_date=${addDays(we, -2)}&end_date=${we}&limit=5`);
     const mentions = page.json as Array<{ observed_at: string }>;
     t.ok(mentions.length === 5 && mentions.every((m) => m.observed_at.slice(0, 10) >= addDays(we, -2) && m.observed_at.slice(0, 10) <= we), 'mentions of the range only');
-    const cursor = new URL(/<([^>]+)>/.exec(String(page.headers.link))![1]!, api.base).searchParams.get('cursor')!;
-    t.equal((await get(`${base}/mentions?start_date=${addDays(we, -2)}&end_date=${we}&limit=5&cursor=${encodeURIComponent(cursor)}`)).status, 200, 'its cursor with the same range');
+    // The Link as given (the client follows it unchanged): it keeps the range, so page 2 is of the same list.
+    const next = new URL(/<([^>]+)>/.exec(String(page.headers.link))![1]!, api.base);
+    const cursor = next.searchParams.get('cursor')!;
+    const page2 = await request(next.toString(), withKey(key));
+    t.equal(page2.status, 200, 'the Link followed as given');
+    t.ok((page2.json as Array<{ observed_at: string }>).every((m) => m.observed_at.slice(0, 10) >= addDays(we, -2) && m.observed_at.slice(0, 10) <= we), 'page 2: mentions of the range only');
+    t.same([next.searchParams.get('start_date'), next.searchParams.get('end_date')], [addDays(we, -2), we], 'the Link names the range');
     const other = await get(`${base}/mentions?start_date=${addDays(we, -9)}&end_date=${we}&limit=5&cursor=${encodeURIComponent(cursor)}`);
     t.equal(other.status, 400, 'a cursor of another range is refused');
     t.match((other.json as { message: string }).message, /^cursor /);
@@ -128,14 +136,32 @@ t.test('ranges and intervals over HTTP', async (t) => {
       t.match((r.json as { message: string }).message, message);
     }
     t.equal((await get(`${base}/visibility?start_date=2024-01-01&end_date=2024-12-31`)).status, 200, '366 days (a leap year) is allowed');
-    // The ends of the accepted years, with a year-long default range computed from them, by every interval.
-    for (const q of ['start_date=1970-01-01', 'end_date=1970-01-01', 'start_date=8999-12-31', 'end_date=8999-12-31']) {
-      for (const interval of ['day', 'week', 'month']) {
-        t.equal((await get(`${base}/visibility/timeseries?${q}&interval=${interval}`)).status, 200, `timeseries ${q} by ${interval}`);
-        t.equal((await get(`${base}/scores/daily?${q}&interval=${interval}`)).status, 200, `daily scores ${q} by ${interval}`);
-      }
-      t.equal((await get(`${base}/visibility?${q}`)).status, 200, `visibility ${q}`);
+    // The ends of the accepted days, with a year-long default range computed from them, by every interval:
+    // the range one end makes must stay within 1970-01-01..8999-12-31 too.
+    const yearly = (q: string): string[] => ['day', 'week', 'month'].flatMap((i) => [`visibility/timeseries?${q}&interval=${i}`, `scores/daily?${q}&interval=${i}`]);
+    const inside = [...yearly('start_date=1970-01-01'), ...yearly('end_date=8999-12-31'), ...yearly('start_date=8999-01-01'), ...yearly('end_date=1970-12-31'),
+      'visibility?start_date=1970-01-01', 'visibility?end_date=8999-12-31', 'visibility?start_date=8999-12-25', 'visibility?end_date=1970-01-07', 'mentions?start_date=8999-12-25', 'forum/metrics?end_date=1970-01-07'];
+    for (const path of inside) t.equal((await get(`${base}/${path}`)).status, 200, path);
+    const last = (await get(`${base}/visibility?start_date=8999-12-25`)).json as Visibility;
+    t.same([last.window_start, last.window_end], ['8999-12-25', '8999-12-31'], 'the last window the API accepts');
+    const outside: Array<[string, RegExp]> = [
+      ...yearly('start_date=8999-12-31').map((p): [string, RegExp] => [p, /^start_date must be on or before 8999-01-01 without end_date \(the range is then the 365 days from start_date, which must end by 8999-12-31\), got "8999-12-31"$/]),
+      ...yearly('end_date=1970-01-01').map((p): [string, RegExp] => [p, /^end_date must be on or after 1970-12-31 without start_date \(the range is then the 365 days to end_date, which must begin on or after 1970-01-01\), got "1970-01-01"$/]),
+      ['visibility?start_date=8999-12-26', /^start_date must be on or before 8999-12-25 without end_date \(the range is then the 7 days from start_date, which must end by 8999-12-31\), got "8999-12-26"$/],
+      ['citations?start_date=8999-12-31', /^start_date must be on or before 8999-12-25 /],
+      ['mentions?start_date=8999-12-31', /^start_date must be on or before 8999-12-25 /],
+      ['forum/metrics?end_date=1970-01-06', /^end_date must be on or after 1970-01-07 /],
+      ['visibility?end_date=1970-01-01', /^end_date must be on or after 1970-01-07 without start_date \(the range is then the 7 days to end_date, which must begin on or after 1970-01-01\), got "1970-01-01"$/],
+    ];
+    for (const [path, message] of outside) {
+      const r = await get(`${base}/${path}`);
+      t.equal(r.status, 400, `${path}: its range would leave the accepted days`);
+      t.match(r.json, { error: true, message }, path);
+      t.equal(r.headers['x-error-code'], 'invalid_parameter');
     }
+    // Both ends given: they are the range, whichever ends of the accepted days they are.
+    t.equal((await get(`${base}/visibility?start_date=8999-12-31&end_date=8999-12-31`)).status, 200, 'the last accepted day as a range of its own');
+    t.equal((await get(`${base}/visibility?start_date=1970-01-01&end_date=1970-01-01`)).status, 200, 'the first one');
     const interval = await get(`${base}/visibility/timeseries?interval=year`);
     t.equal(interval.status, 400);
     t.match((interval.json as { message: string }).message, /^interval must be one of day, week, month, got "year"$/);
@@ -336,4 +362,15 @@ t.test('citations merged across month, week and day pieces: title, first/last, p
   t.same(await citations('start_date=2026-01-26&end_date=2026-03-10'), [{
     url, title: 'Tie by B', citation_count: 4, prompt_count: 2, engine_ids: both, first_cited_at: '2026-01-27T09:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
   }], 'after the supersede: engine B\'s title, one citation fewer');
+});
+
+t.test('the days a range may cover are the days start_date and end_date accept', (t) => {
+  for (const name of ['start_date', 'end_date']) {
+    const def = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'schemas', 'params', `${name}.json`), 'utf8')) as { 'x-accepts': string; schema: { pattern: string } };
+    t.match(def['x-accepts'], `from ${FIRST_DAY} to ${LAST_DAY}`, `${name}: x-accepts names them`);
+    const pattern = new RegExp(def.schema.pattern);
+    t.ok(pattern.test(FIRST_DAY) && pattern.test(LAST_DAY), `${name}: the pattern accepts both`);
+    t.notOk(pattern.test(addDays(FIRST_DAY, -1)) || pattern.test(addDays(LAST_DAY, 1)), `${name}: and not the days beyond`);
+  }
+  t.end();
 });

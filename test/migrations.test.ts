@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
-import { digest, domainOf, knownSchemaVersion, openDb, Projector, type Db } from '../src/store';
+import { digest, domainOf, knownSchemaVersion, openDb, Projector, storedCursorSecret, type Db } from '../src/store';
 import { asSource, ev, run, tmpDir, W, world } from './helpers';
 
 function events(): ReturnType<typeof world> {
@@ -34,8 +34,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/schema-12.sql). */
-const UNDO_013 = fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8');
+/** What 014 adds: the cursor key. */
+const UNDO_014 = 'DROP TABLE cursor_secret;';
+
+/** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/schema-12.sql); 014 first. */
+const UNDO_013 = `${UNDO_014} ${fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8')}`;
 
 /** A new database at `file` with the test events applied and settled, by this build. */
 function withEvents(file: string): Db {
@@ -255,4 +258,29 @@ t.test('013 moves runs to lean rows and each period\'s roll-ups to one row: the 
   for (const view of ['prompt_runs', 'agg_prompt_week', 'agg_competitor_month', 'agg_cited_week', 'agg_cited_engine_month']) {
     t.equal(migrated.prepare('SELECT type FROM sqlite_master WHERE name = ?').pluck().get(view), 'view', `${view}: a view of the new rows`);
   }
+});
+
+// 014: each database gets a cursor key of its own, made once; it is not read-model data, so two
+// databases of the same events keep the same digest.
+t.test('014 gives a database of 013 a cursor key of its own, outside the digest', async (t) => {
+  const dir = tmpDir('migrate14-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const { fresh, expected } = freshWithEvents(dir);
+  t.teardown(() => fresh.close());
+  const file = path.join(dir, 'old.db');
+  const old = withEvents(file);
+  old.exec(`${UNDO_014} PRAGMA user_version = 13;`);
+  t.equal(storedCursorSecret(old), null, 'schema 13: no key');
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  const key = storedCursorSecret(migrated);
+  t.equal(key?.length, 32, '32 bytes');
+  t.notSame(key, storedCursorSecret(fresh), 'random: not the key of another database');
+  t.equal(digest(migrated), expected, 'the digest of a fresh projection, whatever the key');
+  migrated.close();
+  const again = openDb(file);
+  t.same(storedCursorSecret(again), key, 'kept: opening the file again keeps its key');
+  again.close();
 });

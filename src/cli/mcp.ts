@@ -2,6 +2,7 @@
 // server itself. It acts for one API key (--api-key or VISIBILITY_API_KEY), refused at start when the
 // database does not know it, and sees what that key sees over HTTP. stdout carries the protocol
 // only: anything for a person goes to stderr.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ENDPOINTS, ReadStore } from '../readmodels';
@@ -12,7 +13,7 @@ import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/builders';
 import { BodyCache } from '../serve/cache';
 import { createMcpServer } from '../serve/mcp';
 import { Responder } from '../serve/responder';
-import { openReader } from '../store';
+import { openReader, storedCursorSecret } from '../store';
 import { flushLogger } from '../lib/log';
 import { intFlag, loggerFromEnv, parse, requireString, UsageError } from './args';
 import { onStopSignal } from './signals';
@@ -39,7 +40,10 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const store = new ReadStore(reader);
   // stdout is the MCP channel: log lines go to stderr.
   const logger = loggerFromEnv(process.env, 2);
-  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger) : new InlineBuilder(store, new BodySchemas());
+  // The database's cursor key; a file of a schema before 014 (opened read-only, never migrated
+  // here) has none: this one process's cursors are then signed with a key of its own.
+  const cursorKey = storedCursorSecret(reader) ?? randomBytes(32);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger, cursorKey) : new InlineBuilder(store, new BodySchemas(), cursorKey);
   const closeAll = async (): Promise<void> => {
     await builder.close();
     reader.close();
@@ -50,7 +54,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     await closeAll();
     throw new UsageError('invalid API key (unknown or revoked)');
   }
-  const server = createMcpServer({ endpoints: ENDPOINTS, responder: new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays) }, hash);
+  const server = createMcpServer({ endpoints: ENDPOINTS, responder: new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays, cursorKey) }, hash);
   const transport = new StdioServerTransport();
   let off = (): void => undefined;
   const stopped = new Promise<string>((resolve) => {

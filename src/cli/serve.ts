@@ -10,6 +10,7 @@ import { packageRoot } from '../lib/root';
 import { openDb, Projector, removeFiles } from '../store';
 import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
 import { onStopSignal, type StopSignal } from './signals';
+import { cursorSecretProblem } from '../serve/cursor-secret';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
@@ -20,12 +21,14 @@ const FLAGS = {
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
   'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
+  'cursor-secret': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
   'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
+  'cursor-secret': 'CURSOR_SECRET',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -84,6 +87,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
     maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
     ...bootstrapOption(p),
+    ...cursorSecretOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',
     opsHost: flag(p, 'ops-host') ?? '127.0.0.1',
   };
@@ -101,6 +105,18 @@ function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--bootstrap-from must be an http(s) URL, got "${value}"`);
   return { bootstrapFrom: url.href };
+}
+
+/**
+ * --cursor-secret (CURSOR_SECRET): the key that signs page cursors, the same on every replica that
+ * builds its own database (docs/operations.md); absent or empty, the database's own.
+ */
+function cursorSecretOption(p: Parsed): Pick<StartOptions, 'cursorSecret'> {
+  const value = flag(p, 'cursor-secret');
+  if (value === undefined || value === '') return {};
+  const problem = cursorSecretProblem(value);
+  if (problem !== null) throw new UsageError(`--cursor-secret ${problem}`);
+  return { cursorSecret: value };
 }
 
 type DemoKeys = Array<{ account: string; key: string; revoked: boolean }>;

@@ -19,6 +19,14 @@ export interface QuerySpec {
   interval?: boolean;
 }
 
+/** The trend's span: the length of a 'year' range (QuerySpec.range). */
+export const YEAR_DAYS = 365;
+
+/** The days one end of a range alone covers on an endpoint (formulas.ts requestedWindow). */
+export function rangeDays(q: QuerySpec, windowDays: number): number {
+  return q.range === 'year' ? YEAR_DAYS : windowDays;
+}
+
 /**
  * One GET endpoint: its path, what it accepts, the JSON Schema of its 200 body (schemas/api/<schema>.json,
  * the single source of truth for validation, TypeScript types and OpenAPI), and the read model.

@@ -9,6 +9,7 @@ import { presentedKeyHash } from './auth';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
+import { signingKey } from './cursor';
 import { BodyCache, prepare } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './changes';
 import { errorMiddleware, httpError, HttpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
@@ -52,6 +53,11 @@ export interface AppOptions {
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
+  /**
+   * What signs page cursors (serve --cursor-secret, at least 32 characters); absent, the database's own
+   * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
+   */
+  cursorSecret?: string;
   /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
@@ -74,17 +80,19 @@ export interface Service {
 }
 
 export function createService(opts: AppOptions): Service {
-  // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
   const logger = opts.logger ?? silentLogger;
+  // First: a bad secret is refused before anything is opened.
+  const cursorKey = signingKey(opts.cursorSecret, opts.db);
+  // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
   const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
-  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger) : new InlineBuilder(store, schemas);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store);
-  const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
+  const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
   const feed = new ChangeFeed(responder, store, endpoints, {

@@ -4,10 +4,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ENDPOINTS, ReadStore } from '../readmodels';
 import { openReader, SqliteError } from '../store';
 import { BodySchemas } from './bodies';
+import { signingKey } from './cursor';
 import { buildReady } from './ready-body';
-import type { WorkerJob, WorkerReply } from './builders';
+import type { BuildThreadData, WorkerJob, WorkerReply } from './builders';
 
-const store = new ReadStore(openReader((workerData as { dbFile: string }).dbFile));
+const data = workerData as BuildThreadData;
+const store = new ReadStore(openReader(data.dbFile));
+// The service's key when it passed one (a configured secret), else the database's: the same either way.
+const cursorKey = data.cursorKey ? Buffer.from(data.cursorKey) : signingKey(undefined, store.db);
 const schemas = new BodySchemas();
 const endpoints = new Map(ENDPOINTS.map((e) => [e.name, e]));
 
@@ -15,7 +19,7 @@ function answer(job: WorkerJob): WorkerReply {
   try {
     const endpoint = endpoints.get(job.endpoint);
     if (!endpoint) throw new Error(`no endpoint named ${job.endpoint}`);
-    return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes) };
+    return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes, cursorKey) };
   } catch (e) {
     // SQLite's code travels too: the serving thread tells a corrupt file from a bug by it.
     const code = e instanceof SqliteError ? e.code : undefined;

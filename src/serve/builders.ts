@@ -3,6 +3,7 @@ import { startWorker } from '../lib/worker';
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import { SqliteError } from '../store';
 import type { BodySchemas } from './bodies';
+import { signingKey, type SigningKey } from './cursor';
 import { buildReady } from './ready-body';
 import type { Ready } from './cache';
 import { httpError, type HttpError } from './errors';
@@ -28,11 +29,16 @@ export interface Builder {
 export class InlineBuilder implements Builder {
   built = 0;
 
-  constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas) {}
+  private readonly cursorKey: SigningKey;
+
+  /** `cursorKey`: what signs the Links of pages (cursor.ts); the database's by default. */
+  constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas, cursorKey?: SigningKey) {
+    this.cursorKey = cursorKey ?? signingKey(undefined, store.db);
+  }
 
   build(job: BuildJob): Promise<Ready> {
     try {
-      const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes);
+      const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes, this.cursorKey);
       this.built += 1;
       return Promise.resolve(ready);
     } catch (e) {
@@ -43,6 +49,12 @@ export class InlineBuilder implements Builder {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** What a build thread starts with. The key arrives as a Uint8Array (structured clone). */
+export interface BuildThreadData {
+  dbFile: string;
+  cursorKey?: Uint8Array;
 }
 
 /** The message a build thread answers with. Buffers arrive as Uint8Arrays (structured clone). */
@@ -89,7 +101,7 @@ class BuildThread {
   /** Threads that died (not ended by close). */
   deaths = 0;
 
-  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger) {
+  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger, private readonly cursorKey: SigningKey | undefined) {
     this.worker = this.spawn();
   }
 
@@ -98,7 +110,8 @@ class BuildThread {
   }
 
   private spawn(): Worker {
-    const worker = startWorker(__dirname, 'builder-thread', { dbFile: this.dbFile });
+    const data: BuildThreadData = { dbFile: this.dbFile, cursorKey: this.cursorKey };
+    const worker = startWorker(__dirname, 'builder-thread', data);
     let failure: Error | null = null;
     worker.on('message', (m: WorkerReply) => this.settle(m));
     worker.on('error', (e) => (failure = e));
@@ -196,8 +209,9 @@ export class ThreadBuilder implements Builder {
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
-  constructor(dbFile: string, count: number, logger: Logger = silentLogger) {
-    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger));
+  /** `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's. */
+  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey) {
+    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger, cursorKey));
   }
 
   /** Build threads that died so far (replaced on demand). */

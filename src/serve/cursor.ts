@@ -1,41 +1,67 @@
 // Page cursors (issue 12): opaque to clients, bound to the list they page, named in an RFC 8288 Link.
-import { createHash } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { PagePosition, SortKey } from '../readmodels/args';
 import { listIdentity } from '../readmodels/paging';
+import { storedCursorSecret, type Db } from '../store';
 import { BASE_PATH } from './base-path';
+import { cursorSecretProblem } from './cursor-secret';
 import { httpError, type HttpError } from './errors';
+import { queryString } from './params';
 
 
 /** The wire format's version tag: a later format gets a new tag, and old cursors stay readable or fail cleanly. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Longer than any sort key part this API issues (at most a URL of a few KB), as cursor.json bounds the cursor. */
 const MAX_KEY_PART_CHARS = 8192;
 const MAX_KEY_PARTS = 4;
+/** Bytes of HMAC-SHA256 a cursor carries: 128 bits, 22 characters of the cursor. */
+const MAC_BYTES = 16;
 
 /**
- * What a cursor holds: base64url of this JSON. `b` binds it to the list it pages (endpoint, project,
- * filters), so a cursor from one project, list or filter used on another is refused, never read.
- * Cursors carry no secret and grant nothing: the key's access to the path's project is checked first,
- * and a cursor only positions a page within that project's list.
+ * What signs and checks cursors: HMAC-SHA256 with this key. The database's own (migration 014, 32
+ * random bytes) unless the service is configured with one (serve --cursor-secret, CURSOR_SECRET).
+ */
+export type SigningKey = Buffer;
+
+/** The key of a service: the configured secret's UTF-8 bytes, else the database's. Throws an operator's message. */
+export function signingKey(configured: string | undefined, db: Db): SigningKey {
+  if (configured !== undefined) {
+    const problem = cursorSecretProblem(configured);
+    if (problem !== null) throw new Error(`the cursor secret ${problem}`);
+    return Buffer.from(configured, 'utf8');
+  }
+  const stored = storedCursorSecret(db);
+  if (stored === null) throw new Error(`database ${db.name} has no cursor secret (schema before 014): open it once for writing to migrate it, or configure --cursor-secret`);
+  return stored;
+}
+
+/**
+ * What a cursor holds: base64url of this JSON followed by MAC_BYTES of HMAC-SHA256, keyed with the
+ * SigningKey, over the list it pages (paging.ts listIdentity: endpoint, project, filters, range) and
+ * the JSON. So a cursor of another project, list, filter or range, or with any byte changed, is
+ * refused, never read, and only this service (or one sharing its key) can make one.
+ * Cursors grant nothing: the key's access to the path's project is checked first, and a cursor only
+ * positions a page within that project's list.
  */
 interface Wire {
   f: typeof FORMAT;
-  b: string;
   a: SortKey;
   v?: number;
   o?: number;
 }
 
-/** The list a cursor pages (paging.ts listIdentity), as a short hash. */
-export function cursorBinding(endpoint: Pick<Endpoint, 'name'>, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>): string {
-  return createHash('sha256').update(listIdentity(endpoint.name, args)).digest('base64url').slice(0, 16);
+function mac(key: SigningKey, identity: string, payload: Buffer): Buffer {
+  return createHmac('sha256', key).update(identity).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
 }
 
-export function encodeCursor(binding: string, pos: PagePosition): string {
-  const wire: Wire = { f: FORMAT, b: binding, a: pos.after, ...(pos.pinned ? { v: pos.pinned.version, o: pos.pinned.offset } : {}) };
-  return Buffer.from(JSON.stringify(wire)).toString('base64url');
+type ListArgs = Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>;
+
+export function encodeCursor(key: SigningKey, endpoint: Pick<Endpoint, 'name'>, args: ListArgs, pos: PagePosition): string {
+  const wire: Wire = { f: FORMAT, a: pos.after, ...(pos.pinned ? { v: pos.pinned.version, o: pos.pinned.offset } : {}) };
+  const payload = Buffer.from(JSON.stringify(wire));
+  return Buffer.concat([payload, mac(key, listIdentity(endpoint.name, args), payload)]).toString('base64url');
 }
 
 const INVALID = 'cursor is not a cursor of this list: send the one in the previous page\'s Link header (rel="next") unchanged, with the same path and filters, or omit it for the first page';
@@ -49,19 +75,19 @@ const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isS
 const isKeyPart = (p: unknown): boolean => (typeof p === 'string' && p.length <= MAX_KEY_PART_CHARS) || (typeof p === 'number' && Number.isFinite(p));
 
 /**
- * The wire object, or null when the text is not one this API could have issued. The text's shape
- * (base64url characters, at most 8192) was checked before, by schemas/params/cursor.json.
+ * The wire object of a signed payload, or null when it is not one this API could have issued (a
+ * cursor of an older format, or one signed with a key that signed something else).
  */
-function parseWire(raw: string): Wire | null {
+function parseWire(payload: Buffer): Wire | null {
   let w: unknown;
   try {
-    w = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    w = JSON.parse(payload.toString('utf8'));
   } catch {
     return null;
   }
   if (w === null || typeof w !== 'object' || Array.isArray(w)) return null;
   const o = w as Record<string, unknown>;
-  if (o.f !== FORMAT || typeof o.b !== 'string' || !Array.isArray(o.a)) return null;
+  if (o.f !== FORMAT || !Array.isArray(o.a)) return null;
   if (o.a.length === 0 || o.a.length > MAX_KEY_PARTS || !o.a.every(isKeyPart)) return null;
   if ((o.v === undefined) !== (o.o === undefined) || (o.v !== undefined && (!isCount(o.v) || !isCount(o.o)))) return null;
   return o as unknown as Wire;
@@ -72,12 +98,19 @@ function parseWire(raw: string): Wire | null {
  * null when absent. 400 naming `cursor` when repeated, malformed, forged or issued for another list.
  * Call it after the project is known and visible to the key: the binding is checked against it.
  */
-export function cursorArg(query: ParsedUrlQuery, endpoint: Endpoint, args: ReadArgs): PagePosition | null {
+export function cursorArg(query: ParsedUrlQuery, endpoint: Endpoint, args: ReadArgs, key: SigningKey): PagePosition | null {
   const raw = query.cursor;
   if (raw === undefined || !endpoint.page) return null;
   if (typeof raw !== 'string') throw invalid();
-  const w = parseWire(raw);
-  if (w === null || w.b !== cursorBinding(endpoint, args)) throw invalid();
+  // The text's shape (base64url characters, at most 8192) was checked before, by schemas/params/cursor.json.
+  // Decoding ignores the unused low bits of a last character: a text that is not the bytes' one
+  // spelling is refused, so that every changed character changes what is checked.
+  const bytes = Buffer.from(raw, 'base64url');
+  if (bytes.length <= MAC_BYTES || bytes.toString('base64url') !== raw) throw invalid();
+  const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
+  if (!timingSafeEqual(bytes.subarray(bytes.length - MAC_BYTES), mac(key, listIdentity(endpoint.name, args), payload))) throw invalid();
+  const w = parseWire(payload);
+  if (w === null) throw invalid();
   return { after: w.a, ...(w.v !== undefined ? { pinned: { version: w.v, offset: w.o! } } : {}) };
 }
 
@@ -89,15 +122,11 @@ export function cursorKey(query: ParsedUrlQuery, endpoint: Endpoint): string {
 
 /**
  * RFC 8288: `Link: </v1/public/...?limit=..&cursor=..>; rel="next"`. Built from the normalized request
- * (the body is cached per normalized request, so two spellings of one request share one Link): the
- * client follows it as it is, keeping its limit and filters.
+ * (the body is cached per normalized request, so two spellings of one request share one Link), with
+ * every query parameter the endpoint takes (params.ts queryString): the client follows it as it is,
+ * keeping its limit, filters and range.
  */
-export function nextLink(endpoint: Endpoint, args: ReadArgs, next: PagePosition): string {
+export function nextLink(endpoint: Endpoint, args: ReadArgs, next: PagePosition, key: SigningKey): string {
   const path = endpoint.path.replace(':project_id', encodeURIComponent(args.projectId)).replace(':run_group_id', encodeURIComponent(args.runGroupId));
-  const q = new URLSearchParams();
-  if (args.limit > 0) q.append('limit', String(args.limit));
-  for (const id of args.engineIds ?? []) q.append('engine_ids', id);
-  if (args.entityType) q.append('entity_type', args.entityType);
-  q.append('cursor', encodeCursor(cursorBinding(endpoint, args), next));
-  return `<${BASE_PATH}${path}?${q.toString()}>; rel="next"`;
+  return `<${BASE_PATH}${path}?${queryString(endpoint, args, encodeCursor(key, endpoint, args, next))}>; rel="next"`;
 }

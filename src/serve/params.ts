@@ -8,13 +8,17 @@
 //   1. schemas/params/<name>.json: name, in: "query", description, x-accepts, schema;
 //   2. in queryParams() below, say which endpoints take it (a QuerySpec flag, or as for cursor a
 //      property of the Endpoint);
-//   3. read the validated value where it is used (queryArgs, or cursor.ts for the cursor).
+//   3. read the validated value where it is used (queryArgs, or cursor.ts for the cursor);
+//   4. say how its normalized value is spelled in WIRE_VALUES below: the Link of a page repeats it
+//      (cursor.ts nextLink), and queryString throws for a parameter it has no entry for.
 // Validation, the 400 message ("<name> must be <x-accepts>, got <at most 64 chars>") and the OpenAPI
 // parameter follow from the file.
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv, readSchemaDir, type JsonSchema } from '../events';
 import type { Endpoint, ReadArgs } from '../readmodels';
+import { rangeDays } from '../readmodels/endpoint';
+import { addDays } from '../lib/time';
 import { httpError, type HttpError } from './errors';
 
 /** A parameter as schemas/params/<name>.json states it (with an endpoint's own bounds, e.g. limit's maximum). */
@@ -161,25 +165,46 @@ function validQuery(e: Pick<Endpoint, 'query' | 'page'>, query: ParsedUrlQuery):
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-/** Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date. */
-function checkRange(start: string | null, end: string | null): void {
-  if (start === null || end === null) return;
-  const days = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
-  if (days < 1) throw httpError('invalid_parameter', `start_date must be on or before end_date (${end}), got ${shown(start)}`);
-  if (days > MAX_RANGE_DAYS) {
-    throw httpError('invalid_parameter', `start_date must be at most ${MAX_RANGE_DAYS - 1} days before end_date (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+/**
+ * The days a date parameter accepts (schemas/params/start_date.json and end_date.json: their pattern
+ * and x-accepts say the same; test/date-ranges.test.ts checks that they agree).
+ */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '8999-12-31';
+
+/**
+ * Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date.
+ * One end alone: the range is the endpoint's `days` days from or to it (formulas.ts requestedWindow),
+ * which must stay within the days the parameters accept (a window_end of 9000-01-06 is none the API
+ * could be asked for): the 400 names the end given.
+ */
+function checkRange(start: string | null, end: string | null, days: number): void {
+  if (start !== null && end !== null) {
+    const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+    if (span < 1) throw httpError('invalid_parameter', `start_date must be on or before end_date (${end}), got ${shown(start)}`);
+    if (span > MAX_RANGE_DAYS) {
+      throw httpError('invalid_parameter', `start_date must be at most ${MAX_RANGE_DAYS - 1} days before end_date (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+    }
+  } else if (start !== null && addDays(start, days - 1) > LAST_DAY) {
+    throw httpError('invalid_parameter', `start_date must be on or before ${addDays(LAST_DAY, -(days - 1))} without end_date (the range is then the ${days} days from start_date, which must end by ${LAST_DAY}), got ${shown(start)}`);
+  } else if (end !== null && addDays(end, -(days - 1)) < FIRST_DAY) {
+    throw httpError('invalid_parameter', `end_date must be on or after ${addDays(FIRST_DAY, days - 1)} without start_date (the range is then the ${days} days to end_date, which must begin on or after ${FIRST_DAY}), got ${shown(end)}`);
   }
 }
 
-type QueryArgs = Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType' | 'startDate' | 'endDate' | 'interval'>;
+export type QueryArgs = Pick<ReadArgs, 'engineIds' | 'limit' | 'entityType' | 'startDate' | 'endDate' | 'interval'>;
 
-/** The validated query of an endpoint, as read-model arguments. engine_ids sorted and de-duplicated so equal filters share a cache entry. */
-export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'query' | 'page'>): QueryArgs {
+/**
+ * The validated query of an endpoint, as read-model arguments. engine_ids sorted and de-duplicated so
+ * equal filters share a cache entry. `windowDays`: the service's current window, the length of a
+ * range given by one end on the endpoints whose range is 'window'.
+ */
+export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'query' | 'page'>, windowDays: number): QueryArgs {
   const v = validQuery(e, query);
   const ids = v.engine_ids as string[] | undefined;
   const startDate = (v.start_date as string | undefined) ?? null;
   const endDate = (v.end_date as string | undefined) ?? null;
-  checkRange(startDate, endDate);
+  checkRange(startDate, endDate, rangeDays(e.query, windowDays));
   return {
     engineIds: ids === undefined ? null : [...new Set(ids)].sort(),
     limit: (v.limit as number | undefined) ?? e.query.limit?.default ?? 0,
@@ -200,6 +225,38 @@ export function pathUuid(value: string | undefined, name: string): string {
   const id = (value ?? '').toLowerCase();
   if (!v.validate(id)) throw invalid(v.def, value ?? '');
   return id;
+}
+
+/**
+ * Each query parameter's normalized value as the query string spells it (none: left out), the
+ * inverse of queryArgs: a query built from these asks for the same QueryArgs. A parameter of
+ * queryParams() without an entry here is an error (queryString throws), so the Link of a page
+ * (cursor.ts nextLink) cannot leave a filter out.
+ */
+const WIRE_VALUES: Readonly<Record<string, (q: QueryArgs & { cursor: string | null }) => readonly string[]>> = {
+  engine_ids: (q) => q.engineIds ?? [],
+  // 0 is "no cap", what leaving limit out means on the lists without a default.
+  limit: (q) => (q.limit > 0 ? [String(q.limit)] : []),
+  entity_type: (q) => (q.entityType === null ? [] : [q.entityType]),
+  start_date: (q) => (q.startDate === null ? [] : [q.startDate]),
+  end_date: (q) => (q.endDate === null ? [] : [q.endDate]),
+  interval: (q) => [q.interval],
+  cursor: (q) => (q.cursor === null ? [] : [q.cursor]),
+};
+
+/**
+ * The query string of a request to `e` with these normalized arguments and cursor: every parameter
+ * the endpoint takes (queryParams, in the document's order), each with its normalized value.
+ */
+export function queryString(e: Pick<Endpoint, 'query' | 'page'>, q: QueryArgs, cursor: string | null): string {
+  const out = new URLSearchParams();
+  const args = { ...q, cursor };
+  for (const p of queryParams(e)) {
+    const values = WIRE_VALUES[p.name];
+    if (values === undefined) throw new Error(`params.ts WIRE_VALUES has no entry for the query parameter ${p.name}`);
+    for (const v of values(args)) out.append(p.name, v);
+  }
+  return out.toString();
 }
 
 /** The normalized query as a cache-key fragment: equal requests, equal key. */

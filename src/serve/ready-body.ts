@@ -1,7 +1,7 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, prepareText, type Ready } from './cache';
-import { nextLink } from './cursor';
+import { nextLink, type SigningKey } from './cursor';
 import { dataAsOf } from '../store';
 
 export interface DataVersion {
@@ -35,7 +35,7 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  * A body the store keeps as text (Endpoint.text) is not validated here: the writer made it with
  * the function build() uses, whose bodies the tests check against the schema and against the text.
  */
-export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[]): Ready {
+export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey): Ready {
   const read = store.db.transaction(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
     // Project and run group bodies say how fresh they are: X-Data-As-Of, from the same snapshot.
@@ -53,7 +53,7 @@ export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: End
     if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
   }
   const headers: Record<string, string> = {};
-  if (next) headers.link = nextLink(endpoint, args, next);
+  if (next) headers.link = nextLink(endpoint, args, next, cursorKey);
   if (asOf) headers['x-data-as-of'] = asOf;
   return text === null ? prepare(body, version.version, version.updated_at, headers) : prepareText(text, version.version, version.updated_at, headers);
 }

@@ -4,7 +4,7 @@ import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import type { BodyCache, Ready } from './cache';
-import { cursorArg, cursorKey } from './cursor';
+import { cursorArg, cursorKey, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
 
@@ -38,6 +38,8 @@ export class Responder {
     private readonly builder: Builder,
     readonly cache: BodyCache,
     private readonly windowDays: number,
+    /** What checks the cursors of requests: the key the builder signs Links with (cursor.ts). */
+    private readonly signing: SigningKey,
   ) {}
 
   /**
@@ -53,7 +55,7 @@ export class Responder {
     this.access.refresh();
     const accountId = input.keyHash === null ? null : this.access.account(input.keyHash);
     if (accountId === null) throw httpError('invalid_api_key'); // with WWW-Authenticate: ApiKey (RFC 9110: a 401 names its scheme)
-    const q = queryArgs(input.query, endpoint);
+    const q = queryArgs(input.query, endpoint, this.windowDays);
     const args: ReadArgs = {
       ...q, accountId, windowDays: this.windowDays, projectId: '', runGroupId: '',
     };
@@ -72,7 +74,7 @@ export class Responder {
       scopes = [`project:${projectId}`, 'engines'];
     }
     // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
-    args.cursor = cursorArg(input.query, endpoint, args);
+    args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     const version = this.access.versionOf(scopes);
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}|${version.version}`;
     return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes };

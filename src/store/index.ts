@@ -5,6 +5,7 @@ export type { BriefFacts, FactsArray, RunFacts } from './runs';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
+export { storedCursorSecret } from './secrets';
 export { pendingPeriods } from './rollups';
 export { briefFacts, domainOf, factsKey } from './runs';
 export { KEY_OF } from './keys';

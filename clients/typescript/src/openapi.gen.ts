@@ -1908,13 +1908,13 @@ export interface operations {
             query?: {
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -2138,11 +2138,11 @@ export interface operations {
     "competitor-rankings": {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -3022,9 +3022,9 @@ export interface operations {
     "forum-metrics": {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -3472,7 +3472,7 @@ export interface operations {
             query?: {
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
@@ -3480,7 +3480,7 @@ export interface operations {
                 entity_type?: "brand" | "competitor";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -3921,9 +3921,9 @@ export interface operations {
     referrers: {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -4369,13 +4369,13 @@ export interface operations {
     "daily-scores": {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -4812,11 +4812,11 @@ export interface operations {
     "segment-analytics": {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -5253,11 +5253,11 @@ export interface operations {
     visibility: {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
                 engine_ids?: string[];
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -5477,11 +5477,11 @@ export interface operations {
     timeseries: {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {
@@ -5701,9 +5701,9 @@ export interface operations {
     "warm-leads": {
         parameters: {
             query?: {
-                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
             header?: {

@@ -1,5 +1,5 @@
 import type { DailyScore, DailyScores } from '../bodies.gen';
-import type { Endpoint } from '../endpoint';
+import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
 import type { ReadStore } from '../store';
 import {
@@ -44,7 +44,7 @@ function periodRows(store: ReadStore, args: ReadArgs): DailyScores {
 }
 
 /** The window of start_date / end_date alone, and of interval without a range. */
-const RANGE_DAYS = 365;
+const RANGE_DAYS = YEAR_DAYS;
 
 export const endpoint: Endpoint = {
   name: 'daily-scores',

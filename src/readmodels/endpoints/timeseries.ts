@@ -1,10 +1,10 @@
 import type { VisibilityTimeseries } from '../bodies.gen';
-import type { Endpoint } from '../endpoint';
+import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import { engineSumsByPeriod, requestedWindow, type PeriodEngineSums } from '../formulas';
 import { trendPoint, type TrendPoint } from '../../store/trend-days';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
-const TREND_DAYS = 365;
+const TREND_DAYS = YEAR_DAYS;
 
 /**
  * The writer's rendered day points (migration 012), oldest first. They stand for the body only when
