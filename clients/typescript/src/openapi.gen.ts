@@ -1830,7 +1830,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
@@ -2040,7 +2040,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -3254,7 +3254,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Only mentions of this kind of entity. */
                 entity_type?: "brand" | "competitor";
@@ -4474,7 +4474,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -4875,7 +4875,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day. See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day. Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
