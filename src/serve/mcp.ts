@@ -97,7 +97,11 @@ export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { 
 interface ArgumentCheck {
   validate: ValidateFunction;
   params: Map<string, ParamDef>;
+  /** The arguments that are uuids or lists of them: any letter case is accepted, as over HTTP (params.ts decode). */
+  uuids: string[];
 }
+
+const isUuidSchema = (s: unknown): boolean => (s as { format?: unknown } | undefined)?.format === 'uuid';
 
 let ajv: ReturnType<typeof createAjv> | undefined;
 const argumentChecks = new WeakMap<Endpoint, ArgumentCheck>();
@@ -108,10 +112,25 @@ function argumentCheck(endpoint: Endpoint): ArgumentCheck {
   if (c === undefined) {
     ajv ??= createAjv();
     const params = [...pathParams(endpoint), ...queryParams(endpoint)];
-    c = { validate: ajv.compile(toolInputSchema(endpoint)), params: new Map(params.map((p) => [p.name, p])) };
+    const uuids = params.filter((p) => isUuidSchema(p.schema) || isUuidSchema(p.schema.items)).map((p) => p.name);
+    c = { validate: ajv.compile(toolInputSchema(endpoint)), params: new Map(params.map((p) => [p.name, p])), uuids };
     argumentChecks.set(endpoint, c);
   }
   return c;
+}
+
+/** The arguments with their uuids in lower case (a copy when there is one to lower; other values as they are). */
+function lowered(args: Record<string, unknown>, uuids: readonly string[]): Record<string, unknown> {
+  let out = args;
+  for (const name of uuids) {
+    const v = args[name];
+    const low = typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((x: unknown) => (typeof x === 'string' ? x.toLowerCase() : x)) : v;
+    if (low !== v) {
+      if (out === args) out = { ...args };
+      out[name] = low;
+    }
+  }
+  return out;
 }
 
 /** A value as an argument message shows it: a string quoted (at most 64 characters), a list or object by its kind only. */
@@ -206,13 +225,14 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
   async function callTool(params: unknown): Promise<CallToolResult> {
     if (!isObject(params)) throw new RpcError(INVALID_PARAMS, 'Invalid params: tools/call takes an object { name, arguments }');
     if (typeof params.name !== 'string') throw new RpcError(INVALID_PARAMS, `Invalid params: name must be a tool's name (a string), got ${described(params.name)}`);
-    const args = params.arguments ?? {};
-    if (!isObject(args)) throw new RpcError(INVALID_PARAMS, `Invalid params: arguments must be an object of the tool's arguments, got ${described(args)}`);
+    const sent = params.arguments === undefined ? {} : params.arguments; // null is not an object of arguments
+    if (!isObject(sent)) throw new RpcError(INVALID_PARAMS, `Invalid params: arguments must be an object of the tool's arguments, got ${described(sent)}`);
     const endpoint = byName.get(params.name);
     if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${shown(params.name)}`));
     try {
       const check = argumentCheck(endpoint);
-      if (!check.validate(args)) throw argumentError(endpoint, check, args, check.validate.errors);
+      const args = lowered(sent, check.uuids);
+      if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
       if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
       const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
       const ready = await deps.responder.respond(resolved);
