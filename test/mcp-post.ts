@@ -84,6 +84,10 @@ export function checkAnswer(t: Test, a: Answer, where: string): RpcAnswer[] {
       continue;
     }
     const result = r.result!;
+    if ('tools' in result) {
+      t.ok(Array.isArray((result as { tools: unknown }).tools), `${where}: a tools/list result`);
+      continue;
+    }
     t.ok(Array.isArray(result.content) && result.content[0]?.type === 'text', `${where}: a result has text content`);
     const text = result.content[0]?.text ?? '';
     if (result.isError) {
