@@ -14,27 +14,44 @@ export const MCP_MAX_DEPTH = 32;
 export const MCP_MAX_MEMBERS = 1000;
 
 /**
- * The body's bytes, or the 413 when it is (or says it will be) larger than `max`. A body over the
- * cap is not read further: the caller answers and closes the connection.
+ * What a refused body may still send: read and thrown away, so that a client that writes its whole
+ * body before reading (most do) gets its 413 rather than a reset connection. The SDK's own cap.
  */
-export function readBody(req: IncomingMessage, max = MCP_MAX_BODY_BYTES): Promise<Buffer | HttpError> {
-  const tooLarge = (): HttpError => httpError('payload_too_large', `Payload Too Large: a POST /mcp body must not exceed ${max} bytes`);
+export const MCP_DRAIN_BYTES = 4 * 1024 * 1024;
+
+/** A body over the cap: the 413, and whether to close the connection rather than read the rest. */
+export interface TooLarge { error: HttpError; close: boolean }
+
+/**
+ * The body's bytes, or the 413 when it is (or says it will be) larger than `max`. Beyond the cap
+ * nothing is kept: the rest is read and discarded up to MCP_DRAIN_BYTES in all (the connection then
+ * stays usable), and a body declared larger than that is not read at all (answer, then close).
+ */
+export function readBody(req: IncomingMessage, max = MCP_MAX_BODY_BYTES): Promise<Buffer | TooLarge> {
+  const error = httpError('payload_too_large', `Payload Too Large: a POST /mcp body must not exceed ${max} bytes`);
   const declared = Number(req.headers['content-length']);
-  if (declared > max) return Promise.resolve(tooLarge());
+  if (declared > MCP_DRAIN_BYTES) return Promise.resolve({ error, close: true });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer): void => {
+    const discard = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > max) {
-        req.off('data', onData);
-        req.pause();
-        resolve(tooLarge());
+      if (size > MCP_DRAIN_BYTES) req.socket.destroy();
+    };
+    const keep = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= max) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
+      chunks.length = 0;
+      req.off('data', keep).on('data', discard);
+      resolve({ error, close: false });
     };
-    req.on('data', onData);
+    if (declared > max) {
+      req.on('data', discard);
+      resolve({ error, close: false });
+    } else req.on('data', keep);
     req.once('end', () => resolve(Buffer.concat(chunks, size)));
     req.once('error', reject);
   });

@@ -338,8 +338,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     try {
       if (deps.limiter) charged(deps.limiter.charge(hash));
       const bytes = await readBody(req);
-      // Over the cap: answered without reading the rest, and the connection closed (its unread bytes with it).
-      if (bytes instanceof HttpError) return sendError(res, bytes, true);
+      if (!Buffer.isBuffer(bytes)) return sendError(res, bytes.error, bytes.close);
       body = parseBody(bytes);
       if (Array.isArray(body)) {
         const max = sdk().MAX_BATCH_SIZE;
