@@ -34,6 +34,7 @@ const CASES: Array<[string, string[], RegExp]> = [
   ['soak', ['--duration=-1'], /^bench soak: --duration: "-1" is not a non-negative number$/],
   ['soak', ['--duration', '-1'], /^bench soak: Option '--duration' argument is ambiguous\. .*'--duration=-XYZ'\.$/],
   ['server', ['other', '--db', 'x.db'], /^bench server: the server is service, bare or naive, not "other"$/],
+  ['mcp-abuse', ['--ids', '0'], /^bench mcp-abuse: --ids: "0" is not a positive integer$/],
 ];
 
 t.test('a bad flag or value: one line naming it, exit 2, nothing on stdout', async (t) => {

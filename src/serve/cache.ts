@@ -115,6 +115,14 @@ export function readySize(r: Ready): number {
   return r.json.length + gzipBytes + (r.br?.length ?? 0) + 256 + headerBytes;
 }
 
+/**
+ * What one cache entry costs: its body (readySize) and its key, which the LRU keeps in a Map and an
+ * array. Keys are ASCII (ids, dates, the cursor's base64url), one byte a character.
+ */
+export function entrySize(r: Ready, key: string): number {
+  return readySize(r) + key.length;
+}
+
 export interface RouteStats {
   hits: number;
   misses: number;
@@ -134,7 +142,9 @@ export class BodyCache {
   constructor(readonly maxBytes: number) {
     this.lru = new LRUCache<string, Ready>({
       maxSize: Math.max(maxBytes, 1),
-      sizeCalculation: readySize,
+      // The key counts too: it holds the request's normalised filters (engine ids, a cursor), and
+      // a small body under a long key would otherwise cost memory the byte count never sees.
+      sizeCalculation: entrySize,
       dispose: (_v, _k, reason) => {
         if (reason === 'evict') this.evictions += 1;
       },

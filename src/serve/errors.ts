@@ -20,9 +20,9 @@ export interface HeaderDoc {
 
 /**
  * Where an error can be answered: the 22 endpoints, the public documents (openapi.json, methodology),
- * the change feed's streams only, the ops port.
+ * the change feed's streams only, the ops port, POST /mcp (not in the OpenAPI document: README's MCP section).
  */
-export type ErrorPlace = 'endpoints' | 'public' | 'changes' | 'ops';
+export type ErrorPlace = 'endpoints' | 'public' | 'changes' | 'ops' | 'mcp';
 
 export interface ErrorDef {
   status: number;
@@ -43,12 +43,16 @@ export const ERRORS = {
     status: 400, message: 'Bad request', detailed: true, places: ['endpoints'],
     description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
   },
+  invalid_mcp_request: {
+    status: 400, message: 'The body is not a JSON-RPC message', detailed: true, places: ['mcp'],
+    description: 'POST /mcp: the body is not JSON, nests deeper than 32 levels or has an object or array of more than 1000 members, is not a JSON-RPC 2.0 message or a batch of at most 100, or the MCP-Protocol-Version header names a version the server does not speak; the message says which',
+  },
   bad_request: {
     status: 400, message: 'Bad Request', places: ['endpoints', 'public'],
     description: 'A request node:http cannot parse (a malformed request line or header); the connection is closed',
   },
   invalid_api_key: {
-    status: 401, message: 'Invalid API key', places: ['endpoints'],
+    status: 401, message: 'Invalid API key', places: ['endpoints', 'mcp'],
     description: 'Missing, unknown or revoked API key (message "Invalid API key")',
     headers: { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', schema: { type: 'string', const: 'ApiKey' }, value: 'ApiKey' } },
   },
@@ -57,16 +61,28 @@ export const ERRORS = {
     description: 'Unknown route, or a project or run group that does not exist or that the key cannot see',
   },
   method_not_allowed: {
-    status: 405, message: 'Method not allowed', places: ['endpoints', 'public', 'ops'],
+    status: 405, message: 'Method not allowed', places: ['endpoints', 'public', 'ops', 'mcp'],
     description: 'Method other than GET or HEAD (the Allow header lists them)',
     headers: { Allow: { description: 'The methods the path serves', schema: { type: 'string', const: 'GET, HEAD' }, value: 'GET, HEAD' } },
+  },
+  not_acceptable: {
+    status: 406, message: 'Not Acceptable: the Accept header must list both application/json and text/event-stream', places: ['mcp'],
+    description: 'POST /mcp whose Accept header does not list both application/json and text/event-stream (as MCP\'s streamable HTTP transport requires)',
   },
   request_timeout: {
     status: 408, message: 'Request Timeout', places: [],
     description: 'The request was not received in time; the connection is closed',
   },
+  payload_too_large: {
+    status: 413, message: 'Payload Too Large', detailed: true, places: ['mcp'],
+    description: 'POST /mcp with a body over 64 KiB (declared or sent): nothing of it is kept; the rest is read and discarded up to 4 MiB in all, and a body declared larger is not read (the connection is closed)',
+  },
+  unsupported_media_type: {
+    status: 415, message: 'Unsupported Media Type: Content-Type must be application/json', places: ['mcp'],
+    description: 'POST /mcp whose Content-Type is not application/json',
+  },
   rate_limited: {
-    status: 429, message: 'Too many requests', detailed: true, places: ['endpoints'],
+    status: 429, message: 'Too many requests', detailed: true, places: ['endpoints', 'mcp'],
     description: 'Per-key rate limit exceeded (see Retry-After; RateLimit says r=0)',
     headers: { 'Retry-After': { description: 'Seconds until a request will be accepted again: the t of RateLimit', schema: { type: 'integer', minimum: 1 } } },
   },
@@ -79,7 +95,7 @@ export const ERRORS = {
     description: 'The request line and headers together exceed 16 KiB; the connection is closed',
   },
   internal: {
-    status: 500, message: 'Internal server error', places: ['endpoints', 'public', 'ops'],
+    status: 500, message: 'Internal server error', places: ['endpoints', 'public', 'ops', 'mcp'],
     description: 'Internal error; the message shows no internals',
   },
   not_ready: {
@@ -107,8 +123,8 @@ export type ErrorCode = keyof typeof ERRORS;
 
 /** The code a status means when nothing more precise was said (a status set by the router, or a legacy HttpError). */
 const BY_STATUS: Record<number, ErrorCode> = {
-  400: 'invalid_parameter', 401: 'invalid_api_key', 404: 'not_found', 405: 'method_not_allowed', 408: 'request_timeout',
-  429: 'rate_limited', 431: 'headers_too_large', 500: 'internal', 503: 'not_ready',
+  400: 'invalid_parameter', 401: 'invalid_api_key', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable', 408: 'request_timeout',
+  413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'rate_limited', 431: 'headers_too_large', 500: 'internal', 503: 'not_ready',
 };
 
 export function errorDef(code: ErrorCode): ErrorDef {

@@ -5,14 +5,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Access } from './access';
 import { presentedKeyHash } from './auth';
 import { BASE_PATH } from './base-path';
-import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError } from './errors';
-import { pathParams, queryParams } from './params';
+import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
+import { parseBody, readBody } from './mcp-body';
+import { accepts, pathParams, queryParams, shown, type ParamDef } from './params';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 import { noteOf } from './served';
@@ -21,8 +24,8 @@ import type { Logger } from '../lib/log';
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_NAME = 'visibility-api';
 
-type Sdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
-  & typeof import('@modelcontextprotocol/sdk/types.js');
+type Sdk = typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')
+  & typeof import('@modelcontextprotocol/sdk/server/requestBody.js') & typeof import('@modelcontextprotocol/sdk/types.js');
 let loadedSdk: Sdk | undefined;
 
 /**
@@ -33,7 +36,8 @@ function sdk(): Sdk {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded when first needed (above) */
   return (loadedSdk ??= {
     ...(require('@modelcontextprotocol/sdk/server/index.js') as typeof import('@modelcontextprotocol/sdk/server/index.js')),
-    ...(require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')),
+    ...(require('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')),
+    ...(require('@modelcontextprotocol/sdk/server/requestBody.js') as typeof import('@modelcontextprotocol/sdk/server/requestBody.js')),
     ...(require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js')),
   });
   /* eslint-enable @typescript-eslint/no-require-imports */
@@ -70,6 +74,14 @@ export function toolList(endpoints: readonly Endpoint[]): Tool[] {
   }));
 }
 
+/** The tool list of an endpoint table, made once (every POST /mcp builds a server). */
+const toolLists = new WeakMap<readonly Endpoint[], Tool[]>();
+function toolsOf(endpoints: readonly Endpoint[]): Tool[] {
+  let tools = toolLists.get(endpoints);
+  if (tools === undefined) toolLists.set(endpoints, (tools = toolList(endpoints)));
+  return tools;
+}
+
 /** Tool arguments as the HTTP layer's path parameters and query string, so one parser checks both. */
 export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { params: Record<string, string | undefined>; query: ParsedUrlQuery } {
   const params: Record<string, string | undefined> = {};
@@ -80,6 +92,78 @@ export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { 
     query[name] = Array.isArray(value) ? value.map(String) : String(value);
   }
   return { params, query };
+}
+
+interface ArgumentCheck {
+  validate: ValidateFunction;
+  params: Map<string, ParamDef>;
+  /** The arguments that are uuids or lists of them: any letter case is accepted, as over HTTP (params.ts decode). */
+  uuids: string[];
+}
+
+const isUuidSchema = (s: unknown): boolean => (s as { format?: unknown } | undefined)?.format === 'uuid';
+
+let ajv: ReturnType<typeof createAjv> | undefined;
+const argumentChecks = new WeakMap<Endpoint, ArgumentCheck>();
+
+/** The tool's input schema compiled (once per endpoint), with its parameters by name for the messages. */
+function argumentCheck(endpoint: Endpoint): ArgumentCheck {
+  let c = argumentChecks.get(endpoint);
+  if (c === undefined) {
+    ajv ??= createAjv();
+    const params = [...pathParams(endpoint), ...queryParams(endpoint)];
+    const uuids = params.filter((p) => isUuidSchema(p.schema) || isUuidSchema(p.schema.items)).map((p) => p.name);
+    c = { validate: ajv.compile(toolInputSchema(endpoint)), params: new Map(params.map((p) => [p.name, p])), uuids };
+    argumentChecks.set(endpoint, c);
+  }
+  return c;
+}
+
+/** The arguments with their uuids in lower case (a copy when there is one to lower; other values as they are). */
+function lowered(args: Record<string, unknown>, uuids: readonly string[]): Record<string, unknown> {
+  let out = args;
+  for (const name of uuids) {
+    const v = args[name];
+    const low = typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((x: unknown) => (typeof x === 'string' ? x.toLowerCase() : x)) : v;
+    if (low !== v) {
+      if (out === args) out = { ...args };
+      out[name] = low;
+    }
+  }
+  return out;
+}
+
+/** A value as an argument message shows it: a string quoted (at most 64 characters), a list or object by its kind only. */
+function described(value: unknown): string {
+  if (typeof value === 'string') return shown(value);
+  if (Array.isArray(value)) return `an array of ${value.length} values`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  return value === undefined ? 'nothing' : String(value);
+}
+
+/**
+ * The 400 for arguments that do not fit the tool's input schema: the HTTP 400's message for the
+ * parameter ("<name> must be <x-accepts>, got <what was sent>"), an unknown argument named with the
+ * ones the tool takes, a missing required one with what it accepts.
+ */
+function argumentError(endpoint: Endpoint, c: ArgumentCheck, args: Record<string, unknown>, errors: ErrorObject[] | null | undefined): HttpError {
+  const err = errors?.[0];
+  if (err?.keyword === 'additionalProperties') {
+    const name = (err.params as { additionalProperty: string }).additionalProperty;
+    return httpError('invalid_parameter', `${shown(name)} is not an argument of ${toolName(endpoint)}, which takes ${[...c.params.keys()].join(', ')}`);
+  }
+  if (err?.keyword === 'required') {
+    const name = (err.params as { missingProperty: string }).missingProperty;
+    const p = c.params.get(name);
+    return httpError('invalid_parameter', p ? `${name} is required: ${accepts(p)}` : `${name} is required`);
+  }
+  const [, name = '', index] = (err?.instancePath ?? '').split('/');
+  const p = c.params.get(name);
+  if (!p) return httpError('invalid_parameter');
+  const value = args[name];
+  const got = (err?.keyword === 'maxItems' || err?.keyword === 'minItems') && Array.isArray(value) ? `${value.length} values`
+    : described(index !== undefined && Array.isArray(value) ? value[Number(index)] : value);
+  return httpError('invalid_parameter', `${name} must be ${accepts(p)}, got ${got}`);
 }
 
 /** The cursor of the next page, from the body's Link header (`<...cursor=X...>; rel="next"`). */
@@ -93,29 +177,64 @@ function errorResult(err: HttpError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
+/** JSON-RPC error codes this server answers with (JSON-RPC 2.0 section 5.1). */
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+
+/** A JSON-RPC error the SDK answers as it is: its code, and the message without the SDK's "MCP error N:" prefix. */
+class RpcError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 export interface McpDeps {
   endpoints: readonly Endpoint[];
   responder: Responder;
   isReady?: () => boolean;
+  /** Where an unexpected failure of a tool call is logged (it answers a 500 tool error). */
+  logger?: Logger;
+  /** The request a failure is logged with. */
+  requestId?: string;
 }
 
 /**
  * One MCP server acting for one API key (its SHA-256). The text content is the HTTP body's exact
  * JSON; structuredContent is that body when it is an object, else `{ items }` (MCP wants an object),
  * plus `next_cursor` on paged lists.
+ *
+ * tools/call is served by the fallback handler, which sees the request as sent: the SDK's own
+ * tools/call handler parses it with zod first, and a malformed `arguments` (an array, a string)
+ * became -32603 with the zod issues as its message. Here the checks are, in order:
+ *   params not an object, no tool name, `arguments` not an object: JSON-RPC -32602 (Invalid params);
+ *   an unknown tool name: a tool error, 404;
+ *   arguments that do not fit the tool's input schema (unknown names, wrong types, too many
+ *   engine_ids, malformed ids or dates): a tool error, 400 with the HTTP 400's message;
+ *   then the same resolve and respond as an HTTP GET (404, 400 for a range or a cursor, 503).
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
-  const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk();
+  const { Server, ListToolsRequestSchema } = sdk();
   const server = new Server({ name: MCP_SERVER_NAME, version: '1.1.0' }, { capabilities: { tools: { listChanged: false } } });
-  const tools = toolList(deps.endpoints);
+  const tools = toolsOf(deps.endpoints);
   const byName = new Map(deps.endpoints.map((e) => [toolName(e), e]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    const endpoint = byName.get(req.params.name);
-    if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${JSON.stringify(req.params.name)}`));
+
+  async function callTool(params: unknown): Promise<CallToolResult> {
+    if (!isObject(params)) throw new RpcError(INVALID_PARAMS, 'Invalid params: tools/call takes an object { name, arguments }');
+    if (typeof params.name !== 'string') throw new RpcError(INVALID_PARAMS, `Invalid params: name must be a tool's name (a string), got ${described(params.name)}`);
+    const sent = params.arguments === undefined ? {} : params.arguments; // null is not an object of arguments
+    if (!isObject(sent)) throw new RpcError(INVALID_PARAMS, `Invalid params: arguments must be an object of the tool's arguments, got ${described(sent)}`);
+    const endpoint = byName.get(params.name);
+    if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${shown(params.name)}`));
     try {
+      const check = argumentCheck(endpoint);
+      const args = lowered(sent, check.uuids);
+      if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
       if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
-      const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, req.params.arguments ?? {}), keyHash: hash });
+      const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
       const ready = await deps.responder.respond(resolved);
       const text = ready.json.toString('utf8');
       const body = JSON.parse(text) as unknown;
@@ -124,25 +243,59 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
       if (err instanceof HttpError) return errorResult(err);
-      throw err;
+      // As over HTTP: a 500 that shows no internals, the details in the log.
+      deps.logger?.error({ err, request_id: deps.requestId, route: 'mcp', tool: params.name }, 'MCP tool call failed');
+      return errorResult(httpError('internal'));
     }
-  });
+  }
+
+  server.fallbackRequestHandler = async (request: JSONRPCRequest) => {
+    if (request.method === 'tools/call') return callTool(request.params);
+    throw new RpcError(METHOD_NOT_FOUND, 'Method not found');
+  };
   return server;
 }
 
 /** An error in the API's contract: its status and headers, X-Error-Code, the definitions version, { error, message }. */
-function sendError(res: ServerResponse, err: HttpError): void {
+function sendError(res: ServerResponse, err: HttpError, close = false): void {
   const body = errorBody(err.message);
   res.writeHead(err.status, {
     ...err.headers, [CODE_HEADER]: err.code, [DEFINITIONS_HEADER]: METRIC_DEFINITIONS_VERSION,
     'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body),
+    ...(close ? { Connection: 'close' } : {}),
   });
   res.end(body);
 }
 
+/** A JSON-RPC answer (HTTP 200). */
+function sendJson(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * The SDK transport's refusal (a 4xx whose body is a JSON-RPC error with id null) as the API's
+ * error: its status, the table's code for it, the SDK's message.
+ */
+function fromTransport(status: number, text: string): HttpError {
+  let message = 'Bad request';
+  try {
+    const m = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    if (typeof m === 'string') message = m;
+  } catch { /* not JSON: the fallback message */ }
+  const code: ErrorCode = status === 400 ? 'invalid_mcp_request' : status === 406 ? 'not_acceptable' : status === 413 ? 'payload_too_large'
+    : status === 415 ? 'unsupported_media_type' : status === 405 ? 'method_not_allowed' : 'internal';
+  return code === 'internal' ? httpError('internal') : httpError(code, message, code === 'method_not_allowed' ? { Allow: 'POST' } : {});
+}
+
+/** Accept lists both types streamable HTTP answers with (the SDK's test: a substring test of the list). */
+const acceptsMcp = (accept: string | undefined): boolean => accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
+/** Content-Type's media type (parameters such as charset aside) is application/json. */
+const isJson = (type: string | undefined): boolean => type !== undefined && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+
 export interface McpHttpDeps extends McpDeps {
   access: Access;
-  /** The API's limiter: one POST /mcp is one request of the key (a JSON-RPC batch too). */
+  /** The API's limiter: a POST /mcp costs one request per JSON-RPC message (a batch of n: n). */
   limiter?: RateLimiter;
   /** Where a failure is logged. */
   logger: Logger;
@@ -154,6 +307,13 @@ export interface McpHttpDeps extends McpDeps {
  * The key goes on the request as for the API (X-API-Key or Authorization: ApiKey); without a
  * valid one the answer is 401 before MCP sees it, and a key over its rate gets the API's 429. GET
  * (a server-to-client stream) and DELETE (end a session) have nothing to do without sessions: 405.
+ *
+ * The body is read here, at most 64 KiB, and its depth and widths checked before it is parsed
+ * (mcp-body.ts); the SDK's transport gets the parsed body. Every refusal of the POST as a whole is
+ * an HTTP error in the API's format (401, 405, 406, 413, 415, 400, 429: X-Error-Code, the
+ * definitions version, { error, message }); once the body is JSON-RPC, the answer is JSON-RPC (200).
+ * The rate limit charges the POST one request as it arrives and, for a batch of n messages, n - 1
+ * more once it is parsed; a batch that needs more than are left is a 429 as a whole, none of it runs.
  */
 export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function serveMcp(req, res) {
@@ -168,24 +328,55 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     const accountId = hash === null ? null : deps.access.account(hash);
     if (hash === null || accountId === null) return sendError(res, httpError('invalid_api_key'));
     if (note) note.accountId = accountId;
-    let rateLimit: Record<string, string> = {};
+    if (!acceptsMcp(req.headers.accept)) return sendError(res, httpError('not_acceptable'));
+    if (!isJson(req.headers['content-type'])) return sendError(res, httpError('unsupported_media_type'));
+    // The fields go on the response as soon as a charge is made: the errors below carry them too.
+    const charged = (fields: Record<string, string>): void => {
+      for (const [name, value] of Object.entries(fields)) res.setHeader(name, value);
+    };
+    let body: unknown;
     try {
-      rateLimit = deps.limiter?.charge(hash) ?? {};
+      if (deps.limiter) charged(deps.limiter.charge(hash));
+      const bytes = await readBody(req);
+      if (!Buffer.isBuffer(bytes)) return sendError(res, bytes.error, bytes.close);
+      body = parseBody(bytes);
+      if (Array.isArray(body)) {
+        const max = sdk().MAX_BATCH_SIZE;
+        if (body.length > max) throw httpError('invalid_mcp_request', `A batch must not have more than ${max} messages, got ${body.length}`);
+        if (body.length > 1 && deps.limiter?.on) {
+          const n = body.length;
+          const beyond = n > deps.limiter.burst ? `, more than the ${Math.floor(deps.limiter.burst)} a key may send at once` : '';
+          charged(deps.limiter.charge(hash, n - 1, `a batch of ${n} messages costs ${n} requests (one per message)${beyond}`));
+        }
+      }
     } catch (err) {
       if (err instanceof HttpError) return sendError(res, err);
       throw err;
     }
-    for (const [name, value] of Object.entries(rateLimit)) res.setHeader(name, value);
     res.setHeader(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
-    const server = createMcpServer(deps, hash);
-    const transport = new (sdk().StreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // JSON-RPC 2.0 (section 6): an empty batch is answered with one Invalid Request error.
+    if (Array.isArray(body) && body.length === 0) {
+      return sendJson(res, 200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: the batch is empty' } }));
+    }
+    const server = createMcpServer({ ...deps, requestId: note?.requestId }, hash);
+    const transport = new (sdk().WebStandardStreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      // The transport reads only these headers (the key stays out of what handlers see).
+      const headers = new Headers({ accept: req.headers.accept!, 'content-type': req.headers['content-type']! });
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string') headers.set('mcp-protocol-version', version);
+      const answer = await transport.handleRequest(new Request(`http://mcp.local${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: body });
+      const text = await answer.text();
+      if (answer.status >= 400) return sendError(res, fromTransport(answer.status, text));
+      if (text === '') {
+        res.writeHead(answer.status);
+        res.end();
+      } else sendJson(res, answer.status, text);
     } catch (err) {
       deps.logger.error({ err, request_id: note?.requestId, route: 'mcp' }, 'POST /mcp failed');
       if (!res.headersSent) sendError(res, httpError('internal'));

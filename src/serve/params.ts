@@ -128,7 +128,7 @@ export function shown(value: string): string {
 }
 
 /** "an integer from {minimum} to {maximum}" with the parameter's own schema filled in. */
-function accepts(p: ParamDef): string {
+export function accepts(p: ParamDef): string {
   return p['x-accepts'].replace(/\{(\w+)\}/g, (_, k: string) => {
     const v = p.schema[k];
     return Array.isArray(v) ? v.join(', ') : String(v);

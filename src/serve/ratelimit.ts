@@ -23,14 +23,16 @@ interface Bucket {
  *                                                   T: seconds until the bucket is full again (r = q), rounded up
  * A client that spends at most r in the next t seconds is never turned away, and has q again after t.
  * A 429 says r=0 and has Retry-After equal to its t: the draft asks that Retry-After not point
- * earlier than the end of the effective window.
+ * earlier than the end of the effective window. A JSON-RPC batch on POST /mcp costs one request per
+ * message (mcp.ts): its 429 can say r>0, the requests left, which are fewer than the batch needed.
  */
 export class RateLimiter {
   /** False when the rate is 0. */
   readonly on: boolean;
   /** The RateLimit-Policy field value: the same on every response. '' when off. */
   readonly policy: string;
-  private readonly burst: number;
+  /** The most requests a key may send at once (q): twice the rate. */
+  readonly burst: number;
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(private readonly rate: number, private readonly now: () => number = () => performance.now()) {
@@ -40,32 +42,37 @@ export class RateLimiter {
   }
 
   /**
-   * Charges the key one request: the RateLimit field value to answer with, or null when the key
-   * is over its rate (answer with exceeded()). Only called when `on`.
+   * Charges the key `cost` requests (one, or one per message of a JSON-RPC batch): the RateLimit
+   * field value to answer with, or null when fewer than `cost` are left (nothing is charged then:
+   * answer with exceeded()). Only called when `on`.
    */
-  take(keyHash: string): string | null {
+  take(keyHash: string, cost = 1): string | null {
     const b = this.refill(keyHash);
-    if (b.tokens < 1) return null;
-    b.tokens -= 1;
+    if (b.tokens < cost) return null;
+    b.tokens -= cost;
     return this.field(b.tokens);
   }
 
   /**
-   * One request of the key: the two fields to answer with ({} when the limiter is off), or throws
-   * the 429 when the key is over its rate.
+   * `cost` requests of the key: the two fields to answer with ({} when the limiter is off), or
+   * throws the 429 when fewer than `cost` are left (`detail` ends its message: what needed them).
    */
-  charge(keyHash: string): Record<string, string> {
+  charge(keyHash: string, cost = 1, detail?: string): Record<string, string> {
     if (!this.on) return {};
-    const field = this.take(keyHash);
-    if (field === null) throw this.exceeded(keyHash);
+    const field = this.take(keyHash, cost);
+    if (field === null) throw this.exceeded(keyHash, detail);
     return { 'RateLimit-Policy': this.policy, RateLimit: field };
   }
 
-  /** The 429 for a key over its rate: Retry-After, and the fields saying r=0. */
-  exceeded(keyHash: string): HttpError {
+  /**
+   * The 429 for a key over its rate: Retry-After, and the fields saying what is left (r=0 for a
+   * single request). `detail` ends the message (e.g. what a batch costs).
+   */
+  exceeded(keyHash: string, detail?: string): HttpError {
     const b = this.refill(keyHash);
     const field = this.field(b.tokens);
-    return httpError('rate_limited', `Rate limit of ${this.rate} requests per second per API key exceeded`, {
+    const message = `Rate limit of ${this.rate} requests per second per API key exceeded${detail === undefined ? '' : `: ${detail}`}`;
+    return httpError('rate_limited', message, {
       'Retry-After': String(Math.max(1, this.secondsToFull(b.tokens))),
       'RateLimit-Policy': this.policy,
       RateLimit: field,

@@ -1910,7 +1910,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
@@ -2140,7 +2140,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -3474,7 +3474,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Only mentions of this kind of entity. */
                 entity_type?: "brand" | "competitor";
@@ -4814,7 +4814,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -5255,7 +5255,7 @@ export interface operations {
             query?: {
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
