@@ -56,6 +56,7 @@ export const RPC_CODES = new Set([-32600, -32601, -32602]);
  */
 export function checkAnswer(t: Test, a: Answer, where: string): RpcAnswer[] {
   t.ok(a.status < 500, `${where}: no 5xx`, { status: a.status, body: a.text.slice(0, 300) });
+  t.equal(a.headers['x-content-type-options'], 'nosniff', `${where}: X-Content-Type-Options: nosniff`);
   if (a.status >= 400) {
     const code = a.headers['x-error-code'] as string | undefined;
     t.ok(code !== undefined && CODES.has(code) && ERRORS[code as ErrorCode].status === a.status, `${where}: X-Error-Code ${code} is the table's code for ${a.status}`);
