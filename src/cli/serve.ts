@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_READY_LAG, start, type StartOptions } from '../index';
+import { DEFAULT_MAX_READY_LAG, DEFAULT_MAX_STALENESS_MS, start, type StartOptions } from '../index';
 import { DEFAULT_HIT_SAMPLE } from '../ops';
 import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
@@ -20,12 +20,14 @@ const FLAGS = {
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
   'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
+  'max-staleness': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
   'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
+  'max-staleness': 'MAX_STALENESS',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -83,6 +85,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     buildThreads: intFlag(p, 'build-threads', 1, 0, 64),
     logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
     maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
+    maxStalenessMs: intFlag(p, 'max-staleness', DEFAULT_MAX_STALENESS_MS, 0, 3_600_000),
     ...bootstrapOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',
     opsHost: flag(p, 'ops-host') ?? '127.0.0.1',

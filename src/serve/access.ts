@@ -4,6 +4,11 @@ import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
 const OTHER_PROCESS_CHECK_MS = 1;
+/**
+ * Generations whose start is remembered (changedAfter): at one commit every 40 ms (a live stream),
+ * about 40 s. A body confirmed current longer ago than that counts as too stale to serve stale.
+ */
+const CHANGE_RING = 1024;
 
 /**
  * Who may see what, and the data_version of each scope, remembered between requests.
@@ -17,6 +22,8 @@ export class Access {
   private seen: unknown = undefined;
   private checkedAt = -Infinity;
   private seenLocal = -1;
+  /** By generation (mod CHANGE_RING): no commit of that generation is older than this (performance.now ms). */
+  private readonly changedAt = new Float64Array(CHANGE_RING).fill(-Infinity);
   /** Goes up each time everything remembered is forgotten: whoever remembers more keys on it. */
   private generation = 0;
   private readonly accounts = new Map<string, string>();
@@ -35,22 +42,46 @@ export class Access {
    * the next request: the projector bumps a shared counter after each commit. A commit by another
    * process is seen through SQLite's data_version, asked at most once per millisecond (the pragma
    * costs about 4 us, as much as the rest of a cache hit): within a millisecond of its commit.
+   * `now`: ask SQLite whatever the time (a request with Cache-Control: no-cache wants the data
+   * committed when it arrived, another process's commit of the last millisecond included).
    */
-  refresh(): number {
+  refresh(now = false): number {
     const local = localCommitCount();
-    const now = performance.now();
-    if (local === this.seenLocal && now - this.checkedAt < this.otherProcessCheckMs) return this.generation;
+    const at = performance.now();
+    if (!now && local === this.seenLocal && at - this.checkedAt < this.otherProcessCheckMs) return this.generation;
     this.seenLocal = local;
-    this.checkedAt = now;
+    const before = this.checkedAt;
+    this.checkedAt = at;
     const v = this.dataVersion();
     if (v === this.seen) return this.generation;
     this.seen = v;
     this.generation += 1;
+    // The commits this check saw were not there at the previous check (data_version said so then),
+    // whichever connection, thread or process made them: they are no older than that check.
+    this.changedAt[this.generation % CHANGE_RING] = before;
     this.accounts.clear();
     this.visible.clear();
     this.groups.clear();
     this.versions.clear();
     return this.generation;
+  }
+
+  /**
+   * No data committed after generation `gen` is older than this (performance.now ms): how long a body
+   * known current in `gen` may have been behind is at most now minus this. A lower bound, never a
+   * guess: it is the time of the last check that still saw `gen`'s data, taken before that check
+   * asked, so the commit that ended `gen` came after it. The alternative, each commit's own time, is
+   * known only for this process's writers (another process is seen only through data_version), and
+   * the first time this process noticed a change is no bound at all (nobody may have asked for
+   * seconds). A body not asked for while idle is thus judged by when it was last asked for: older,
+   * so rebuilt before it is served; a dashboard's steady requests keep the checks a millisecond apart.
+   * For the current generation: the last check (whatever committed since came after it). -Infinity
+   * when `gen` is too old to be remembered.
+   */
+  changedAfter(gen: number): number {
+    if (gen >= this.generation) return this.checkedAt;
+    if (this.generation - gen >= CHANGE_RING) return -Infinity;
+    return this.changedAt[(gen + 1) % CHANGE_RING]!;
   }
 
   account(keyHash: string): string | null {

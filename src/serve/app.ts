@@ -19,8 +19,9 @@ import { buildOpenApi } from './openapi';
 import { methodology } from '../readmodels/methodology';
 import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
-import { Responder } from './responder';
+import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
+import { DEFAULT_MAX_STALENESS_MS } from './staleness';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
 import { silentLogger, type Logger } from '../lib/log';
 
@@ -52,6 +53,11 @@ export interface AppOptions {
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
+  /**
+   * How far behind the newest committed data a cached body may still be served, in ms, while a newer
+   * one is built (stale-while-revalidate: cache.ts); 0 serves only bodies of the current data. Default 1000.
+   */
+  maxStalenessMs?: number;
   /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
@@ -79,11 +85,11 @@ export function createService(opts: AppOptions): Service {
   const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
-  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger) : new InlineBuilder(store, schemas);
   const access = new Access(store);
+  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
@@ -128,7 +134,8 @@ export function createService(opts: AppOptions): Service {
       }
       ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
-      sendReady(ctx, await responder.respond(resolved));
+      const answer = await responder.respond(resolved, wantsFresh(ctx.get('cache-control') || undefined));
+      sendReady(ctx, answer.ready, answer.stale);
     };
   }
 
