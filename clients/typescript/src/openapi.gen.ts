@@ -1298,6 +1298,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1310,6 +1312,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1335,6 +1339,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1508,6 +1514,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1523,6 +1531,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1550,6 +1560,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1918,6 +1930,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1933,6 +1947,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1962,6 +1978,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2146,6 +2164,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2161,6 +2181,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2188,6 +2210,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2363,6 +2387,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2378,6 +2404,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2405,6 +2433,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2580,6 +2610,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2595,6 +2627,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2622,6 +2656,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2802,6 +2838,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2817,6 +2855,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2846,6 +2886,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3028,6 +3070,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3043,6 +3087,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3070,6 +3116,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3250,6 +3298,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3265,6 +3315,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3294,6 +3346,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3484,6 +3538,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3499,6 +3555,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3528,6 +3586,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3705,6 +3765,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3720,6 +3782,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3747,6 +3811,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3927,6 +3993,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3942,6 +4010,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3969,6 +4039,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4149,6 +4221,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4164,6 +4238,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4193,6 +4269,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4379,6 +4457,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4394,6 +4474,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4421,6 +4503,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4596,6 +4680,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4611,6 +4697,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4638,6 +4726,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4820,6 +4910,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4835,6 +4927,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4862,6 +4956,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5037,6 +5133,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5052,6 +5150,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5079,6 +5179,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5261,6 +5363,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5276,6 +5380,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5303,6 +5409,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5485,6 +5593,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5500,6 +5610,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5527,6 +5639,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5707,6 +5821,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5722,6 +5838,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5749,6 +5867,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5924,6 +6044,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5939,6 +6061,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5966,6 +6090,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -6141,6 +6267,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -6156,6 +6284,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -6183,6 +6313,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
