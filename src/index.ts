@@ -9,7 +9,7 @@ import { createLogger, type Logger } from './lib/log';
 // The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
-import { DEFAULT_MAX_STALENESS_MS } from './serve/staleness';
+import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 

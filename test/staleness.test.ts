@@ -103,6 +103,8 @@ t.test('past the bound: never served; the request waits, and the waiting request
     t.equal(r.headers['cache-status'], undefined);
   }
   t.equal(stats.builds, builds + 1, 'one build');
+  const doc = (await request(`${api.base}/methodology`)).json as { freshness: { max_staleness_ms: number } };
+  t.equal(doc.freshness.max_staleness_ms, 300, 'the methodology states the bound');
 });
 
 t.test('while commits stream in, no answer is further behind the data than the bound', async (t) => {

@@ -16,12 +16,11 @@ import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
 import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
-import { methodology } from '../readmodels/methodology';
+import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
 import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
 import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
-import { DEFAULT_MAX_STALENESS_MS } from './staleness';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
 import { silentLogger, type Logger } from '../lib/log';
 
@@ -89,7 +88,8 @@ export function createService(opts: AppOptions): Service {
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger) : new InlineBuilder(store, schemas);
   const access = new Access(store);
-  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS));
+  const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
+  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
@@ -103,7 +103,7 @@ export function createService(opts: AppOptions): Service {
   };
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
   // Typed by the schema's generated type (Methodology); test/methodology.test.ts validates it against the schema.
-  const methodologyBody = prepare(methodology(opts.windowDays ?? 7), 0, new Date(0).toISOString());
+  const methodologyBody = prepare(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
   /**
    * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out

@@ -653,6 +653,13 @@ export interface components {
             documentation: string;
             /** @description What engine_ids does to the numbers. */
             engine_filter: string;
+            /** @description How far behind the newest committed data a served body may be (docs/operations.md, "Bounded staleness"). */
+            freshness: {
+                /** @description What the bound means for the numbers, and how to ask for the current data. */
+                definition: string;
+                /** @description This service's bound in milliseconds (serve --max-staleness); 0: every body served is of the current data. */
+                max_staleness_ms: number;
+            };
             /**
              * @description The response header that carries the version.
              * @constant
