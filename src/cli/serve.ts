@@ -7,6 +7,7 @@ import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
 import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
+import { defaultBuildThreads } from '../lib/cores';
 import { openDb, Projector, removeFiles } from '../store';
 import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
 import { onStopSignal, type StopSignal } from './signals';
@@ -82,7 +83,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     windowDays: intFlag(p, 'window-days', 7, 1, 365),
     cacheMaxBytes: intFlag(p, 'cache-max-bytes', 256 * 1024 * 1024, 0, 64 * 1024 ** 3),
     rateLimit: intFlag(p, 'rate-limit', 0, 0, 1_000_000),
-    buildThreads: intFlag(p, 'build-threads', 1, 0, 64),
+    buildThreads: intFlag(p, 'build-threads', defaultBuildThreads(), 0, 64),
     logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
     maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
     maxStalenessMs: intFlag(p, 'max-staleness', DEFAULT_MAX_STALENESS_MS, 0, 3_600_000),

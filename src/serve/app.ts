@@ -23,6 +23,7 @@ import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
 import { silentLogger, type Logger } from '../lib/log';
+import { defaultBuildThreads } from '../lib/cores';
 
 export { BASE_PATH };
 
@@ -48,7 +49,8 @@ export interface AppOptions {
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
   /**
-   * Worker threads that build bodies on cache misses (default 1); 0 builds on the event loop.
+   * Worker threads that build bodies on cache misses (default: the cores but one, at least 1:
+   * lib/cores.ts); 0 builds on the event loop.
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
@@ -85,7 +87,7 @@ export function createService(opts: AppOptions): Service {
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
   const endpoints = opts.endpoints ?? ENDPOINTS;
-  const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
+  const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger) : new InlineBuilder(store, schemas);
   const access = new Access(store);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
