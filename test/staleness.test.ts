@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { STALE_CACHE_STATUS } from '../src/serve/send';
 import type { Db, Projector } from '../src/store';
-import { asSource, freshDb, run, W, world } from './helpers';
+import { asSource, ev, freshDb, id, run, W, world } from './helpers';
 import { request, startApi, withKey, type Api, type Reply } from './http';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -158,4 +158,22 @@ t.test('--max-staleness 0: only bodies of the current data, as before bounded st
     t.equal(stats.builds, builds + 1, 'one build per commit');
   }
   t.equal(stats.stale, 0, 'no stale hit counted');
+});
+
+t.test('across a stream of runs the hot path keeps how requests resolve, yet a share revoked or a key revoked holds at the next request', async (t) => {
+  const { projector, api, get } = await serve(t, 60_000);
+  const other = `${api.base}/projects/${W.otherProject}`;
+  projector.applyBatch(asSource([ev('project.access_granted', { project_id: W.otherProject, account_id: W.account }, '2026-02-01T00:00:00Z')], 'share'));
+  t.equal((await request(other, withKey(W.key))).status, 200, 'the shared project');
+  for (let i = 0; i < 5; i++) {
+    commit(projector);
+    t.equal((await get()).status, 200);
+    t.equal((await request(other, withKey(W.key))).status, 200, 'still shared while runs arrive');
+  }
+  projector.applyBatch(asSource([ev('project.access_revoked', { project_id: W.otherProject, account_id: W.account }, '2026-02-02T00:00:00Z')], 'unshare'));
+  t.equal((await request(other, withKey(W.key))).status, 404, 'unshared: 404 at once, the stale body is not served');
+  commit(projector);
+  t.equal((await get()).status, 200);
+  projector.applyBatch(asSource([ev('api_key.revoked', { key_id: id(1, '11111111'), revoked_at: '2026-02-03T00:00:00Z' }, '2026-02-03T00:00:00Z')], 'revoke'));
+  t.equal((await get()).status, 401, 'a revoked key: 401 at once');
 });

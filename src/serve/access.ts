@@ -14,7 +14,8 @@ const CHANGE_RING = 1024;
  * Who may see what, and the data_version of each scope, remembered between requests.
  * `PRAGMA data_version` on the serving connection changes whenever any other connection (the
  * projector, in this process or another) commits, so one cheap check per request tells whether
- * anything remembered may be stale; when it may, everything is forgotten at once. Only positive
+ * anything remembered may be stale; when it may, data versions and run groups are forgotten at once,
+ * and keys and sight too when the 'keys' or 'catalog' scope moved. Only positive
  * answers are remembered, so unknown keys or ids cannot grow the memory.
  */
 export class Access {
@@ -24,8 +25,12 @@ export class Access {
   private seenLocal = -1;
   /** By generation (mod CHANGE_RING): no commit of that generation is older than this (performance.now ms). */
   private readonly changedAt = new Float64Array(CHANGE_RING).fill(-Infinity);
-  /** Goes up each time everything remembered is forgotten: whoever remembers more keys on it. */
+  /** Goes up each time data changed (and data versions are read again): whoever remembers more keys on it. */
   private generation = 0;
+  private sightGeneration = 0;
+  private seenSight = '';
+  /** False after a commit until the 'keys' and 'catalog' versions are read again (checkSight). */
+  private sightChecked = false;
   private readonly accounts = new Map<string, string>();
   private readonly visible = new Set<string>();
   private readonly groups = new Map<string, string>();
@@ -59,11 +64,37 @@ export class Access {
     // The commits this check saw were not there at the previous check (data_version said so then),
     // whichever connection, thread or process made them: they are no older than that check.
     this.changedAt[this.generation % CHANGE_RING] = before;
-    this.accounts.clear();
-    this.visible.clear();
     this.groups.clear();
     this.versions.clear();
+    this.sightChecked = false;
     return this.generation;
+  }
+
+  /**
+   * Goes up when what keys and accounts may see may have changed (the 'keys' or 'catalog' scope
+   * moved): a resolution of a project request stays right until then, its data version aside.
+   * Throws what SQLite throws (a damaged file): read here, not in refresh(), so that the failure
+   * reaches a request's error handling.
+   */
+  get sight(): number {
+    this.checkSight();
+    return this.sightGeneration;
+  }
+
+  /**
+   * Keys and sight change only with the 'keys' and 'catalog' scopes (src/store/projector.ts): a
+   * stream of runs leaves them, so what was learned about keys and projects is kept across it.
+   */
+  private checkSight(): void {
+    if (this.sightChecked) return;
+    const sight = `${this.version('keys').version}|${this.version('catalog').version}`;
+    if (sight !== this.seenSight) {
+      this.seenSight = sight;
+      this.sightGeneration += 1;
+      this.accounts.clear();
+      this.visible.clear();
+    }
+    this.sightChecked = true;
   }
 
   /**
@@ -85,6 +116,7 @@ export class Access {
   }
 
   account(keyHash: string): string | null {
+    this.checkSight();
     let a = this.accounts.get(keyHash);
     if (a === undefined) {
       const found = accountForKeyHash(this.store, keyHash);
@@ -95,6 +127,7 @@ export class Access {
   }
 
   canSee(accountId: string, projectId: string): boolean {
+    this.checkSight();
     const k = `${accountId}|${projectId}`;
     if (this.visible.has(k)) return true;
     if (!projectVisible(this.store, accountId, projectId)) return false;

@@ -106,9 +106,11 @@ export interface HotPathOptions {
  * SQLite unless data changed). Everything else (misses, errors, other methods) returns false and
  * goes to the Koa app, which shares the same Responder, so both paths give the same answer.
  *
- * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until the
- * Responder's generation changes (any commit): a repeated request on a keep-alive connection
- * costs a counter load and two map lookups before its bytes are written.
+ * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until keys
+ * or sight may have changed (Responder.sight); after any other commit only its data version is read
+ * again (once per scope and commit), so a stream of runs does not make every request resolve anew.
+ * A repeated request on a keep-alive connection costs a counter load and two map lookups before its
+ * bytes are written.
  */
 export interface HotPath {
   /** Answers the request and returns true when its body is ready; false hands it to the Koa app. */
@@ -124,7 +126,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
   // Only successful resolutions are remembered: what an unknown key or a bad URL sends costs no memory.
   const memo = new Map<string, Map<string, Resolution>>();
   let memoBytes = 0;
-  let generation = -1;
+  let sightSeen = -1;
   // A keep-alive connection presents the same key request after request: the hash of the last one
   // is kept on the connection (never in a table of keys), so it is computed once per connection.
   function hashFor(req: IncomingMessage, key: string): string {
@@ -184,19 +186,32 @@ export function createHotPath(o: HotPathOptions): HotPath {
     const url = req.url ?? '/';
     const fresh = wantsFresh(headers.cacheControl);
     const gen = o.responder.refresh(fresh);
-    if (gen !== generation || memoBytes >= MEMO_MAX_BYTES) {
-      memo.clear();
-      memoBytes = 0;
-      generation = gen;
+    let byKey: Map<string, Resolution> | undefined;
+    let r: Resolution | undefined;
+    try {
+      const sight = o.responder.sight();
+      if (sight !== sightSeen || memoBytes >= MEMO_MAX_BYTES) {
+        memo.clear();
+        memoBytes = 0;
+        sightSeen = sight;
+      }
+      byKey = memo.get(url);
+      r = byKey?.get(keyHash);
+      // Resolved before the last commit: a project request keeps its resolution (keys and sight have
+      // not changed) with its data version read again; a run group's project is looked up again.
+      if (r !== undefined && r.resolved.gen !== gen) {
+        if (r.resolved.endpoint.scope === 'run_group') r = undefined;
+        else byKey!.set(keyHash, (r = { template: r.template, resolved: o.responder.at(r.resolved, gen) }));
+      }
+    } catch {
+      return false; // a failed read (a damaged file): the Koa path answers it with the error contract
     }
-    let byKey = memo.get(url);
-    let r = byKey?.get(keyHash);
     if (r === undefined) {
       const found = resolve(url, keyHash);
       if (found === null) return false;
       if (!byKey) memo.set(url, (byKey = new Map()));
+      if (!byKey.has(keyHash)) memoBytes += url.length + found.resolved.cacheKey.length + ENTRY_OVERHEAD_BYTES;
       byKey.set(keyHash, (r = found));
-      memoBytes += url.length + found.resolved.cacheKey.length + ENTRY_OVERHEAD_BYTES;
     }
     // A current body, or one within the staleness bound (whose rebuild this starts); else the Koa path waits for a build.
     const answer = o.responder.cached(r.resolved, fresh);

@@ -100,6 +100,24 @@ export class Responder {
     return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, dataVersion: version.version, gen, catalog, build, version, scopes };
   }
 
+  /**
+   * Who may see what (Access.sight): a project request's resolution stays right while it holds, and
+   * only its data version is read again (at) after a commit.
+   */
+  sight(): number {
+    return this.access.sight;
+  }
+
+  /**
+   * `r` in the current generation: its data versions read again. Only for project requests: a run
+   * group's project is looked up again with each commit (resolve), as Access forgets it then.
+   */
+  at(r: Resolved, gen: number): Resolved {
+    const version = this.access.versionOf(r.scopes);
+    const catalog = this.access.versionOf(['catalog']).version;
+    return { ...r, gen, version, dataVersion: version.version, catalog };
+  }
+
   /** The cached body when it may be served now (fresh, or stale within the bound), else undefined. */
   cached(r: Resolved, fresh = false): Answer | undefined {
     return this.cache.cached(r, fresh);
