@@ -121,9 +121,10 @@ export function createService(opts: AppOptions): Service {
       ctx.state.route = endpoint.name;
       if (!isReady()) throw httpError('not_ready');
       const hash = presentedKeyHash(ctx.req.headers);
+      const fresh = wantsFresh(ctx.get('cache-control') || undefined);
       let resolved;
       try {
-        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash });
+        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash, fresh });
       } catch (err) {
         // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
         // (and a bucket per made-up key would be memory for anyone to fill).
@@ -136,7 +137,7 @@ export function createService(opts: AppOptions): Service {
       }
       ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
-      const answer = await responder.respond(resolved, wantsFresh(ctx.get('cache-control') || undefined));
+      const answer = await responder.respond(resolved, fresh);
       sendReady(ctx, answer.ready, answer.stale);
     };
   }
