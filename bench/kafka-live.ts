@@ -38,7 +38,21 @@ export interface PhaseResult {
   reads: { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number };
   /** Where the host's CPU went while the stream ran. */
   cpu: CpuShare;
+  /** The same read load for the same time without the stream, just before it (readRate 0: as fast as it goes). */
+  quiet: Reads;
+  /**
+   * How far behind the data the answers of one cached endpoint were, ms, one per answer: the time
+   * since the project's change feed first announced a data version newer than the answer's (0 when
+   * none). The feed announces a commit within its poll (250 ms) of it, so this may read up to that
+   * much low; it never reads high.
+   */
+  staleness: number[];
 }
+
+export interface Reads { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number }
+
+const readsOf = (r: autocannon.Result): Reads =>
+  ({ requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const nowMs = (): number => performance.timeOrigin + performance.now();
@@ -64,10 +78,57 @@ async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, h
 function readLoad(api: string, world: BenchWorld, o: LiveOptions): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon({
-      url: new URL(api).origin, connections: o.connections, overallRate: o.readRate, duration: o.seconds, timeout: 10,
+      url: new URL(api).origin, connections: o.connections, ...(o.readRate > 0 ? { overallRate: o.readRate } : {}), duration: o.seconds, timeout: 10,
       requests: world.reads.map((r) => ({ method: r.method, path: r.path, headers: r.headers })),
     }, (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
   });
+}
+
+/**
+ * Follows one project's change feed, and asks one of its endpoints (as a dashboard does: no
+ * Cache-Control) every 20 ms; each answer's staleness is measured against the feed (PhaseResult.staleness).
+ */
+function stalenessProbe(api: string, project: string, headers: Record<string, string>): { stop: () => Promise<number[]> } {
+  const announced: Array<{ version: number; at: number }> = [];
+  const out: number[] = [];
+  const abort = new AbortController();
+  let stopped = false;
+  const feed = (async () => {
+    const res = await fetch(`${api}/projects/${project}/changes`, { headers: { 'x-api-key': headers['x-api-key']! }, signal: abort.signal });
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (data) announced.push({ version: (JSON.parse(data) as { data_version: number }).data_version, at: nowMs() });
+      }
+    }
+  })().catch(() => undefined);
+  const asking = (async () => {
+    while (!stopped) {
+      const res = await fetch(`${api}/projects/${project}/visibility`, { headers, signal: AbortSignal.timeout(5000) }).catch(() => null);
+      if (res) {
+        await res.arrayBuffer();
+        const version = Number(res.headers.get('x-data-version'));
+        const newer = announced.find((a) => a.version > version);
+        if (res.status === 200 && announced.length > 0) out.push(newer ? nowMs() - newer.at : 0);
+      }
+      await sleep(20);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await asking;
+      abort.abort();
+      await feed;
+      return out;
+    },
+  };
 }
 
 /** Samples lag and event-loop delay every second until stop() is called. */
@@ -89,8 +150,12 @@ function sampler(service: Service, admin: Admin, topic: string, offsets: Committ
 /** One phase: the stream at o.rate for o.seconds under read load, then a bounded drain. */
 export async function livePhase(service: Service, admin: Admin, topic: string, offsets: CommittedOffsets, world: BenchWorld,
   brokers: string, o: LiveOptions, log: (s: string) => void): Promise<PhaseResult> {
+  log(`  the read load alone for ${o.seconds} s`);
+  const quiet = readsOf(await readLoad(service.api, world, o));
   const started = performance.now();
   const pid = service.child.pid!;
+  const watched = world.templates[0]!.project_id;
+  const stale = stalenessProbe(service.api, watched, world.headersOf[watched]!);
   const cpuAtStart = cpuSnapshot(pid, o.brokerPid);
   let streaming = true;
   const sampling = sampler(service, admin, topic, offsets, started, () => streaming);
@@ -125,9 +190,9 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   const lagAfterDrain = Math.max(0, produced - (offsets.read() ?? 0));
   const r = await reads;
   await sampling.stop();
+  const staleness = await stale.stop();
   return {
     rate: o.rate, produced: done.produced, streamSeconds: done.seconds, freshness, samples: sampling.samples, lagAtEnd, drainedIn, lagAfterDrain,
-    reads: { requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts },
-    cpu,
+    reads: readsOf(r), cpu, quiet, staleness,
   };
 }

@@ -15,7 +15,9 @@ export interface CatchUp {
   e2eTransactions: number | null;
 }
 
-export const TARGETS = { ratio: 0.8, freshnessP99Ms: 250, eldP99Ms: 20 };
+export const TARGETS = { ratio: 0.8, freshnessP99Ms: 250, eldP99Ms: 20, readP99Ms: 20 };
+/** Issue 39: the read rate kept under a stream, by stream rate (events/s). */
+const KEPT = (rate: number): number => (rate >= 10_000 ? 0.6 : 0.8);
 
 const met = (ok: boolean): string => (ok ? 'met' : '**not met**');
 const rate = (events: number, seconds: number): string => fmt(events / seconds);
@@ -113,13 +115,23 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
       const e = eld(p.samples.filter((s) => s.streaming));
       return [`${fmt(e.median, 1)} / ${fmt(e.max, 0)} ms`, null];
     }),
-    row(`read load (${fmt(readRate)} req/s offered): answered/s, p50 / p99`, '', (p) =>
+    row(`read load (${readRate === 0 ? 'unthrottled' : `${fmt(readRate)} req/s offered`}): answered/s, p50 / p99`, '', (p) =>
       [`${fmt(p.reads.requests / p.reads.seconds)}/s, ${fmt(p.reads.p50, 0)} / ${fmt(p.reads.p99, 0)} ms`, null]),
     row('dead letters (service total at the phase\'s end)', '0', (p) => {
       const d = p.samples[p.samples.length - 1]?.deadLetters ?? null;
       return [d === null ? '-' : fmt(d), d === 0];
     }),
-    row('read load: non-2xx, errors', '', (p) => [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)}`, null]),
+    row('read load without the stream, just before: answered/s, p50 / p99', '', (p) =>
+      [`${fmt(p.quiet.requests / p.quiet.seconds)}/s, ${fmt(p.quiet.p50, 0)} / ${fmt(p.quiet.p99, 0)} ms`, null]),
+    row('**read rate kept under the stream** (with / without)', '>= 0.80 (1,000/s), >= 0.60 (10,000/s)', (p) => {
+      const kept = (p.reads.requests / p.reads.seconds) / (p.quiet.requests / p.quiet.seconds);
+      return [fmt(kept, 2), kept >= KEPT(p.rate)];
+    }),
+    row('**read p99 under the stream**', `<= ${TARGETS.readP99Ms} ms`, (p) => [`${fmt(p.reads.p99, 0)} ms`, p.reads.p99 <= TARGETS.readP99Ms]),
+    row('read load: non-2xx, errors (with / without the stream)', '0', (p) =>
+      [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)} / ${fmt(p.quiet.non2xx)}, ${fmt(p.quiet.errors)}`, p.reads.non2xx + p.reads.errors + p.quiet.non2xx + p.quiet.errors === 0]),
+    row('staleness of a cached endpoint vs the change feed: p50 / p99 / max (answers)', '', (p) =>
+      [`${fmt(percentile(p.staleness, 50), 0)} / ${fmt(percentile(p.staleness, 99), 0)} / ${fmt(Math.max(0, ...p.staleness), 0)} ms (${fmt(p.staleness.length)})`, null]),
     row('CPU while streaming, cores: host busy (of its cores)', '', (p) => [`${fmt(p.cpu.machineBusy, 2)} (of ${p.cpu.cores})`, null]),
     row('- service: serving thread / ingest threads (Kafka, preparing) / other threads', '', (p) =>
       [`${fmt(p.cpu.serving, 2)} / ${fmt(p.cpu.ingest, 2)} / ${fmt(p.cpu.otherService, 2)}`, null]),

@@ -1,4 +1,6 @@
 // npm run bench:kafka [-- --events N --seconds S --rates 1000,10000 --read-rate R --connections C --drain S]
+// (--read-rate 0: unthrottled; each rate's phase first runs the read load alone for S seconds, then with
+// the stream, and reports the rate kept, p99, errors and a cached endpoint's staleness vs the change feed)
 // Kafka through what users run, against the local broker (127.0.0.1:9092, started by the npm script):
 //  a) a generated log of N events on a fresh 3-partition topic; baselines in the same run: a
 //     consume-only kafkajs loop over the topic, and `visibility-api replay` of the same log from a
@@ -33,7 +35,8 @@ const num = (name: Exclude<keyof typeof values, 'rates'>, fallback: number): num
 const EVENTS = num('events', 120_000);
 const SECONDS = num('seconds', 20);
 const RATES = numberListFlag('rates', values.rates, '1000,10000', 'positive number');
-const READ_RATE = num('read-rate', 200);
+/** 0: as fast as the connections go (the dashboard mix's rate, with and without the stream: issue 39). */
+const READ_RATE = numberFlag('read-rate', values['read-rate'], 200, 'non-negative number');
 const CONNECTIONS = num('connections', 8);
 const DRAIN = num('drain', 30);
 
@@ -171,7 +174,7 @@ async function main(): Promise<void> {
   await warm(world);
   const phases: PhaseResult[] = [];
   for (const [i, rate] of RATES.entries()) {
-    log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${fmt(READ_RATE)} req/s on ${CONNECTIONS} connections`);
+    log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s`} on ${CONNECTIONS} connections`);
     const tag = `${RUN.slice(0, 7)}${i.toString(16)}`;
     phases.push(await livePhase(service!, admin, TOPIC, offsets!, world, BROKERS, {
       rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, tag, brokerPid: localBrokerPid(ROOT),
@@ -184,7 +187,7 @@ async function main(): Promise<void> {
       `${fmt(world.bytes / a.events, 0)} B each) on a 3-partition topic; the service and the replay each write a fresh SQLite file.`, '',
     catchUpTable(a), '',
     `**b) Live stream** of new runs dated now (${world.templates.length} projects' latest groups under new ids, keyed by project), ` +
-      `${SECONDS} s per rate, one probe group every 100 ms, read load ${fmt(READ_RATE)} req/s offered on ${CONNECTIONS} keep-alive connections ` +
+      `${SECONDS} s per rate, one probe group every 100 ms, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s offered`} on ${CONNECTIONS} keep-alive connections ` +
       `(${world.reads.length} requests: 12 endpoints per project). Lag = high watermarks - offsets committed in SQLite, every second; ` +
       'event-loop delay = ops /metrics `nodejs_eventloop_lag_p99_seconds` per 1 s scrape, minus its 10 ms sampling interval. ' +
       'Phases run one after the other on the same service: a phase that did not drain leaves its backlog to the next.', '',

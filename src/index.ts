@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './lib/log';
 // The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
+import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
@@ -25,6 +26,8 @@ export interface StartOptions {
   cacheMaxBytes?: number;
   rateLimit?: number;
   buildThreads?: number;
+  /** How far behind the data a cached body may be served, in ms (AppOptions.maxStalenessMs; default 1000, 0: never). */
+  maxStalenessMs?: number;
   /** Consume these topics into dbFile (in a thread of its own) while serving. */
   kafka?: KafkaIngestConfig;
   /** How long close() lets in-flight requests finish before their connections are cut (default 5 s). */
@@ -149,6 +152,7 @@ async function startKafka(db: Db, config: KafkaIngestConfig, logger: Logger, max
 }
 
 export const DEFAULT_MAX_READY_LAG = 10_000;
+export { DEFAULT_MAX_STALENESS_MS };
 
 /**
  * Downloads the peer's snapshot into o.dbFile while the ops port answers /livez 200 and /readyz 503
@@ -211,7 +215,7 @@ export async function start(o: StartOptions): Promise<Running> {
     const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
-      dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret,
+      maxStalenessMs: o.maxStalenessMs, dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret,
       isReady: isLoaded, isDraining: () => draining,
       onResponse: (s) => {
         observeLatency(s.route, s.status, s.seconds);

@@ -68,7 +68,7 @@ for (const buildThreads of [0, 1]) {
       t.equal((await request(api.base + path, withKey(W.key))).status, 200, path);
     }
     t.ok(api.service.cache.lru.size >= 4, 'the bodies are cached');
-    for (const [key, ready] of api.service.cache.lru.entries()) {
+    for (const [key, { ready }] of api.service.cache.lru.entries()) {
       for (const [name, b] of blocks(ready)) t.equal(b.buffer.byteLength, b.length, `${key.split('|')[0]} ${name}: ${b.length} bytes in a block of ${b.buffer.byteLength}`);
     }
   });

@@ -14,6 +14,7 @@ import { openDb, Projector as ProjectorClass, type Db, type Projector } from '..
 import { asSource, ev, freshDb, id, run, tmpDir, W, world } from './helpers';
 import { silentLogger } from '../src/lib/log';
 import { request, startApi, withKey, type Api } from './http';
+import type { AppOptions } from '../src/serve';
 
 interface Got {
   type: string;
@@ -79,10 +80,10 @@ let clock = Date.parse('2026-01-06T00:00:00.000Z');
 /** Event times that only go forward: every event applies. */
 const tick = (): string => new Date((clock += 60_000)).toISOString();
 
-function setup(tt: Test, over: Partial<typeof FEED> & { isDraining?: () => boolean } = {}): Promise<{ db: Db; projector: Projector; api: Api; feed: (p?: string) => string }> {
+function setup(tt: Test, over: Partial<typeof FEED> & { isDraining?: () => boolean } = {}, app: Partial<AppOptions> = {}): Promise<{ db: Db; projector: Projector; api: Api; feed: (p?: string) => string }> {
   const { db, projector } = freshDb(tt);
   projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
-  return startApi({ db, buildThreads: 0, changeFeed: { ...FEED, ...over } }).then((api) => {
+  return startApi({ db, buildThreads: 0, changeFeed: { ...FEED, ...over }, ...app }).then((api) => {
     tt.teardown(() => api.close());
     return { db, projector, api, feed: (p = W.project) => `${api.base}/projects/${p}/changes` };
   });
@@ -99,10 +100,30 @@ function commitRun(projector: Projector, project = W.project): string {
   return at;
 }
 
+/** What a client following the feed asks after an event: no-cache, a body at least as new as the event. */
 async function versionOf(api: Api, path: string): Promise<{ version: string; asOf: string | undefined }> {
-  const r = await request(`${api.base}${path}`, withKey(W.key));
+  const r = await request(`${api.base}${path}`, withKey(W.key, { 'cache-control': 'no-cache' }));
   return { version: String(r.headers['x-data-version']), asOf: r.headers['x-data-as-of'] as string | undefined };
 }
+
+t.test('after a change event, a request with Cache-Control: no-cache gets a body at least as new as the event', async (t) => {
+  // A bound long enough that without no-cache every answer here could be the stale body.
+  const { projector, api, feed } = await setup(t, {}, { maxStalenessMs: 60_000, buildThreads: 1 });
+  const url = `${api.base}/projects/${W.project}/visibility`;
+  const c = new Client(feed(), W.key);
+  t.teardown(() => c.close());
+  await c.until(() => c.events.some((e) => e.type === 'ready'));
+  for (let i = 0; i < 5; i++) {
+    t.equal((await request(url, withKey(W.key))).status, 200, 'cached');
+    commitRun(projector);
+    await c.until(() => c.changes().length > i);
+    const event = c.changes()[i]!;
+    const r = await request(url, withKey(W.key, { 'cache-control': 'no-cache' }));
+    t.ok(Number(r.headers['x-data-version']) >= event.data.data_version, `event ${event.id}: X-Data-Version ${String(r.headers['x-data-version'])}`);
+    t.equal(r.headers['cache-status'], undefined, 'not stale');
+  }
+  t.same(c.errors, [], 'no errors');
+});
 
 t.test('one change event per committed change, ids increasing, naming what changed', async (t) => {
   const { projector, api, feed } = await setup(t);

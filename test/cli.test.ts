@@ -108,6 +108,9 @@ t.test('usage errors: a non-zero exit (2 for flags) and one line on stderr', asy
   tt.test('no --db', async (t2) => {
     oneLineError(t2, cli(['replay', file]), 2, /--db/);
   });
+  tt.test('serve --max-staleness -1', async (t2) => {
+    oneLineError(t2, cli(['serve', '--db', db, '--max-staleness', '-1']), 2, /max-staleness/);
+  });
   tt.test('digest --db on a missing file', async (t2) => {
     const missing = path.join(dir, 'no-such.db');
     oneLineError(t2, cli(['digest', '--db', missing]), 'non-zero', /no-such\.db/);

@@ -336,8 +336,9 @@ t.test('citations merged across month, week and day pieces: title, first/last, p
   projector.applyBatch(asSource(runs, 'test', 100));
   const api = await startApi({ db, buildThreads: 0 });
   t.teardown(() => api.close());
-  const citations = async (query: string): Promise<unknown> => {
-    const r = await request(`${api.base}/projects/${W.project}/citations?${query}`, withKey(W.key));
+  // fresh: the data just committed (Cache-Control: no-cache), not a body within the staleness bound.
+  const citations = async (query: string, fresh = false): Promise<unknown> => {
+    const r = await request(`${api.base}/projects/${W.project}/citations?${query}`, withKey(W.key, fresh ? { 'cache-control': 'no-cache' } : {}));
     t.equal(r.status, 200, query);
     return (r.json as Array<Record<string, unknown>>).map(({ url: u, title, citation_count, prompt_count, engine_ids, first_cited_at, last_cited_at }) =>
       ({ url: u, title, citation_count, prompt_count, engine_ids, first_cited_at, last_cited_at }));
@@ -359,7 +360,7 @@ t.test('citations merged across month, week and day pieces: title, first/last, p
   }], 'both engines over ragged days only: the tie goes to the first engine there too');
   // Run 4 re-analysed: it no longer cites the URL. The tie's winner is gone from every piece it was in.
   projector.applyBatch(asSource([ev('prompt_run.completed', { ...runs[3]!.data, citations: [] }, '2026-03-21T00:00:00Z')], 'test', 200));
-  t.same(await citations('start_date=2026-01-26&end_date=2026-03-10'), [{
+  t.same(await citations('start_date=2026-01-26&end_date=2026-03-10', true), [{
     url, title: 'Tie by B', citation_count: 4, prompt_count: 2, engine_ids: both, first_cited_at: '2026-01-27T09:00:00.000Z', last_cited_at: '2026-03-10T07:00:00.000Z',
   }], 'after the supersede: engine B\'s title, one citation fewer');
 });

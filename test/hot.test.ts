@@ -52,9 +52,9 @@ t.test('concurrent misses for one key build the body once', async (t) => {
   t.equal(api.service.cache.stats('competitor-rankings').builds, 1, 'built once');
 });
 
-t.test('a new event changes X-Data-Version and the body at once: a stale body is never served', async (t) => {
+t.test('--max-staleness 0: a new event changes X-Data-Version and the body at once: a stale body is never served', async (t) => {
   const { db, projector } = await demoDb();
-  const api = await startApi({ db });
+  const api = await startApi({ db, maxStalenessMs: 0 });
   t.teardown(() => api.close().then(() => db.close()));
   const key = activeKeys[0]!.key;
   const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>)[0]!;
@@ -69,6 +69,7 @@ t.test('a new event changes X-Data-Version and the body at once: a stale body is
   t.equal((after.json as { name: string }).name, 'Renamed Project');
   t.ok(Number(after.headers['x-data-version']) > Number(before.headers['x-data-version']));
   t.not(after.headers.etag, before.headers.etag);
+  t.equal(after.headers['cache-status'], undefined, 'never said stale');
 });
 
 t.test('the current window moves when a later day arrives, through HTTP', async (t) => {
@@ -77,8 +78,9 @@ t.test('the current window moves when a later day arrives, through HTTP', async 
   t.teardown(() => api.close().then(() => db.close()));
   const key = activeKeys[0]!.key;
   const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  // no-cache: the data committed before the request, not a body within the staleness bound.
   const vis = async (): Promise<{ window_start: string; window_end: string; run_count: number }> =>
-    (await request(`${api.base}/projects/${project}/visibility`, withKey(key))).json as { window_start: string; window_end: string; run_count: number };
+    (await request(`${api.base}/projects/${project}/visibility`, withKey(key, { 'cache-control': 'no-cache' }))).json as { window_start: string; window_end: string; run_count: number };
   const before = await vis();
   t.equal(before.window_end, '2026-11-15', 'the demo ends on 2026-11-15');
   t.equal(before.window_start, '2026-11-09');
@@ -108,7 +110,7 @@ t.test('an engine rename reaches every cached project body that shows it', async
   const before = (await request(url, withKey(key))).json as Array<{ id: string; name: string; provider: string; model: string | null }>;
   const engine = before[0]!;
   projector.applyBatch(asSource([ev('engine.upserted', { id: engine.id, name: 'Renamed Engine', provider: engine.provider, model: engine.model }, '2026-12-01T00:00:00Z')], 'engine-test'));
-  const after = (await request(url, withKey(key))).json as Array<{ id: string; name: string }>;
+  const after = (await request(url, withKey(key, { 'cache-control': 'no-cache' }))).json as Array<{ id: string; name: string }>;
   t.equal(after.find((e) => e.id === engine.id)!.name, 'Renamed Engine');
 });
 
@@ -155,9 +157,10 @@ t.test('a commit by another process is served on the next request', async (t) =>
     const db = openDb(${JSON.stringify(file)}); new Projector(db).applyBatch([{ raw: ${JSON.stringify(renamed)}, source: 'other-process', position: 1 }]); db.close();`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: path.join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 });
   t.equal(r.status, 0, r.stderr);
-  const after = (await request(`${api.base}/projects/${before.id}`, withKey(key))).json as { name: string };
+  // no-cache: SQLite is asked at once (not within the millisecond), and no body older than the commit serves.
+  const after = (await request(`${api.base}/projects/${before.id}`, withKey(key, { 'cache-control': 'no-cache' }))).json as { name: string };
   t.equal(after.name, 'Renamed Elsewhere');
-  const list = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string; name: string }>;
+  const list = (await request(`${api.base}/projects`, withKey(key, { 'cache-control': 'no-cache' }))).json as Array<{ id: string; name: string }>;
   t.equal(list.find((p) => p.id === before.id)!.name, 'Renamed Elsewhere', 'the list too');
 });
 

@@ -142,7 +142,7 @@ t.test('POST /mcp against a hostile caller', async (t) => {
     let bodies = 0;
     let keys = 0;
     for (const [k, v] of lru.entries()) {
-      bodies += readySize(v);
+      bodies += readySize(v.ready);
       keys += k.length;
     }
     t.ok(keys > 8 * 64 * 36, `the keys hold the ids (${keys} bytes)`);

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_READY_LAG, start, type StartOptions } from '../index';
+import { DEFAULT_MAX_READY_LAG, DEFAULT_MAX_STALENESS_MS, start, type StartOptions } from '../index';
 import { DEFAULT_HIT_SAMPLE } from '../ops';
 import { replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
 import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
+import { defaultBuildThreads } from '../lib/cores';
 import { openDb, Projector, removeFiles } from '../store';
 import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
 import { onStopSignal, type StopSignal } from './signals';
@@ -22,6 +23,7 @@ const FLAGS = {
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
   'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
   'cursor-secret': { type: 'string' },
+  'max-staleness': { type: 'string' },
 } as const;
 
 const ENV = {
@@ -29,6 +31,7 @@ const ENV = {
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
   'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
   'cursor-secret': 'CURSOR_SECRET',
+  'max-staleness': 'MAX_STALENESS',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -83,9 +86,10 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     windowDays: intFlag(p, 'window-days', 7, 1, 365),
     cacheMaxBytes: intFlag(p, 'cache-max-bytes', 256 * 1024 * 1024, 0, 64 * 1024 ** 3),
     rateLimit: intFlag(p, 'rate-limit', 0, 0, 1_000_000),
-    buildThreads: intFlag(p, 'build-threads', 1, 0, 64),
+    buildThreads: intFlag(p, 'build-threads', defaultBuildThreads(), 0, 64),
     logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
     maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
+    maxStalenessMs: intFlag(p, 'max-staleness', DEFAULT_MAX_STALENESS_MS, 0, 3_600_000),
     ...bootstrapOption(p),
     ...cursorSecretOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',

@@ -287,6 +287,19 @@ export interface Methodology {
    * What engine_ids does to the numbers.
    */
   engine_filter: string;
+  /**
+   * How far behind the newest committed data a served body may be (docs/operations.md, "Bounded staleness").
+   */
+  freshness: {
+    /**
+     * This service's bound in milliseconds (serve --max-staleness); 0: every body served is of the current data.
+     */
+    max_staleness_ms: number;
+    /**
+     * What the bound means for the numbers, and how to ask for the current data.
+     */
+    definition: string;
+  };
   metrics: MetricDefinition[];
   /**
    * How the formulas apply to a competitor.

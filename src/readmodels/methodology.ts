@@ -18,6 +18,12 @@ export const METRIC_DEFINITIONS_VERSION = '2026-11-24';
 /** The window the service is configured with by default (serve --window-days). */
 export const DEFAULT_WINDOW_DAYS = 7;
 
+/**
+ * How far behind the newest committed data a cached body may be served by default, in ms
+ * (serve --max-staleness, MAX_STALENESS; src/serve/cache.ts).
+ */
+export const DEFAULT_MAX_STALENESS_MS = 1000;
+
 const asc = (field: string): OrderKey => ({ field, direction: 'asc' });
 const desc = (field: string): OrderKey => ({ field, direction: 'desc' });
 
@@ -65,7 +71,7 @@ const WINDOWED = ['visibility', 'segment-analytics', 'competitor-rankings', 'cit
 const WILSON = 'p = k/n; centre = (p + z^2/(2n)) / (1 + z^2/n); half = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2)); low = centre - half; high = centre + half';
 
 /** The document; windowDays is the service's configured current window (7 unless serve --window-days says otherwise). */
-export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS): Methodology {
+export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS, maxStalenessMs: number = DEFAULT_MAX_STALENESS_MS): Methodology {
   return {
     version: METRIC_DEFINITIONS_VERSION,
     header: 'Metric-Definitions-Version',
@@ -111,6 +117,12 @@ export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS): Methodolo
       values: ['day', 'week', 'month'],
       definition: 'One point per UTC day (the default), per ISO 8601 week (Monday to Sunday; 2027-01-01 is in the week of Monday 2026-12-28), or per calendar month. A point is dated by the first day of its period, even when the range starts later in it, and covers the period\'s days inside the range; its figures come from the counts summed over those days.',
       endpoints: ENDPOINTS.filter((e) => e.query.interval === true).map((e) => e.name),
+    },
+    freshness: {
+      max_staleness_ms: maxStalenessMs,
+      definition: maxStalenessMs === 0
+        ? 'Every body served is of the data committed when the request was answered.'
+        : `A body may be served up to ${maxStalenessMs} ms behind the newest committed data while a newer one is built; such an answer says Cache-Status: visibility-api; hit; fwd=stale, and its X-Data-Version, X-Data-As-Of and ETag are those of the body sent. Its numbers are the numbers of the data it says (X-Data-Version), never a mix. A request with Cache-Control: no-cache gets a body at least as new as the data committed when it arrived.`,
     },
     engine_filter: 'Where engine_ids is accepted, only runs of the listed engines count, exactly as if only those engines had run; it does not move the window; an engine without runs matches nothing (run_count 0), not an error.',
     metrics: [

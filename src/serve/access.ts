@@ -4,12 +4,18 @@ import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
 const OTHER_PROCESS_CHECK_MS = 1;
+/**
+ * Generations whose start is remembered (changedAfter): at one commit every 40 ms (a live stream),
+ * about 40 s. A body confirmed current longer ago than that counts as too stale to serve stale.
+ */
+const CHANGE_RING = 1024;
 
 /**
  * Who may see what, and the data_version of each scope, remembered between requests.
  * `PRAGMA data_version` on the serving connection changes whenever any other connection (the
  * projector, in this process or another) commits, so one cheap check per request tells whether
- * anything remembered may be stale; when it may, everything is forgotten at once. Only positive
+ * anything remembered may be stale; when it may, data versions and run groups are forgotten at once,
+ * and keys and sight too when the 'keys' or 'catalog' scope moved. Only positive
  * answers are remembered, so unknown keys or ids cannot grow the memory.
  */
 export class Access {
@@ -17,8 +23,14 @@ export class Access {
   private seen: unknown = undefined;
   private checkedAt = -Infinity;
   private seenLocal = -1;
-  /** Goes up each time everything remembered is forgotten: whoever remembers more keys on it. */
+  /** By generation (mod CHANGE_RING): no commit of that generation is older than this (performance.now ms). */
+  private readonly changedAt = new Float64Array(CHANGE_RING).fill(-Infinity);
+  /** Goes up each time data changed (and data versions are read again): whoever remembers more keys on it. */
   private generation = 0;
+  private sightGeneration = 0;
+  private seenSight = '';
+  /** False after a commit until the 'keys' and 'catalog' versions are read again (checkSight). */
+  private sightChecked = false;
   private readonly accounts = new Map<string, string>();
   private readonly visible = new Set<string>();
   private readonly groups = new Map<string, string>();
@@ -35,25 +47,76 @@ export class Access {
    * the next request: the projector bumps a shared counter after each commit. A commit by another
    * process is seen through SQLite's data_version, asked at most once per millisecond (the pragma
    * costs about 4 us, as much as the rest of a cache hit): within a millisecond of its commit.
+   * `now`: ask SQLite whatever the time (a request with Cache-Control: no-cache wants the data
+   * committed when it arrived, another process's commit of the last millisecond included).
    */
-  refresh(): number {
+  refresh(now = false): number {
     const local = localCommitCount();
-    const now = performance.now();
-    if (local === this.seenLocal && now - this.checkedAt < this.otherProcessCheckMs) return this.generation;
+    const at = performance.now();
+    if (!now && local === this.seenLocal && at - this.checkedAt < this.otherProcessCheckMs) return this.generation;
     this.seenLocal = local;
-    this.checkedAt = now;
+    const before = this.checkedAt;
+    this.checkedAt = at;
     const v = this.dataVersion();
     if (v === this.seen) return this.generation;
     this.seen = v;
     this.generation += 1;
-    this.accounts.clear();
-    this.visible.clear();
+    // The commits this check saw were not there at the previous check (data_version said so then),
+    // whichever connection, thread or process made them: they are no older than that check.
+    this.changedAt[this.generation % CHANGE_RING] = before;
     this.groups.clear();
     this.versions.clear();
+    this.sightChecked = false;
     return this.generation;
   }
 
+  /**
+   * Goes up when what keys and accounts may see may have changed (the 'keys' or 'catalog' scope
+   * moved): a resolution of a project request stays right until then, its data version aside.
+   * Throws what SQLite throws (a damaged file): read here, not in refresh(), so that the failure
+   * reaches a request's error handling.
+   */
+  get sight(): number {
+    this.checkSight();
+    return this.sightGeneration;
+  }
+
+  /**
+   * Keys and sight change only with the 'keys' and 'catalog' scopes (src/store/projector.ts): a
+   * stream of runs leaves them, so what was learned about keys and projects is kept across it.
+   */
+  private checkSight(): void {
+    if (this.sightChecked) return;
+    const sight = `${this.version('keys').version}|${this.version('catalog').version}`;
+    if (sight !== this.seenSight) {
+      this.seenSight = sight;
+      this.sightGeneration += 1;
+      this.accounts.clear();
+      this.visible.clear();
+    }
+    this.sightChecked = true;
+  }
+
+  /**
+   * No data committed after generation `gen` is older than this (performance.now ms): how long a body
+   * known current in `gen` may have been behind is at most now minus this. A lower bound, never a
+   * guess: it is the time of the last check that still saw `gen`'s data, taken before that check
+   * asked, so the commit that ended `gen` came after it. The alternative, each commit's own time, is
+   * known only for this process's writers (another process is seen only through data_version), and
+   * the first time this process noticed a change is no bound at all (nobody may have asked for
+   * seconds). A body not asked for while idle is thus judged by when it was last asked for: older,
+   * so rebuilt before it is served; a dashboard's steady requests keep the checks a millisecond apart.
+   * For the current generation: the last check (whatever committed since came after it). -Infinity
+   * when `gen` is too old to be remembered.
+   */
+  changedAfter(gen: number): number {
+    if (gen >= this.generation) return this.checkedAt;
+    if (this.generation - gen >= CHANGE_RING) return -Infinity;
+    return this.changedAt[(gen + 1) % CHANGE_RING]!;
+  }
+
   account(keyHash: string): string | null {
+    this.checkSight();
     let a = this.accounts.get(keyHash);
     if (a === undefined) {
       const found = accountForKeyHash(this.store, keyHash);
@@ -64,6 +127,7 @@ export class Access {
   }
 
   canSee(accountId: string, projectId: string): boolean {
+    this.checkSight();
     const k = `${accountId}|${projectId}`;
     if (this.visible.has(k)) return true;
     if (!projectVisible(this.store, accountId, projectId)) return false;

@@ -17,13 +17,14 @@ import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
 import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
-import { methodology } from '../readmodels/methodology';
+import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
 import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
-import { Responder } from './responder';
+import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
 import { silentLogger, type Logger } from '../lib/log';
+import { defaultBuildThreads } from '../lib/cores';
 
 export { BASE_PATH };
 
@@ -49,7 +50,8 @@ export interface AppOptions {
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
   /**
-   * Worker threads that build bodies on cache misses (default 1); 0 builds on the event loop.
+   * Worker threads that build bodies on cache misses (default: the cores but one, at least 1:
+   * lib/cores.ts); 0 builds on the event loop.
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
@@ -58,6 +60,11 @@ export interface AppOptions {
    * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
    */
   cursorSecret?: string;
+  /**
+   * How far behind the newest committed data a cached body may still be served, in ms, while a newer
+   * one is built (stale-while-revalidate: cache.ts); 0 serves only bodies of the current data. Default 1000.
+   */
+  maxStalenessMs?: number;
   /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
@@ -87,11 +94,12 @@ export function createService(opts: AppOptions): Service {
   const reader = openReader(opts.db.name);
   const store = new ReadStore(reader);
   const schemas = new BodySchemas();
-  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024);
   const endpoints = opts.endpoints ?? ENDPOINTS;
-  const threads = opts.endpoints ? 0 : (opts.buildThreads ?? 1);
+  const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store);
+  const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
+  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();
@@ -105,7 +113,7 @@ export function createService(opts: AppOptions): Service {
   };
   const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
   // Typed by the schema's generated type (Methodology); test/methodology.test.ts validates it against the schema.
-  const methodologyBody = prepare(methodology(opts.windowDays ?? 7), 0, new Date(0).toISOString());
+  const methodologyBody = prepare(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
   /**
    * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out
@@ -121,9 +129,10 @@ export function createService(opts: AppOptions): Service {
       ctx.state.route = endpoint.name;
       if (!isReady()) throw httpError('not_ready');
       const hash = presentedKeyHash(ctx.req.headers);
+      const fresh = wantsFresh(ctx.get('cache-control') || undefined);
       let resolved;
       try {
-        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash });
+        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash, fresh });
       } catch (err) {
         // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
         // (and a bucket per made-up key would be memory for anyone to fill).
@@ -136,7 +145,8 @@ export function createService(opts: AppOptions): Service {
       }
       ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
-      sendReady(ctx, await responder.respond(resolved));
+      const answer = await responder.respond(resolved, fresh);
+      sendReady(ctx, answer.ready, answer.stale);
     };
   }
 

@@ -21,6 +21,12 @@ export interface Builder {
   build(job: BuildJob): Promise<Ready>;
   /** Bodies built so far (for tests and stats). */
   readonly built: number;
+  /**
+   * Jobs waiting are past the bound (QUEUED_PER_THREAD per thread): a rebuild of a body that may still
+   * be served stale is left for a later request, so that requests that must wait (cold keys, bodies past
+   * the staleness bound) do not queue behind it.
+   */
+  busy(): boolean;
   /** Ends the build threads; resolves once they have ended. Jobs still pending get a 503. Idempotent. */
   close(): Promise<void>;
 }
@@ -44,6 +50,11 @@ export class InlineBuilder implements Builder {
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
+  }
+
+  /** Builds as it is asked: nothing ever waits. */
+  busy(): boolean {
+    return false;
   }
 
   close(): Promise<void> {
@@ -78,6 +89,12 @@ export interface WorkerJob {
 }
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/**
+ * Jobs a build thread may have in hand before background rebuilds wait (Builder.busy): builds take
+ * ~1-10 ms, so a request that must wait for a build queues behind at most a few tens of ms of them.
+ */
+export const QUEUED_PER_THREAD = 4;
 
 /** A job is tried on at most this many threads: the one that died with it in hand, then a fresh one. */
 const MAX_ATTEMPTS = 2;
@@ -212,6 +229,12 @@ export class ThreadBuilder implements Builder {
   /** `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's. */
   constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey) {
     this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger, cursorKey));
+  }
+
+  busy(): boolean {
+    let load = 0;
+    for (const t of this.threads) load += t.load;
+    return load >= QUEUED_PER_THREAD * this.threads.length;
   }
 
   /** Build threads that died so far (replaced on demand). */

@@ -124,27 +124,88 @@ export function entrySize(r: Ready, key: string): number {
 }
 
 export interface RouteStats {
+  /** Requests answered from the cache, stale answers included. */
   hits: number;
+  /** Of the hits, answers with a body older than the data (within the staleness bound). */
+  stale: number;
+  /** Requests that waited for a build (cold, past the bound, or Cache-Control: no-cache). */
   misses: number;
   builds: number;
 }
 
+/** What a request asks the cache for: a body of one key, at least as new as a data version. */
+export interface Want {
+  route: string;
+  /** (route, scope, normalized query, cursor): without the data version, so a newer body replaces an older one. */
+  cacheKey: string;
+  /** The data_version of the body's scopes when the request was resolved. */
+  dataVersion: number;
+  /** The generation it was resolved in (Access.refresh). */
+  gen: number;
+  /**
+   * The 'catalog' data_version then (projects, owners, grants). A body is never served stale across a
+   * change of it: who owns or sees a project must not lag (a moved project's body names its old owner).
+   */
+  catalog: number;
+  build: () => Promise<Ready>;
+}
+
+/** A body to send, and whether it is older than the data (the answer then says so: send.ts). */
+export interface Answer {
+  ready: Ready;
+  stale: boolean;
+}
+
+/** How stale a body may be served, and how that is measured (Access, the builder). */
+export interface Freshness {
+  /** How far behind the newest committed data a body may be served, in ms; 0: never behind. */
+  maxStalenessMs: number;
+  /** No data committed after generation `gen` is older than this (Access.changedAfter), in now()'s ms. */
+  changedAfter(gen: number): number;
+  now(): number;
+  /** The builder's queue is past its bound: a background rebuild waits for a later request (stale bodies meanwhile). */
+  busy(): boolean;
+}
+
+/** Exact bodies only (maxStalenessMs 0): what a cache without Access uses. */
+export const EXACT: Freshness = { maxStalenessMs: 0, changedAfter: () => -Infinity, now: () => 0, busy: () => false };
+
+/** A cached body and the newest generation it is known to be current in. */
+interface Entry {
+  ready: Ready;
+  gen: number;
+  catalog: number;
+}
+
+/** A build under way for a key: requests that need a body at least as new as dataVersion share it. */
+interface Flight {
+  dataVersion: number;
+  promise: Promise<Ready>;
+}
+
 /**
- * Ready bodies by (route, scope, normalized query, data_version). A new event bumps the version,
- * so a stale body can never be served: it simply stops being asked for and ages out of the LRU.
+ * The newest ready body of each key (route, scope, normalized query, cursor), with its data version.
+ *
+ * A request whose data_version the body has (or passed) gets it. An older body is served while it is
+ * at most maxStalenessMs behind the newest committed data (stale-while-revalidate), and the first
+ * such request starts one rebuild in the background; the new body replaces the old one whole, so a
+ * request sees one or the other. Past the bound, a cold key, or Cache-Control: no-cache, the request
+ * waits for a body at least as new as the data it was resolved against, and every request waiting for
+ * one key shares one build (single-flight). A body is never served newer-looking than it is: its ETag,
+ * X-Data-Version and X-Data-As-Of are its own.
  */
 export class BodyCache {
-  readonly lru: LRUCache<string, Ready>;
+  readonly lru: LRUCache<string, Entry>;
   readonly routes = new Map<string, RouteStats>();
-  private readonly inFlight = new Map<string, Promise<Ready>>();
+  private readonly inFlight = new Map<string, Flight>();
   evictions = 0;
 
-  constructor(readonly maxBytes: number) {
-    this.lru = new LRUCache<string, Ready>({
+  constructor(readonly maxBytes: number, readonly freshness: Freshness = EXACT) {
+    this.lru = new LRUCache<string, Entry>({
       maxSize: Math.max(maxBytes, 1),
       // The key counts too: it holds the request's normalised filters (engine ids, a cursor), and
       // a small body under a long key would otherwise cost memory the byte count never sees.
-      sizeCalculation: entrySize,
+      sizeCalculation: (e, key) => entrySize(e.ready, key),
       dispose: (_v, _k, reason) => {
         if (reason === 'evict') this.evictions += 1;
       },
@@ -153,38 +214,74 @@ export class BodyCache {
 
   stats(route: string): RouteStats {
     let s = this.routes.get(route);
-    if (!s) this.routes.set(route, (s = { hits: 0, misses: 0, builds: 0 }));
+    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, misses: 0, builds: 0 }));
     return s;
   }
 
-  /** The cached body, counted as a hit; undefined (and nothing counted) when absent. */
-  hit(route: string, key: string): Ready | undefined {
-    const r = this.lru.get(key);
-    if (r) this.stats(route).hits += 1;
-    return r;
+  /**
+   * The cached body when it may be served now, counted as a hit; undefined (nothing counted) when the
+   * request must wait. A stale body within the bound starts the key's rebuild unless one is under way
+   * (or the builder is past its bound: a later request starts it). `fresh`: only a body at least as
+   * new as w.dataVersion (Cache-Control: no-cache).
+   */
+  cached(w: Want, fresh = false): Answer | undefined {
+    const e = this.lru.get(w.cacheKey);
+    if (!e) return undefined;
+    const s = this.stats(w.route);
+    if (e.ready.version >= w.dataVersion) {
+      // Still current in this generation: its staleness counts from later. A catalog change that
+      // changed this body (a project's owner, name) bumped its own scopes too, so it is current for that.
+      if (w.gen > e.gen) e.gen = w.gen;
+      if (w.catalog > e.catalog) e.catalog = w.catalog;
+      s.hits += 1;
+      return { ready: e.ready, stale: false };
+    }
+    const f = this.freshness;
+    if (fresh || f.maxStalenessMs <= 0 || e.catalog !== w.catalog || f.now() - f.changedAfter(e.gen) > f.maxStalenessMs) return undefined;
+    s.hits += 1;
+    s.stale += 1;
+    if (!this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w).promise.catch(() => {}); // its failure is the next request's
+    return { ready: e.ready, stale: true };
+  }
+
+  /** The cached body when it may be served (cached), else the shared build of one at least as new as w.dataVersion. */
+  get(w: Want, fresh = false): Answer | Promise<Answer> {
+    const hit = this.cached(w, fresh);
+    if (hit) return hit;
+    this.stats(w.route).misses += 1;
+    return this.wait(w);
   }
 
   /**
-   * The cached body, or build it and keep it when it fits. Concurrent misses for one key share
-   * one build; a failed build is not remembered, so the next request tries again.
+   * A build under way may have begun before w's data was committed (a background rebuild): its body
+   * is taken when it turned out new enough, else one more build, shared in turn. A build begun for
+   * w.dataVersion or later reads a snapshot at least that new (ready-body.ts), so this ends.
    */
-  getOrBuild(route: string, key: string, build: () => Promise<Ready>): Ready | Promise<Ready> {
-    const s = this.stats(route);
-    const hit = this.lru.get(key);
-    if (hit) {
-      s.hits += 1;
-      return hit;
+  private async wait(w: Want): Promise<Answer> {
+    for (;;) {
+      const f = this.inFlight.get(w.cacheKey) ?? this.start(w);
+      const ready = await f.promise;
+      if (ready.version >= w.dataVersion || f.dataVersion >= w.dataVersion) return { ready, stale: false };
     }
-    s.misses += 1;
-    let flight = this.inFlight.get(key);
-    if (!flight) {
-      flight = build().then((ready) => {
+  }
+
+  /** Builds w's body; it replaces the key's body unless that is newer (a build that began earlier can end later). */
+  private start(w: Want): Flight {
+    const s = this.stats(w.route);
+    const flight: Flight = {
+      dataVersion: w.dataVersion,
+      promise: w.build().then((ready) => {
         s.builds += 1;
-        if (this.maxBytes > 0) this.lru.set(key, ready);
+        const held = this.lru.peek(w.cacheKey);
+        if (this.maxBytes > 0 && (!held || ready.version >= held.ready.version)) {
+          this.lru.set(w.cacheKey, { ready, gen: Math.max(w.gen, held?.gen ?? 0), catalog: Math.max(w.catalog, held?.catalog ?? 0) });
+        }
         return ready;
-      }).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, flight);
-    }
+      }).finally(() => {
+        if (this.inFlight.get(w.cacheKey) === flight) this.inFlight.delete(w.cacheKey);
+      }),
+    };
+    this.inFlight.set(w.cacheKey, flight);
     return flight;
   }
 }

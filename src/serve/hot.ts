@@ -3,7 +3,7 @@ import querystring from 'node:querystring';
 import type { Endpoint } from '../readmodels';
 import { keyFrom, keyHash as hashOf } from './auth';
 import type { RateLimiter } from './ratelimit';
-import type { Responder } from './responder';
+import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';
 import { requestIdFrom, type ResponseObserver } from './served';
 
@@ -17,10 +17,8 @@ interface Route {
 
 /** A request line and key resolved to a cache entry: valid for one Access generation. */
 interface Resolution {
-  route: string;
   template: string;
-  cacheKey: string;
-  accountId: string;
+  resolved: Resolved;
 }
 
 /** The request headers the hot path reads. */
@@ -30,16 +28,17 @@ interface HotHeaders {
   acceptEncoding: string | undefined;
   ifNoneMatch: string | undefined;
   xRequestId: string | undefined;
+  cacheControl: string | undefined;
 }
 
-/** Which of the five a header name is; undefined for any other. Compared by length first. */
+/** Which of the six a header name is; undefined for any other. Compared by length first. */
 function fieldOf(name: string): keyof HotHeaders | undefined {
   switch (name.length) {
     case 9: return name.toLowerCase() === 'x-api-key' ? 'xApiKey' : undefined;
     case 12: return name.toLowerCase() === 'x-request-id' ? 'xRequestId' : undefined;
     case 13: {
       const lower = name.toLowerCase();
-      return lower === 'authorization' ? 'authorization' : lower === 'if-none-match' ? 'ifNoneMatch' : undefined;
+      return lower === 'authorization' ? 'authorization' : lower === 'if-none-match' ? 'ifNoneMatch' : lower === 'cache-control' ? 'cacheControl' : undefined;
     }
     case 15: return name.toLowerCase() === 'accept-encoding' ? 'acceptEncoding' : undefined;
     default: return undefined;
@@ -47,12 +46,12 @@ function fieldOf(name: string): keyof HotHeaders | undefined {
 }
 
 /**
- * The five headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
+ * The six headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
  * every header, which costs more than the rest of a hit. null when one of them is repeated: node
  * would join the values, and the Koa path (which reads req.headers) answers instead.
  */
 function hotHeaders(raw: string[]): HotHeaders | null {
-  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined, xRequestId: undefined };
+  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined, xRequestId: undefined, cacheControl: undefined };
   for (let i = 0; i < raw.length; i += 2) {
     const field = fieldOf(raw[i]!);
     if (field === undefined) continue;
@@ -72,8 +71,8 @@ const NO_QUERY: querystring.ParsedUrlQuery = Object.freeze({}) as querystring.Pa
  * (dashboards ask for few distinct URLs). Bytes, not entries: a URL can be 16 KB long.
  */
 export const MEMO_MAX_BYTES = 4 * 1024 * 1024;
-/** Per entry beyond its strings: the Map slots, the Resolution object, the key hash. */
-const ENTRY_OVERHEAD_BYTES = 200;
+/** Per entry beyond its strings: the Map slots, the Resolution, its resolved request (arguments, scopes, build closure), the key hash. */
+const ENTRY_OVERHEAD_BYTES = 600;
 
 /** '/projects/:project_id/visibility' -> /^\/v1\/public\/projects\/([^/]+)\/visibility$/ */
 function compile(basePath: string, endpoint: Endpoint): Route {
@@ -107,9 +106,11 @@ export interface HotPathOptions {
  * SQLite unless data changed). Everything else (misses, errors, other methods) returns false and
  * goes to the Koa app, which shares the same Responder, so both paths give the same answer.
  *
- * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until the
- * Responder's generation changes (any commit): a repeated request on a keep-alive connection
- * costs a counter load and two map lookups before its bytes are written.
+ * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until keys
+ * or sight may have changed (Responder.sight); after any other commit only its data version is read
+ * again (once per scope and commit), so a stream of runs does not make every request resolve anew.
+ * A repeated request on a keep-alive connection costs a counter load and two map lookups before its
+ * bytes are written.
  */
 export interface HotPath {
   /** Answers the request and returns true when its body is ready; false hands it to the Koa app. */
@@ -125,7 +126,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
   // Only successful resolutions are remembered: what an unknown key or a bad URL sends costs no memory.
   const memo = new Map<string, Map<string, Resolution>>();
   let memoBytes = 0;
-  let generation = -1;
+  let sightSeen = -1;
   // A keep-alive connection presents the same key request after request: the hash of the last one
   // is kept on the connection (never in a table of keys), so it is computed once per connection.
   function hashFor(req: IncomingMessage, key: string): string {
@@ -147,8 +148,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
       try {
         r.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
         const query = q < 0 ? NO_QUERY : querystring.parse(url.slice(q + 1));
-        const resolved = o.responder.resolve(r.endpoint, { params, query, keyHash });
-        return { route: r.endpoint.name, template: r.template, cacheKey: resolved.cacheKey, accountId: resolved.args.accountId };
+        return { template: r.template, resolved: o.responder.resolve(r.endpoint, { params, query, keyHash }) };
       } catch {
         return null; // 400 / 401 / 404: the Koa path answers with the error contract
       }
@@ -184,29 +184,44 @@ export function createHotPath(o: HotPathOptions): HotPath {
     if (key === null) return false;
     const keyHash = hashFor(req, key);
     const url = req.url ?? '/';
-    const gen = o.responder.refresh();
-    if (gen !== generation || memoBytes >= MEMO_MAX_BYTES) {
-      memo.clear();
-      memoBytes = 0;
-      generation = gen;
+    const fresh = wantsFresh(headers.cacheControl);
+    const gen = o.responder.refresh(fresh);
+    let byKey: Map<string, Resolution> | undefined;
+    let r: Resolution | undefined;
+    try {
+      const sight = o.responder.sight();
+      if (sight !== sightSeen || memoBytes >= MEMO_MAX_BYTES) {
+        memo.clear();
+        memoBytes = 0;
+        sightSeen = sight;
+      }
+      byKey = memo.get(url);
+      r = byKey?.get(keyHash);
+      // Resolved before the last commit: a project request keeps its resolution (keys and sight have
+      // not changed) with its data version read again; a run group's project is looked up again.
+      if (r !== undefined && r.resolved.gen !== gen) {
+        if (r.resolved.endpoint.scope === 'run_group') r = undefined;
+        else byKey!.set(keyHash, (r = { template: r.template, resolved: o.responder.at(r.resolved, gen) }));
+      }
+    } catch {
+      return false; // a failed read (a damaged file): the Koa path answers it with the error contract
     }
-    let byKey = memo.get(url);
-    let r = byKey?.get(keyHash);
     if (r === undefined) {
       const found = resolve(url, keyHash);
       if (found === null) return false;
       if (!byKey) memo.set(url, (byKey = new Map()));
+      if (!byKey.has(keyHash)) memoBytes += url.length + found.resolved.cacheKey.length + ENTRY_OVERHEAD_BYTES;
       byKey.set(keyHash, (r = found));
-      memoBytes += url.length + found.cacheKey.length + ENTRY_OVERHEAD_BYTES;
     }
-    const ready = o.responder.cache.hit(r.route, r.cacheKey);
-    if (!ready) return false;
+    // A current body, or one within the staleness bound (whose rebuild this starts); else the Koa path waits for a build.
+    const answer = o.responder.cached(r.resolved, fresh);
+    if (!answer) return false;
     const rateLimit = o.limiter.on ? o.limiter.take(keyHash) : '';
     if (rateLimit === null) {
       o.limited.add(req);
       return false;
     }
-    const rep = represent(ready, headers.acceptEncoding, headers.ifNoneMatch);
+    const rep = represent(answer.ready, headers.acceptEncoding, headers.ifNoneMatch, answer.stale);
     const { list, idSlot } = headerList(rep);
     const requestId = requestIdFrom(headers.xRequestId);
     list[idSlot] = requestId;
@@ -215,8 +230,8 @@ export function createHotPath(o: HotPathOptions): HotPath {
     const body = method === 'HEAD' ? undefined : (rep.body ?? undefined);
     res.end(body);
     o.onResponse?.({
-      method, route: r.route, template: r.template, status: rep.status, bytes: body === undefined ? 0 : body.length,
-      seconds: (performance.now() - started) / 1000, requestId, accountId: r.accountId, hit: true,
+      method, route: r.resolved.route, template: r.template, status: rep.status, bytes: body === undefined ? 0 : body.length,
+      seconds: (performance.now() - started) / 1000, requestId, accountId: r.resolved.args.accountId, hit: true,
     });
     return true;
   }

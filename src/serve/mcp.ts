@@ -235,7 +235,7 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
       if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
       if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
       const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
-      const ready = await deps.responder.respond(resolved);
+      const { ready } = await deps.responder.respond(resolved);
       const text = ready.json.toString('utf8');
       const body = JSON.parse(text) as unknown;
       const structured: Record<string, unknown> = Array.isArray(body) ? { items: body } : (body as Record<string, unknown>);

@@ -4,6 +4,7 @@ import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
 import { pathParams, queryParams } from './params';
 import { CHANGES_ENDPOINT } from './changes';
+import { STALE_CACHE_STATUS } from './send';
 
 type Json = Record<string, unknown>;
 
@@ -123,6 +124,23 @@ const IF_NONE_MATCH: Json = {
   schema: { type: 'string' },
 };
 
+/** A request that wants the data committed when it arrived, not a body within the staleness bound (README "Data freshness"). */
+const NO_CACHE: Json = {
+  name: 'Cache-Control', in: 'header', required: false,
+  description: '`no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached ' +
+    'body up to the service\'s staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event.',
+  schema: { type: 'string' },
+};
+
+/** On a body served older than the data, within the staleness bound (src/serve/cache.ts); absent on a current body. */
+const STALE: Json = {
+  'Cache-Status': {
+    description: `RFC 9211: \`${STALE_CACHE_STATUS}\` when the body is older than the newest committed data (at most the service's ` +
+      'staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body\'s own. Absent on a current body.',
+    required: false, schema: { type: 'string', const: STALE_CACHE_STATUS },
+  },
+};
+
 /** Lists that page (Endpoint.page): the next page, on the 200 and the 304 of every page but the last (README "Pagination"). */
 const NEXT_PAGE: Json = {
   Link: {
@@ -167,11 +185,11 @@ function changeFeedOperation(): Json {
 
 function operation(e: Endpoint, titles: Map<string, string>): Json {
   // Headers of this body: the next page's Link on lists that page, X-Data-As-Of on project data.
-  const perBody = { ...(e.page ? NEXT_PAGE : {}), ...(e.scope === 'account' ? {} : DATA_AS_OF) };
+  const perBody = { ...(e.page ? NEXT_PAGE : {}), ...(e.scope === 'account' ? {} : DATA_AS_OF), ...STALE };
   return {
     operationId: e.name,
     summary: e.summary,
-    parameters: [...parameters(e), IF_NONE_MATCH],
+    parameters: [...parameters(e), IF_NONE_MATCH, NO_CACHE],
     responses: {
       '200': {
         description: e.summary,

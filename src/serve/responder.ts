@@ -3,7 +3,7 @@ import type { Endpoint, ReadArgs } from '../readmodels';
 import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
-import type { BodyCache, Ready } from './cache';
+import type { Answer, BodyCache, Freshness, Want } from './cache';
 import { cursorArg, cursorKey, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { pathUuid, queryArgs, queryKey } from './params';
@@ -13,17 +13,36 @@ export interface RequestInput {
   params: Record<string, string | undefined>;
   query: ParsedUrlQuery;
   keyHash: string | null;
+  /**
+   * Cache-Control: no-cache: the body must be at least as new as the data committed when the
+   * request arrived (what a client following the change feed sends after an event).
+   */
+  fresh?: boolean;
+}
+
+/** Cache-Control asks for a body as new as the data (no-cache), rather than one within the staleness bound. */
+export function wantsFresh(cacheControl: string | undefined): boolean {
+  return cacheControl !== undefined && /(?:^|[\s,])no-cache(?:$|[\s,=])/i.test(cacheControl);
 }
 
 /** A request resolved to what it reads: read-model arguments, its cache key and data_version. */
-export interface Resolved {
+export interface Resolved extends Want {
   endpoint: Endpoint;
   args: ReadArgs;
   keyHash: string;
-  cacheKey: string;
   version: DataVersion;
   /** The data_version scopes the body depends on; `version` is their sum. */
   scopes: readonly string[];
+}
+
+/** The cache's staleness rules from the serving thread's view of commits (Access) and the builder's queue. */
+export function freshness(access: Access, builder: Builder, maxStalenessMs: number): Freshness {
+  return {
+    maxStalenessMs,
+    changedAfter: (gen) => access.changedAfter(gen),
+    now: () => performance.now(),
+    busy: () => builder.busy(),
+  };
 }
 
 const notFound = (): HttpError => httpError('not_found');
@@ -46,13 +65,13 @@ export class Responder {
    * Forgets what may be stale (see Access.refresh). The result changes whenever it did: what was
    * resolved under one generation stays right until the next.
    */
-  refresh(): number {
-    return this.access.refresh();
+  refresh(now = false): number {
+    return this.access.refresh(now);
   }
 
   /** Throws HttpError 401 / 400 / 404. Unknown and not-yours are the same 404, so existence does not leak. */
   resolve(endpoint: Endpoint, input: RequestInput): Resolved {
-    this.access.refresh();
+    const gen = this.access.refresh(input.fresh === true);
     const accountId = input.keyHash === null ? null : this.access.account(input.keyHash);
     if (accountId === null) throw httpError('invalid_api_key'); // with WWW-Authenticate: ApiKey (RFC 9110: a 401 names its scheme)
     const q = queryArgs(input.query, endpoint, this.windowDays);
@@ -76,12 +95,38 @@ export class Responder {
     // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     const version = this.access.versionOf(scopes);
-    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}|${version.version}`;
-    return { endpoint, args, keyHash: input.keyHash!, cacheKey, version, scopes };
+    // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
+    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}`;
+    const build = () => this.builder.build({ endpoint, args, scopes });
+    const catalog = scopes[0] === 'catalog' ? version.version : this.access.versionOf(['catalog']).version;
+    return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, dataVersion: version.version, gen, catalog, build, version, scopes };
   }
 
-  /** The ready body: from the cache, else built once (by the Builder: a worker thread in production). */
-  respond(r: Resolved): Ready | Promise<Ready> {
-    return this.cache.getOrBuild(r.endpoint.name, r.cacheKey, () => this.builder.build({ endpoint: r.endpoint, args: r.args, scopes: r.scopes }));
+  /**
+   * Who may see what (Access.sight): a project request's resolution stays right while it holds, and
+   * only its data version is read again (at) after a commit.
+   */
+  sight(): number {
+    return this.access.sight;
+  }
+
+  /**
+   * `r` in the current generation: its data versions read again. Only for project requests: a run
+   * group's project is looked up again with each commit (resolve), as Access forgets it then.
+   */
+  at(r: Resolved, gen: number): Resolved {
+    const version = this.access.versionOf(r.scopes);
+    const catalog = this.access.versionOf(['catalog']).version;
+    return { ...r, gen, version, dataVersion: version.version, catalog };
+  }
+
+  /** The cached body when it may be served now (fresh, or stale within the bound), else undefined. */
+  cached(r: Resolved, fresh = false): Answer | undefined {
+    return this.cache.cached(r, fresh);
+  }
+
+  /** The body to send: from the cache, else built once for everyone waiting (by the Builder: a worker thread in production). */
+  respond(r: Resolved, fresh = false): Answer | Promise<Answer> {
+    return this.cache.get(r, fresh);
   }
 }

@@ -62,10 +62,17 @@ export interface Representation {
 
 interface Variant { ok: Representation; notModified: Representation }
 
-/** Each ready body's representations, header objects included, each made once on its first use. */
-const variantsOf = new WeakMap<Ready, Partial<Record<Encoding, Variant>>>();
+/**
+ * What a body served stale says (RFC 9211 Cache-Status): answered from this cache although the data
+ * has moved on (at most the staleness bound: docs/operations.md), and a newer body is being built.
+ * A current body goes without it. Its ETag, X-Data-Version and X-Data-As-Of are its own either way.
+ */
+export const STALE_CACHE_STATUS = 'visibility-api; hit; fwd=stale';
 
-function variant(r: Ready, encoding: Encoding): Variant {
+/** Each ready body's representations (current and stale), header objects included, each made once on its first use. */
+const variantsOf = new WeakMap<Ready, Partial<Record<Encoding | `${Encoding}-stale`, Variant>>>();
+
+function variant(r: Ready, encoding: Encoding, stale: boolean): Variant {
   const body = encoding === 'br' ? r.br : encoding === 'gzip' ? gzipOf(r) : r.json;
   const common = {
     etag: encodedEtag(r.etag, encoding),
@@ -77,6 +84,7 @@ function variant(r: Ready, encoding: Encoding): Variant {
     'metric-definitions-version': METRIC_DEFINITIONS_VERSION,
     'x-content-type-options': NOSNIFF,
     ...r.headers,
+    ...(stale ? { 'cache-status': STALE_CACHE_STATUS } : {}),
   };
   const ok: Record<string, string> = { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(body!.length) };
   if (encoding !== 'identity') ok['content-encoding'] = encoding;
@@ -88,17 +96,17 @@ function variant(r: Ready, encoding: Encoding): Variant {
  * after the first time (a large body's gzip variant is made on the first request that takes it).
  * Each variant has its own strong ETag; a conditional request matching any of them gets 304.
  */
-export function represent(r: Ready, acceptEncoding: string | undefined, ifNoneMatch: string | undefined): Representation {
+export function represent(r: Ready, acceptEncoding: string | undefined, ifNoneMatch: string | undefined, stale = false): Representation {
   const encoding = pickEncoding(acceptEncoding, r);
   let v = variantsOf.get(r);
   if (!v) variantsOf.set(r, (v = {}));
-  const pair = (v[encoding] ??= variant(r, encoding));
+  const pair = stale ? (v[`${encoding}-stale`] ??= variant(r, encoding, true)) : (v[encoding] ??= variant(r, encoding, false));
   return ifNoneMatch && etagMatches(ifNoneMatch, r.etag) ? pair.notModified : pair.ok;
 }
 
 /** Sends a representation through Koa (HEAD: Koa drops the body and keeps the headers). */
-export function sendReady(ctx: Context, r: Ready): void {
-  const rep = represent(r, ctx.get('accept-encoding') || undefined, ctx.get('if-none-match') || undefined);
+export function sendReady(ctx: Context, r: Ready, stale = false): void {
+  const rep = represent(r, ctx.get('accept-encoding') || undefined, ctx.get('if-none-match') || undefined, stale);
   ctx.set(rep.headers);
   ctx.status = rep.status;
   if (rep.body) ctx.body = rep.body;

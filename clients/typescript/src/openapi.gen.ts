@@ -653,6 +653,13 @@ export interface components {
             documentation: string;
             /** @description What engine_ids does to the numbers. */
             engine_filter: string;
+            /** @description How far behind the newest committed data a served body may be (docs/operations.md, "Bounded staleness"). */
+            freshness: {
+                /** @description What the bound means for the numbers, and how to ask for the current data. */
+                definition: string;
+                /** @description This service's bound in milliseconds (serve --max-staleness); 0: every body served is of the current data. */
+                max_staleness_ms: number;
+            };
             /**
              * @description The response header that carries the version.
              * @constant
@@ -1298,6 +1305,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1310,6 +1319,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1335,6 +1346,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1508,6 +1521,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1523,6 +1538,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1550,6 +1567,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1918,6 +1937,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -1933,6 +1954,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -1962,6 +1985,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2146,6 +2171,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2161,6 +2188,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2188,6 +2217,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2363,6 +2394,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2378,6 +2411,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2405,6 +2440,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2580,6 +2617,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2595,6 +2634,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2622,6 +2663,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2802,6 +2845,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -2817,6 +2862,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -2846,6 +2893,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3028,6 +3077,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3043,6 +3094,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3070,6 +3123,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3250,6 +3305,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3265,6 +3322,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3294,6 +3353,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3484,6 +3545,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3499,6 +3562,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3528,6 +3593,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3705,6 +3772,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3720,6 +3789,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3747,6 +3818,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3927,6 +4000,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -3942,6 +4017,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -3969,6 +4046,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4149,6 +4228,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4164,6 +4245,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4193,6 +4276,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4379,6 +4464,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4394,6 +4481,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4421,6 +4510,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4596,6 +4687,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4611,6 +4704,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4638,6 +4733,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4820,6 +4917,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -4835,6 +4934,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -4862,6 +4963,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5037,6 +5140,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5052,6 +5157,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5079,6 +5186,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5261,6 +5370,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5276,6 +5387,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5303,6 +5416,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5485,6 +5600,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5500,6 +5617,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5527,6 +5646,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5707,6 +5828,8 @@ export interface operations {
                 start_date?: string;
             };
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5722,6 +5845,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5749,6 +5874,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5924,6 +6051,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -5939,6 +6068,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -5966,6 +6097,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -6141,6 +6274,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
                 /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
                 "If-None-Match"?: string;
             };
@@ -6156,6 +6291,8 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
@@ -6183,6 +6320,8 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
                     /** @description Strong validator of this representation; send it back in If-None-Match */
                     ETag: string;
                     /** @description When the underlying data last changed (HTTP date) */
