@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_READY_LAG, start, type StartOptions } from '../index';
-import { DEFAULT_HIT_SAMPLE } from '../ops';
-import { replayFiles } from '../ingest';
+import { DEFAULT_MAX_READY_LAG, start, StartAborted, type Running, type StartOptions } from '../index';
+import { DEFAULT_HIT_SAMPLE, opsAccessProblem } from '../ops';
+import { DEFAULT_BOOTSTRAP_IDLE_MS, DEFAULT_BOOTSTRAP_TIMEOUT_MS, replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
 import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
@@ -20,12 +20,14 @@ const FLAGS = {
   'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
   'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
   'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
+  'ops-token': { type: 'string' }, 'bootstrap-timeout': { type: 'string' }, 'bootstrap-idle-timeout': { type: 'string' },
 } as const;
 
 const ENV = {
   db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
   'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
   'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
+  'ops-token': 'OPS_TOKEN', 'bootstrap-timeout': 'BOOTSTRAP_TIMEOUT', 'bootstrap-idle-timeout': 'BOOTSTRAP_IDLE_TIMEOUT',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -85,12 +87,21 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
     ...bootstrapOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',
-    opsHost: flag(p, 'ops-host') ?? '127.0.0.1',
+    ...opsAccess(p),
   };
 }
 
+/** --ops-host and --ops-token, checked before anything starts (a demo replay included): auth.ts says what is refused. */
+function opsAccess(p: Parsed): Pick<StartOptions, 'opsHost' | 'opsToken'> {
+  const opsHost = flag(p, 'ops-host') ?? '127.0.0.1';
+  const opsToken = flag(p, 'ops-token');
+  const problem = opsAccessProblem(opsHost, opsToken);
+  if (problem !== null) throw new UsageError(problem);
+  return { opsHost, opsToken };
+}
+
 /** --bootstrap-from: a peer's ops URL (http or https), e.g. http://10.0.0.5:9464. */
-function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
+function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom' | 'bootstrapTimeoutMs' | 'bootstrapIdleMs'> {
   const value = flag(p, 'bootstrap-from');
   if (value === undefined || value.trim() === '') return {};
   let url: URL;
@@ -100,7 +111,11 @@ function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
     throw new UsageError(`--bootstrap-from must be a peer's ops URL such as http://HOST:9464, got "${value}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--bootstrap-from must be an http(s) URL, got "${value}"`);
-  return { bootstrapFrom: url.href };
+  return {
+    bootstrapFrom: url.href,
+    bootstrapTimeoutMs: 1000 * intFlag(p, 'bootstrap-timeout', DEFAULT_BOOTSTRAP_TIMEOUT_MS / 1000, 1, 7 * 24 * 3600),
+    bootstrapIdleMs: 1000 * intFlag(p, 'bootstrap-idle-timeout', DEFAULT_BOOTSTRAP_IDLE_MS / 1000, 1, 24 * 3600),
+  };
 }
 
 type DemoKeys = Array<{ account: string; key: string; revoked: boolean }>;
@@ -130,7 +145,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const p = parse(argv, FLAGS, ENV);
   // Listening from the start: a signal while the demo replays or a snapshot downloads stops the
   // service as soon as it is up, with exit 0, instead of killing it half-started (a second one exits at once).
-  const stopSignal = new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
+  // The same signal aborts a bootstrap under way (it could otherwise hold the stop for minutes).
+  const aborter = new AbortController();
+  const stopSignal = new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', (s) => {
+    aborter.abort();
+    resolve(s);
+  }));
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
@@ -138,8 +158,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
   try {
     const dbFile = demo?.file ?? requireString(p, 'db');
     const keys = demo ? demoKeys() : null;
-    const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
-    logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
+    let running: Running;
+    try {
+      running = await start({ ...opts, dbFile, kafka, logger, signal: aborter.signal, ...(keys ? { dashboard: { keys } } : {}) });
+    } catch (e) {
+      if (!(e instanceof StartAborted)) throw e;
+      logger.info({ signal: await stopSignal }, `visibility-api: ${await stopSignal} during the bootstrap: stopped it (the partial download is removed)`);
+      return await stopped(logger);
+    }
+    // The address bound, then a URL to click (127.0.0.1 for a wildcard host).
+    logger.info({ bind: running.bind, url: running.url, ops_bind: running.opsBind, ops_url: running.opsUrl },
+      `visibility-api listening on ${running.bind} (${running.url}); ops on ${running.opsBind} (${running.opsUrl})`);
     if (keys) showDemo(logger, running.url, dbFile, keys);
     const signal = await stopSignal;
     logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
@@ -147,6 +176,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } finally {
     demo?.remove();
   }
+  return stopped(logger);
+}
+
+async function stopped(logger: Logger): Promise<number> {
   logger.info('visibility-api: stopped');
   await flushLogger(logger);
   return 0;
