@@ -77,8 +77,7 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
   o.signal?.addEventListener('abort', onSignal, { once: true });
   const overall = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: the bootstrap took longer than ${seconds(timeoutMs)} (--bootstrap-timeout)`)), timeoutMs);
   const answer = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: no answer within ${seconds(o.answerMs ?? DEFAULT_BOOTSTRAP_ANSWER_MS)}`)), o.answerMs ?? DEFAULT_BOOTSTRAP_ANSWER_MS);
-  const idle = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: no byte for ${seconds(idleMs)} (--bootstrap-idle-timeout)`)), idleMs);
-  clearTimeout(idle); // armed once the answer is in
+  let idle: NodeJS.Timeout | undefined; // armed once the answer is in, refreshed by every chunk
   try {
     if (stopped) throw stopped;
     const res = await fetch(url, { signal: abort.signal, headers: o.token ? { authorization: `Bearer ${o.token}` } : {} }).catch((e: unknown) => {
@@ -86,7 +85,7 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     });
     at = res.url || url.href;
     clearTimeout(answer);
-    idle.refresh();
+    idle = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: no byte for ${seconds(idleMs)} (--bootstrap-idle-timeout)`)), idleMs);
     if (res.status !== 200 || res.body === null) throw new BootstrapError(`${at} answered ${res.status}: ${(await head(res, ERROR_BODY_BYTES)).slice(0, 200)}`);
     const length = res.headers.get('content-length');
     const expected = { sha256: res.headers.get(SHA256_HEADER), schema: Number(res.headers.get(SCHEMA_HEADER)), bytes: Number(length) };
@@ -102,7 +101,7 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     const count = new Transform({
       transform(chunk: Buffer, _enc, done): void {
         bytes += chunk.length;
-        idle.refresh();
+        idle?.refresh();
         if (bytes > expected.bytes) return done(new BootstrapError(`${at} sent more than the ${expected.bytes} bytes it announced`));
         hash.update(chunk);
         done(null, chunk);
