@@ -44,7 +44,7 @@ export interface StartOptions {
    * without it) when opsHost is not a loopback address. At least 16 characters.
    */
   opsToken?: string;
-  /** A bootstrap gives up when the peer sends no byte for this long (ms; default 30 s). */
+  /** A bootstrap gives up when the peer sends under 64 KiB/s over a window this long (ms; default 30 s): a stall or a trickle. */
   bootstrapIdleMs?: number;
   /** ... or when the whole bootstrap takes longer than this (ms; default 2 h). */
   bootstrapTimeoutMs?: number;

@@ -27,16 +27,18 @@ export interface BootstrapOptions {
   token?: string;
   /** Stops the bootstrap at once: the partial file is removed and the promise rejects with BootstrapAborted. */
   signal?: AbortSignal;
-  /** Give up when the body brings no byte for this long (ms). */
+  /** Give up when the body brings less than minBytesPerSecond over a window this long (ms): a stall, or a trickle. */
   idleMs?: number;
+  minBytesPerSecond?: number;
   /** Give up when the whole bootstrap (request, download, checks) takes longer than this (ms). */
   timeoutMs?: number;
   /** Give up when the answer's headers take longer than this (ms): the peer copies its database before it answers. */
   answerMs?: number;
 }
 
-/** 30 s without a byte: a peer on a LAN that stalls that long is not coming back. */
+/** 30 s at under 64 KiB/s (a stall, or a peer that trickles bytes): a peer on a LAN that slow is not coming back (curl's --speed-time). */
 export const DEFAULT_BOOTSTRAP_IDLE_MS = 30_000;
+export const DEFAULT_BOOTSTRAP_MIN_BYTES_PER_SECOND = 64 * 1024;
 /** 2 h: a 50 GB snapshot at 10 MB/s, with room to spare; a peer that trickles bytes cannot hold a replica longer. */
 export const DEFAULT_BOOTSTRAP_TIMEOUT_MS = 2 * 60 * 60_000;
 /** 5 min for the peer to copy its database and answer (undici's own header timeout is the same). */
@@ -55,7 +57,8 @@ const seconds = (ms: number): string => `${+(ms / 1000).toFixed(3)} s`;
  *
  * The peer is not trusted to behave: an answer other than 200 is read for 4 KiB at most; a body
  * without Content-Length is refused before a byte is written; more bytes than announced stop the
- * download; the idle, answer and overall deadlines bound a peer that trickles or stalls.
+ * download; a peer that stalls or trickles (under 64 KiB/s for 30 s by default), that takes too long to
+ * answer or to finish, is given up.
  */
 export async function bootstrapFrom(opsUrl: string, dbFile: string, o: BootstrapOptions = {}): Promise<Bootstrapped> {
   const started = performance.now();
@@ -77,7 +80,9 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
   o.signal?.addEventListener('abort', onSignal, { once: true });
   const overall = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: the bootstrap took longer than ${seconds(timeoutMs)} (--bootstrap-timeout)`)), timeoutMs);
   const answer = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: no answer within ${seconds(o.answerMs ?? DEFAULT_BOOTSTRAP_ANSWER_MS)}`)), o.answerMs ?? DEFAULT_BOOTSTRAP_ANSWER_MS);
-  let idle: NodeJS.Timeout | undefined; // armed once the answer is in, refreshed by every chunk
+  const minBytes = Math.ceil(((o.minBytesPerSecond ?? DEFAULT_BOOTSTRAP_MIN_BYTES_PER_SECOND) * idleMs) / 1000);
+  let bytes = 0;
+  let idle: NodeJS.Timeout | undefined; // checks each window once the answer is in
   try {
     if (stopped) throw stopped;
     const res = await fetch(url, { signal: abort.signal, headers: o.token ? { authorization: `Bearer ${o.token}` } : {} }).catch((e: unknown) => {
@@ -85,7 +90,11 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     });
     at = res.url || url.href;
     clearTimeout(answer);
-    idle = setTimeout(() => stop(new BootstrapError(`gave up on ${at}: no byte for ${seconds(idleMs)} (--bootstrap-idle-timeout)`)), idleMs);
+    let windowStart = 0;
+    idle = setInterval(() => {
+      if (bytes - windowStart < minBytes) stop(new BootstrapError(`gave up on ${at}: ${bytes - windowStart} bytes in ${seconds(idleMs)}, under ${minBytes} (--bootstrap-idle-timeout)`));
+      windowStart = bytes;
+    }, idleMs);
     if (res.status !== 200 || res.body === null) throw new BootstrapError(`${at} answered ${res.status}: ${(await head(res, ERROR_BODY_BYTES)).slice(0, 200)}`);
     const length = res.headers.get('content-length');
     const expected = { sha256: res.headers.get(SHA256_HEADER), schema: Number(res.headers.get(SCHEMA_HEADER)), bytes: Number(length) };
@@ -97,11 +106,9 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     const free = freeBytes(path.dirname(part));
     if (free !== null && expected.bytes > free) throw new BootstrapError(`${at} announces ${expected.bytes} bytes, more than the ${free} free beside ${dbFile}`);
     const hash = createHash('sha256');
-    let bytes = 0;
     const count = new Transform({
       transform(chunk: Buffer, _enc, done): void {
         bytes += chunk.length;
-        idle?.refresh();
         if (bytes > expected.bytes) return done(new BootstrapError(`${at} sent more than the ${expected.bytes} bytes it announced`));
         hash.update(chunk);
         done(null, chunk);
@@ -109,7 +116,7 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     });
     const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
     await pipeline(body, count, fs.createWriteStream(part), { signal: abort.signal });
-    clearTimeout(idle);
+    clearInterval(idle);
     if (bytes !== expected.bytes) throw new BootstrapError(`snapshot cut short: ${bytes} of ${expected.bytes} bytes`);
     const sha256 = hash.digest('hex');
     if (sha256 !== expected.sha256) throw new BootstrapError(`snapshot checksum mismatch: got ${sha256}, the peer sent ${expected.sha256}`);
@@ -125,7 +132,8 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     if (e instanceof BootstrapError) throw e;
     throw new BootstrapError(`bootstrap from ${at} failed: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
-    for (const t of [overall, answer, idle]) clearTimeout(t);
+    for (const t of [overall, answer]) clearTimeout(t);
+    clearInterval(idle);
     o.signal?.removeEventListener('abort', onSignal);
   }
 }
