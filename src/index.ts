@@ -2,9 +2,9 @@
 // threads, the Kafka thread, the hot path, Koa and the ops port; the CLI only parses flags.
 import fs from 'node:fs';
 import http from 'node:http';
-import { bootstrapFrom, BootstrapError } from './ingest';
+import { BootstrapAborted, bootstrapFrom, BootstrapError } from './ingest';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
-import { accessLog, createMetrics, createOpsServer, type IngestFigures, type Metrics, type Readiness } from './ops';
+import { accessLog, createMetrics, createOpsServer, opsAccessProblem, type IngestFigures, type Metrics, type Readiness, type SnapshotLimits } from './ops';
 import { createLogger, type Logger } from './lib/log';
 // The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
@@ -14,6 +14,9 @@ import { StartError } from './errors';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
 export { BASE_PATH, StartError };
+
+/** start() was stopped by its `signal` before it served (a bootstrap under way): nothing is left running or half-written. */
+export class StartAborted extends Error {}
 
 export interface StartOptions {
   /** The SQLite file to serve. Without Kafka it must exist and be a database; with Kafka it is created when missing. */
@@ -38,6 +41,20 @@ export interface StartOptions {
    * resumes from the offsets stored in it. /readyz answers 503 "bootstrapping" meanwhile.
    */
   bootstrapFrom?: string;
+  /**
+   * The ops token: when set, every ops path but /livez, /healthz, /readyz and /metrics needs
+   * `Authorization: Bearer TOKEN`, and a bootstrap sends it to the peer. Required (StartError
+   * without it) when opsHost is not a loopback address. At least 16 characters.
+   */
+  opsToken?: string;
+  /** A bootstrap gives up when the peer sends under 64 KiB/s over a window this long (ms; default 30 s): a stall or a trickle. */
+  bootstrapIdleMs?: number;
+  /** ... or when the whole bootstrap takes longer than this (ms; default 2 h). */
+  bootstrapTimeoutMs?: number;
+  /** Stops start() while it bootstraps: the download is removed and start() rejects with StartAborted. */
+  signal?: AbortSignal;
+  /** Readers, freshness and deadlines of the ops port's /snapshot (src/ops/snapshot.ts). */
+  snapshotLimits?: Partial<SnapshotLimits>;
   /** With Kafka: /readyz is 503 while the known lag is above this many events (0: never for lag). Default 10,000. */
   maxReadyLag?: number;
   /** What signs page cursors (serve --cursor-secret); absent, the database's own key. See AppOptions.cursorSecret. */
@@ -51,11 +68,14 @@ export interface StartOptions {
 }
 
 export interface Running {
-  /** http://HOST:PORT/v1/public, with 127.0.0.1 for a wildcard host. */
+  /** http://HOST:PORT/v1/public, with 127.0.0.1 for a wildcard host: a URL to click, not what is bound. */
   url: string;
   port: number;
+  /** What the API listens on: HOST:PORT as bound (0.0.0.0:8080 is every interface). */
+  bind: string;
   opsUrl: string;
   opsPort: number;
+  opsBind: string;
   service: Service;
   /** Graceful stop: not ready, stop accepting, drain, stop ingest, end threads, checkpoint, close. Idempotent. */
   close(): Promise<void>;
@@ -159,6 +179,7 @@ export { DEFAULT_MAX_STALENESS_MS };
  * (a balancer sees a live instance that must not get traffic yet; the API port is not open).
  */
 async function bootstrap(o: StartOptions, peer: string, logger: Logger): Promise<void> {
+  if (o.signal?.aborted) throw new StartAborted('stopped before the bootstrap began');
   const reason = `bootstrapping: downloading a snapshot from ${peer}`;
   const ops = http.createServer((req, res) => {
     const live = req.url === '/livez' || req.url === '/healthz';
@@ -168,10 +189,12 @@ async function bootstrap(o: StartOptions, peer: string, logger: Logger): Promise
   await listen(ops, o.opsPort ?? 9464, o.opsHost ?? '127.0.0.1');
   logger.info({ peer }, reason);
   try {
-    const b = await bootstrapFrom(peer, o.dbFile);
-    logger.info({ peer, bytes: b.bytes, seconds: b.seconds, schema_version: b.schemaVersion },
-      `bootstrapped ${o.dbFile} from ${peer}: ${(b.bytes / 1024 / 1024).toFixed(1)} MiB in ${b.seconds.toFixed(1)} s`);
+    const b = await bootstrapFrom(peer, o.dbFile, { token: o.opsToken, signal: o.signal, idleMs: o.bootstrapIdleMs, timeoutMs: o.bootstrapTimeoutMs });
+    const from = b.url === new URL('/snapshot', peer).href ? b.url : `${b.url} (redirected from ${peer})`;
+    logger.info({ peer, url: b.url, bytes: b.bytes, seconds: b.seconds, schema_version: b.schemaVersion },
+      `bootstrapped ${o.dbFile} from ${from}: ${(b.bytes / 1024 / 1024).toFixed(1)} MiB in ${b.seconds.toFixed(1)} s`);
   } catch (e) {
+    if (e instanceof BootstrapAborted) throw new StartAborted(e.message);
     if (e instanceof BootstrapError) throw new StartError(e.message);
     throw e;
   } finally {
@@ -187,6 +210,8 @@ async function bootstrap(o: StartOptions, peer: string, logger: Logger): Promise
 export async function start(o: StartOptions): Promise<Running> {
   const logger = o.logger ?? createLogger();
   const cleanup: Cleanup = [];
+  const opsProblem = opsAccessProblem(o.opsHost ?? '127.0.0.1', o.opsToken);
+  if (opsProblem !== null) throw new StartError(opsProblem);
   try {
     if (o.bootstrapFrom !== undefined && !fs.existsSync(o.dbFile)) await bootstrap(o, o.bootstrapFrom, logger);
     const db = openServedDb(o);
@@ -236,7 +261,10 @@ export async function start(o: StartOptions): Promise<Running> {
       const ready = base.ready && !draining && corrupt === null;
       return { ...base, ready, reasons, ...(ready ? {} : { status: 'not ready' }) };
     };
-    const ops = createOpsServer({ cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, dbFile: o.dbFile });
+    const ops = createOpsServer({
+      cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, dbFile: o.dbFile,
+      token: o.opsToken, snapshotLimits: o.snapshotLimits, logger,
+    });
     const api = createHttpServer(service);
     const drainMs = o.drainMs ?? 5000;
     const host = o.host ?? '0.0.0.0';
@@ -245,12 +273,13 @@ export async function start(o: StartOptions): Promise<Running> {
     const opsPort = await listen(ops, o.opsPort ?? 9464, opsHost);
     cleanup.push(() => closeServer(api, drainMs));
     const port = await listen(api, o.port ?? 8080, host);
-    const shown = (h: string): string => (h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h);
+    const shown = (h: string): string => (h === '0.0.0.0' || h === '::' ? '127.0.0.1' : h.includes(':') ? `[${h}]` : h);
+    const bound = (h: string, p: number): string => `${h.includes(':') ? `[${h}]` : h}:${p}`;
 
     let closing: Promise<void> | null = null;
     return {
-      url: `http://${shown(host)}:${port}${BASE_PATH}`, port,
-      opsUrl: `http://${shown(opsHost)}:${opsPort}`, opsPort,
+      url: `http://${shown(host)}:${port}${BASE_PATH}`, port, bind: bound(host, port),
+      opsUrl: `http://${shown(opsHost)}:${opsPort}`, opsPort, opsBind: bound(opsHost, opsPort),
       service,
       close: () => (closing ??= (async () => {
         draining = true; // /readyz says not ready; every answer from now on says Connection: close

@@ -10,6 +10,8 @@ import { start } from '../src/index';
 import { openDb, Projector } from '../src/store';
 import { asSource, tmpDir, world } from './helpers';
 import { silentLogger } from '../src/lib/log';
+import { request } from './http';
+import { runCli, startServe } from './serve-process';
 
 interface Instruction { op: string; args: string }
 
@@ -65,6 +67,34 @@ t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 on
   t.equal(await probe(), 0, 'healthy while serving');
   await running.close();
   t.equal(await probe(), 1, 'unhealthy once stopped');
+});
+
+// The image listens on every interface for the ops port too: it must not start without a token, and
+// must start with one; compose asks the operator for it and writes none itself.
+t.test('the image\'s environment: serve refuses to start without OPS_TOKEN and starts with one; compose sets none', async (t) => {
+  const env: NodeJS.ProcessEnv = {};
+  for (const m of one('ENV').matchAll(/(\w+)=(\S+)/g)) env[m[1]!] = m[2]!;
+  t.equal(env.OPS_HOST, '0.0.0.0', 'the image binds the ops port beyond loopback');
+  const dir = tmpDir('container-env-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'c.db');
+  const db = openDb(file);
+  new Projector(db).applyBatch(asSource(world()));
+  db.close();
+  const refused = await runCli(['serve', '--db', file, '--port', '0', '--ops-port', '0'], env);
+  t.equal(refused.code, 2, 'without a token: exit 2');
+  t.match(refused.stderr, /set OPS_TOKEN/);
+  const token = 'a-token-of-the-operators-own-0123';
+  const s = await startServe(['--db', file], { ...env, OPS_TOKEN: token });
+  t.teardown(() => void (s.child.exitCode === null && s.child.kill('SIGKILL')));
+  t.match(s.stdout(), /ops on 0\.0\.0\.0:\d+/, 'with a token it starts, the ops port on every interface');
+  t.equal((await request(`${s.ops}/livez`)).status, 200, '/livez needs no token (the HEALTHCHECK)');
+  t.equal((await request(`${s.ops}/snapshot`, { method: 'HEAD' })).status, 401, '/snapshot does');
+  s.child.kill('SIGTERM');
+  t.equal((await s.exited).code, 0);
+
+  const compose = fs.readFileSync(path.join(__dirname, '..', 'docker-compose.yml'), 'utf8');
+  t.match(compose, /^\s+OPS_TOKEN: \$\{OPS_TOKEN:\?[^}]+\}$/m, 'compose takes OPS_TOKEN from the operator\'s environment, and stops without it');
 });
 
 /** The instructions of the first stage (the build), with line continuations joined and comments dropped. */

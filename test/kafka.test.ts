@@ -244,7 +244,7 @@ function startService(tt: Test, dbFile: string, topic: string): Service {
     if (output.length > 50) output.shift();
     if (all.length < 10_000) {
       all += c.toString();
-      const m = /listening on (http:\/\/\S+?)\/? \(ops on (http:\/\/[^\s)]+)\)/.exec(all);
+      const m = /listening on \S+ \((http:\/\/\S+?)\/?\); ops on \S+ \((http:\/\/[^\s)]+)\)/.exec(all);
       if (m) found({ api: m[1]!, ops: m[2]! });
     }
   };

@@ -109,7 +109,7 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}, ms
   const { child, exited } = spawnServe(args, env, ms);
   const listening = await new Promise<RegExpExecArray>((resolve, reject) => {
     const poll = setInterval(() => {
-      const m = /listening on (http:\/\/[^ ]+) \(ops on (http:\/\/[^ )]+)\)/.exec(exited.out());
+      const m = /listening on \S+ \((http:\/\/[^ )]+)\); ops on \S+ \((http:\/\/[^ )]+)\)/.exec(exited.out());
       if (m) {
         clearInterval(poll);
         resolve(m);

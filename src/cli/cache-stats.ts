@@ -1,3 +1,4 @@
+import { bearer } from '../ops/auth';
 import { parse, UsageError } from './args';
 
 interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }
@@ -24,14 +25,16 @@ export function formatCacheStats(c: CacheFigures): string {
 
 /** Prints what the ops /cache endpoint shows, for a person (or --json for a machine). */
 export async function cacheStatsCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, { 'ops-url': { type: 'string' }, json: { type: 'boolean' } }, { 'ops-url': 'OPS_URL' });
+  const p = parse(argv, { 'ops-url': { type: 'string' }, 'ops-token': { type: 'string' }, json: { type: 'boolean' } }, { 'ops-url': 'OPS_URL', 'ops-token': 'OPS_TOKEN' });
+  const token = typeof p.values['ops-token'] === 'string' ? p.values['ops-token'] : undefined;
   const base = typeof p.values['ops-url'] === 'string' ? p.values['ops-url'] : `http://127.0.0.1:${process.env.OPS_PORT ?? 9464}`;
   let res: Response;
   try {
-    res = await fetch(new URL('/cache', base), { signal: AbortSignal.timeout(5000) });
+    res = await fetch(new URL('/cache', base), { signal: AbortSignal.timeout(5000), headers: token ? bearer(token) : {} });
   } catch (e) {
     throw new UsageError(`cannot reach the ops endpoint at ${base}: ${(e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message}`);
   }
+  if (res.status === 401) throw new UsageError(`${base}/cache answered 401: ${token ? 'the ops token is wrong' : 'it needs the ops token (--ops-token or OPS_TOKEN)'}`);
   if (!res.ok) throw new UsageError(`${base}/cache answered ${res.status}`);
   const figures = (await res.json()) as CacheFigures;
   console.log(p.values.json ? JSON.stringify(figures, null, 2) : formatCacheStats(figures));

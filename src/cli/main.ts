@@ -9,13 +9,13 @@ const COMMANDS: Record<string, Command> = {
   replay: { usage: 'replay --db FILE [--batch-size N] [--from-start] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./replay.js')).replayCommand },
   digest: { usage: 'digest --db FILE', load: async () => (await import('./digest.js')).digestCommand },
   serve: {
-    usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N] [--build-threads N] [--log-hit-sample N] [--bootstrap-from OPS_URL] [--max-ready-lag N] [--max-staleness MS] [--cursor-secret S] [--kafka-brokers B] [--kafka-topics T] [--kafka-group-id G]',
+    usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N] [--build-threads N] [--log-hit-sample N] [--ops-host H] [--ops-token T] [--bootstrap-from OPS_URL [--bootstrap-timeout S] [--bootstrap-idle-timeout S]] [--max-ready-lag N] [--max-staleness MS] [--cursor-secret S] [--kafka-brokers B] [--kafka-topics T] [--kafka-group-id G]',
     load: async () => (await import('./serve.js')).serveCommand,
   },
   produce: { usage: 'produce --brokers B --topic T [--batch-size N] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
   mcp: { usage: 'mcp --db FILE [--api-key KEY] [--window-days N] (key also from VISIBILITY_API_KEY; MCP over stdio)', load: async () => (await import('./mcp.js')).mcpCommand },
   snapshot: { usage: 'snapshot --db FILE [--force] [--quiet] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
-  'cache-stats': { usage: 'cache-stats [--ops-url URL] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
+  'cache-stats': { usage: 'cache-stats [--ops-url URL] [--ops-token T] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
 };
 
 function usage(): string {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_READY_LAG, DEFAULT_MAX_STALENESS_MS, start, type StartOptions } from '../index';
-import { DEFAULT_HIT_SAMPLE } from '../ops';
-import { replayFiles } from '../ingest';
+import { DEFAULT_MAX_READY_LAG, DEFAULT_MAX_STALENESS_MS, start, StartAborted, type Running, type StartOptions } from '../index';
+import { DEFAULT_HIT_SAMPLE, opsAccessProblem } from '../ops';
+import { DEFAULT_BOOTSTRAP_IDLE_MS, DEFAULT_BOOTSTRAP_TIMEOUT_MS, replayFiles } from '../ingest';
 import type { KafkaIngestConfig } from '../ingest/kafka';
 import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
@@ -24,6 +24,7 @@ const FLAGS = {
   'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
   'cursor-secret': { type: 'string' },
   'max-staleness': { type: 'string' },
+  'ops-token': { type: 'string' }, 'bootstrap-timeout': { type: 'string' }, 'bootstrap-idle-timeout': { type: 'string' },
 } as const;
 
 const ENV = {
@@ -32,6 +33,7 @@ const ENV = {
   'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
   'cursor-secret': 'CURSOR_SECRET',
   'max-staleness': 'MAX_STALENESS',
+  'ops-token': 'OPS_TOKEN', 'bootstrap-timeout': 'BOOTSTRAP_TIMEOUT', 'bootstrap-idle-timeout': 'BOOTSTRAP_IDLE_TIMEOUT',
 };
 
 const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
@@ -93,12 +95,21 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     ...bootstrapOption(p),
     ...cursorSecretOption(p),
     host: flag(p, 'host') ?? '0.0.0.0',
-    opsHost: flag(p, 'ops-host') ?? '127.0.0.1',
+    ...opsAccess(p),
   };
 }
 
+/** --ops-host and --ops-token, checked before anything starts (a demo replay included): auth.ts says what is refused. */
+function opsAccess(p: Parsed): Pick<StartOptions, 'opsHost' | 'opsToken'> {
+  const opsHost = flag(p, 'ops-host') ?? '127.0.0.1';
+  const opsToken = flag(p, 'ops-token');
+  const problem = opsAccessProblem(opsHost, opsToken);
+  if (problem !== null) throw new UsageError(problem);
+  return { opsHost, opsToken };
+}
+
 /** --bootstrap-from: a peer's ops URL (http or https), e.g. http://10.0.0.5:9464. */
-function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
+function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom' | 'bootstrapTimeoutMs' | 'bootstrapIdleMs'> {
   const value = flag(p, 'bootstrap-from');
   if (value === undefined || value.trim() === '') return {};
   let url: URL;
@@ -108,7 +119,11 @@ function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom'> {
     throw new UsageError(`--bootstrap-from must be a peer's ops URL such as http://HOST:9464, got "${value}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--bootstrap-from must be an http(s) URL, got "${value}"`);
-  return { bootstrapFrom: url.href };
+  return {
+    bootstrapFrom: url.href,
+    bootstrapTimeoutMs: 1000 * intFlag(p, 'bootstrap-timeout', DEFAULT_BOOTSTRAP_TIMEOUT_MS / 1000, 1, 7 * 24 * 3600),
+    bootstrapIdleMs: 1000 * intFlag(p, 'bootstrap-idle-timeout', DEFAULT_BOOTSTRAP_IDLE_MS / 1000, 1, 24 * 3600),
+  };
 }
 
 /**
@@ -150,7 +165,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const p = parse(argv, FLAGS, ENV);
   // Listening from the start: a signal while the demo replays or a snapshot downloads stops the
   // service as soon as it is up, with exit 0, instead of killing it half-started (a second one exits at once).
-  const stopSignal = new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', resolve));
+  // The same signal aborts a bootstrap under way (it could otherwise hold the stop for minutes).
+  const aborter = new AbortController();
+  const stopSignal = new Promise<StopSignal>((resolve) => onStopSignal('serve', 'exiting now, without finishing the stop', (s) => {
+    aborter.abort();
+    resolve(s);
+  }));
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
@@ -158,8 +178,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
   try {
     const dbFile = demo?.file ?? requireString(p, 'db');
     const keys = demo ? demoKeys() : null;
-    const running = await start({ ...opts, dbFile, kafka, logger, ...(keys ? { dashboard: { keys } } : {}) });
-    logger.info({ url: running.url, ops_url: running.opsUrl }, `visibility-api listening on ${running.url} (ops on ${running.opsUrl})`);
+    let running: Running;
+    try {
+      running = await start({ ...opts, dbFile, kafka, logger, signal: aborter.signal, ...(keys ? { dashboard: { keys } } : {}) });
+    } catch (e) {
+      if (!(e instanceof StartAborted)) throw e;
+      logger.info({ signal: await stopSignal }, `visibility-api: ${await stopSignal} during the bootstrap: stopped it (the partial download is removed)`);
+      return await stopped(logger);
+    }
+    // The address bound, then a URL to click (127.0.0.1 for a wildcard host).
+    logger.info({ bind: running.bind, url: running.url, ops_bind: running.opsBind, ops_url: running.opsUrl },
+      `visibility-api listening on ${running.bind} (${running.url}); ops on ${running.opsBind} (${running.opsUrl})`);
     if (keys) showDemo(logger, running.url, dbFile, keys);
     const signal = await stopSignal;
     logger.info({ signal }, `visibility-api: ${signal}: stopping (draining requests, then closing)`);
@@ -167,6 +196,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } finally {
     demo?.remove();
   }
+  return stopped(logger);
+}
+
+async function stopped(logger: Logger): Promise<number> {
   logger.info('visibility-api: stopped');
   await flushLogger(logger);
   return 0;

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
+import type { Logger } from '../lib/log';
 import type { BodyCache } from '../serve';
-import { SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, writeSnapshot } from '../store';
 import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
+import { OPEN_OPS_PATHS, opsTokenMatcher } from './auth';
+import { snapshotHandler, type SnapshotLimits } from './snapshot';
 
 export interface Readiness {
   ready: boolean;
@@ -19,79 +19,15 @@ export interface OpsOptions {
   memoBytes?: () => number;
   /** The served database: GET /snapshot streams a consistent copy of it (absent: 404). */
   dbFile?: string;
+  /** When set, every path but health and /metrics answers 401 without `Authorization: Bearer TOKEN` (auth.ts). */
+  token?: string;
+  /** Readers, freshness and deadlines of /snapshot (snapshot.ts; tests make them small). */
+  snapshotLimits?: Partial<SnapshotLimits>;
+  /** Where a cut snapshot reader is reported. */
+  logger?: Logger;
 }
 
 export const SNAPSHOT_PATH = '/snapshot';
-
-/**
- * Where a snapshot is copied before it is streamed: `.<db file name>.snapshot-<pid>-<random>`, beside
- * the database. The name says which database and which process the copy belongs to.
- */
-const snapshotDirPrefix = (dbFile: string): string => `.${path.basename(dbFile)}.snapshot-`;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
-  }
-}
-
-/**
- * Copies of `dbFile` left by a process that died while sending one (kill -9, a crash): each is as
- * large as the database. Removed when an ops port starts; a copy whose process still runs is left alone.
- */
-export function removeOrphanedSnapshots(dbFile: string): void {
-  const dir = path.dirname(dbFile);
-  const prefix = snapshotDirPrefix(dbFile);
-  for (const name of fs.readdirSync(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
-  }
-}
-
-/**
- * GET /snapshot: a consistent copy of the served database (store/snapshot.ts: Kafka offsets and data
- * versions inside), written to a temporary file, then streamed with its length, SHA-256 and schema
- * version in headers, so a new replica can check what it downloaded (serve --bootstrap-from). One
- * at a time: a copy is as large as the database, and a second request gets 503 with Retry-After.
- */
-function snapshotHandler(dbFile: string): (res: http.ServerResponse, head: boolean) => void {
-  let busy = false;
-  removeOrphanedSnapshots(dbFile);
-  return (res, head) => {
-    if (busy) return fail(res, httpError('not_ready', 'a snapshot is being taken: retry shortly'));
-    busy = true;
-    // Beside the database, not in /tmp: the copy is as large as the file, and that disk has room for one.
-    const dir = fs.mkdtempSync(path.join(path.dirname(dbFile), `${snapshotDirPrefix(dbFile)}${process.pid}-`));
-    const out = path.join(dir, 'snapshot.db');
-    const done = (): void => {
-      busy = false;
-      fs.rmSync(dir, { recursive: true, force: true });
-    };
-    writeSnapshot(dbFile, out).then((info) => {
-      res.writeHead(200, {
-        'content-type': 'application/vnd.sqlite3', 'content-length': String(info.bytes), 'cache-control': 'no-store',
-        [SNAPSHOT_SHA256_HEADER]: info.sha256, [SNAPSHOT_SCHEMA_HEADER]: String(info.schemaVersion),
-      });
-      if (head) {
-        res.end();
-        return done();
-      }
-      const stream = fs.createReadStream(out);
-      res.once('close', () => {
-        stream.destroy();
-        done();
-      });
-      stream.pipe(res);
-    }, (err: unknown) => {
-      done();
-      fail(res, httpError('internal', `snapshot failed: ${err instanceof Error ? err.message : String(err)}`));
-    });
-  };
-}
 
 /** What /cache shows and `visibility-api cache-stats` prints. */
 export function cacheStats(cache: BodyCache, memoBytes: () => number = () => 0): Record<string, unknown> {
@@ -129,19 +65,24 @@ function fail(res: http.ServerResponse, err: HttpError): void {
   res.end(errorBody(err.message));
 }
 
-/** The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag), /metrics, /cache, /snapshot. */
+/**
+ * The operators' port: /livez and /healthz (process up), /readyz (read model loaded, consumer lag),
+ * /metrics, open to any caller; /cache and /snapshot, which need the token when one is set.
+ */
 export function createOpsServer(opts: OpsOptions): http.Server {
-  const snapshot = opts.dbFile ? snapshotHandler(opts.dbFile) : null;
+  const snapshot = opts.dbFile ? snapshotHandler(opts.dbFile, opts.snapshotLimits, opts.logger) : null;
+  const authorized = opts.token === undefined ? (): boolean => true : opsTokenMatcher(opts.token);
   return http.createServer((req, res) => {
-    const route = (req.url ?? '/').split('?')[0];
+    const route = (req.url ?? '/').split('?')[0]!;
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, httpError('method_not_allowed'));
+    if (!OPEN_OPS_PATHS.has(route) && !authorized(req.headers.authorization)) return fail(res, httpError('invalid_ops_token'));
     // /livez is the Kubernetes name; /healthz stays for what already probes it.
     if (route === '/livez' || route === '/healthz') return json(res, 200, { status: 'ok' });
     if (route === '/readyz') {
       const r = opts.readiness();
       return json(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
     }
-    if (route === SNAPSHOT_PATH && snapshot) return snapshot(res, req.method === 'HEAD');
+    if (route === SNAPSHOT_PATH && snapshot) return snapshot(req, res, fail);
     if (route === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes));
     if (route === '/metrics' && opts.metrics) {
       opts.metrics().then(

@@ -56,6 +56,11 @@ export const ERRORS = {
     description: 'Missing, unknown or revoked API key (message "Invalid API key")',
     headers: { 'WWW-Authenticate': { description: 'The authentication scheme: send the key as X-API-Key or Authorization: ApiKey', schema: { type: 'string', const: 'ApiKey' }, value: 'ApiKey' } },
   },
+  invalid_ops_token: {
+    status: 401, message: 'Missing or wrong ops token', places: ['ops'],
+    description: 'An ops path other than health and metrics without the ops token (OPS_TOKEN) as Authorization: Bearer',
+    headers: { 'WWW-Authenticate': { description: 'Send the ops token as Authorization: Bearer', schema: { type: 'string', const: 'Bearer' }, value: 'Bearer' } },
+  },
   not_found: {
     status: 404, message: 'Not found', places: ['endpoints', 'ops'],
     description: 'Unknown route, or a project or run group that does not exist or that the key cannot see',
