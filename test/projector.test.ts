@@ -33,9 +33,19 @@ const one = (db: Db, sql: string, ...params: unknown[]): Row | undefined => db.p
 const all = (db: Db, sql: string, ...params: unknown[]): Row[] => db.prepare(sql).all(...params) as Row[];
 const count = (db: Db, table: string): number => (one(db, `SELECT count(*) AS n FROM ${table}`)!.n as number);
 
+/** The data_version scopes, without the per-kind counters (kindVersions). */
 function versions(db: Db): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of all(db, 'SELECT scope, version FROM data_versions ORDER BY scope')) out[r.scope as string] = r.version as number;
+  for (const r of all(db, "SELECT scope, version FROM data_versions WHERE scope NOT LIKE 'kind:%' ORDER BY scope")) out[r.scope as string] = r.version as number;
+  return out;
+}
+
+/** The per-kind counters of a project (store/versions.ts kindScope), by kind. */
+function kindVersions(db: Db, projectId: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of all(db, "SELECT scope, version FROM data_versions WHERE scope LIKE 'kind:%:' || ? ORDER BY scope", projectId)) {
+    out[(r.scope as string).split(':')[1]!] = r.version as number;
+  }
   return out;
 }
 
@@ -608,6 +618,9 @@ t.test('data_version bumps exactly the scopes whose data changed, once per batch
   ]);
   tt.strictSame(batch, result({ applied: 3, changed: [scope(P)] }));
   tt.strictSame(versions(db), { catalog: 3, keys: 2, engines: 2, [scope(P)]: 3, [scope(O)]: 2 }, 'one bump per batch');
+  // Each kind of change of a project has its own counter, bumped once per batch with the project's.
+  tt.strictSame(kindVersions(db, P), { project: 1, runs: 2, setup: 3 }, 'P: its row once (world), its runs (world, the batch), its setup (world, the term, the batch)');
+  tt.strictSame(kindVersions(db, O), { project: 2 }, 'O: its row twice');
 
   // A batch of duplicates and stale events bumps nothing.
   tt.strictSame(apply([ev('account.upserted', { account_id: W.account, name: 'Older' }, '2025-12-31T00:00:00Z'), run({ n: 7, brand: 1 })]).changed, []);

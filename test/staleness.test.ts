@@ -177,3 +177,50 @@ t.test('across a stream of runs the hot path keeps how requests resolve, yet a s
   projector.applyBatch(asSource([ev('api_key.revoked', { key_id: id(1, '11111111'), revoked_at: '2026-02-03T00:00:00Z' }, '2026-02-03T00:00:00Z')], 'revoke'));
   t.equal((await get()).status, 401, 'a revoked key: 401 at once');
 });
+
+let postN = 0;
+/** One committed batch: a forum post of the project (its forum endpoints change, /visibility does not). */
+function post(projector: Projector): string {
+  const at = new Date(Date.UTC(2026, 2, 1, 0, 0, (postN += 1))).toISOString();
+  projector.applyBatch(asSource([ev('forum_post.discovered', {
+    id: id(postN, '44444444'), project_id: W.project, platform: 'reddit', url: `https://www.reddit.com/r/anvils/${postN}`, title: 'Anvils?',
+    discovered_at: at, relevance: 0.9, intent: 'high', matched_terms: ['anvil'],
+  }, at)], `forum-${postN}`));
+  return at;
+}
+
+for (const bound of [60_000, 0]) {
+  t.test(`--max-staleness ${bound}: a commit of what a body does not read leaves it current: no build, the same bytes and ETag, as of the new data version`, async (t) => {
+    const { db, projector, api, get } = await serve(t, bound);
+    const before = await get();
+    const stats = api.service.cache.stats('visibility');
+    const builds = stats.builds;
+    for (let i = 0; i < 3; i++) {
+      const asOf = post(projector);
+      const version = versionNow(db);
+      t.ok(version > Number(before.headers['x-data-version']), 'the project\'s data version moved');
+      // What a client following the change feed asks after the event; then a conditional request, then a plain one.
+      for (const r of [await get({ 'cache-control': 'no-cache' }), await get({ 'if-none-match': String(before.headers.etag) }), await get()]) {
+        t.equal(Number(r.headers['x-data-version']), version, 'X-Data-Version: the data version after the post');
+        t.equal(r.headers['x-data-as-of'], asOf, 'X-Data-As-Of: the post\'s time');
+        t.equal(r.headers['last-modified'], new Date(db.prepare('SELECT updated_at FROM data_versions WHERE scope = ?').pluck().get(`project:${W.project}`) as string).toUTCString(), 'Last-Modified: the commit\'s');
+        t.equal(r.headers.etag, before.headers.etag, 'the same ETag: the same bytes');
+        t.equal(r.headers['cache-status'], undefined, 'current, not stale');
+        if (r.status === 200) t.equal(r.text, before.text, 'the same body');
+        else t.equal(r.status, 304, 'the old ETag still names the body');
+      }
+    }
+    t.equal(stats.builds, builds, 'never rebuilt');
+    t.equal(stats.kept, 3, 'kept current once per post');
+    t.equal(stats.stale, 0, 'never served stale');
+    const forum = await request(`${api.base}/projects/${W.project}/forum/metrics`, withKey(W.key, { 'cache-control': 'no-cache' }));
+    t.equal((forum.json as { total_opportunities: number }).total_opportunities, 3, 'the forum endpoints do see the posts');
+    // A run is what /visibility reads: rebuilt at once for a client that asks for the current data.
+    commit(projector);
+    const after = await get({ 'cache-control': 'no-cache' });
+    t.equal(runCount(after), runCount(before) + 1, 'a run changes it');
+    t.not(after.headers.etag, before.headers.etag);
+    t.equal(Number(after.headers['x-data-version']), versionNow(db));
+    t.equal(stats.builds, builds + 1, 'one build for the run');
+  });
+}

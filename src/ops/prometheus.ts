@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BodyCache } from '../serve';
+import type { BodyCache, RouteStats } from '../serve';
 import { LatencyHistogram } from './latency';
 
 /** Figures an ingest source reports (Kafka or a replay in the same process). */
@@ -31,7 +31,7 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   const latency = new LatencyHistogram('visibility_http_request_duration_seconds', 'Time to answer a request, by route and status',
     [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
   latency.register(registry);
-  const perRoute = (name: string, help: string, pick: (s: { hits: number; misses: number; builds: number }) => number): void => {
+  const perRoute = (name: string, help: string, pick: (s: RouteStats) => number): void => {
     new Gauge({
       name, help, labelNames: ['route'], registers: [registry],
       collect() {
@@ -41,6 +41,7 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
     });
   };
   perRoute('visibility_cache_hits', 'Cache hits by route', (s) => s.hits);
+  perRoute('visibility_cache_kept', 'Of the hits, bodies the project\'s last commits did not change, sent as of the new data version without a build, by route', (s) => s.kept);
   perRoute('visibility_cache_misses', 'Cache misses by route', (s) => s.misses);
   perRoute('visibility_cache_builds', 'Bodies built (read model run, validated, serialized, compressed) by route', (s) => s.builds);
   new Gauge({ name: 'visibility_cache_entries', help: 'Bodies in the cache', registers: [registry], collect() { this.set(cache.lru.size); } });

@@ -1,3 +1,4 @@
+import type { ChangeKind } from '../store';
 import type { ReadArgs } from './args';
 import type { ReadStore } from './store';
 import type { Page, PageContext } from './paging';
@@ -40,6 +41,15 @@ export interface Endpoint {
   scope: Scope;
   query: QuerySpec;
   schema: string;
+  /**
+   * The kinds of change (store/versions.ts ChangeKind) whose data the body reads: 'runs' (runs, run
+   * groups, the aggregates), 'forum' (forum posts), 'project' (the project's own row), 'setup' (its
+   * prompts, segments, competitors, terms, tracked engines), 'engines' (engine names, and which
+   * engines' runs count). A commit of other kinds leaves the body's bytes as they were: the cache keeps
+   * it current (serve/cache.ts) and the change feed does not name it (serve/changes.ts). Never fewer
+   * than it reads (test/dependencies.test.ts checks each against real commits).
+   */
+  dependsOn: readonly ChangeKind[];
   build(store: ReadStore, args: ReadArgs): unknown;
   /**
    * The body as the JSON text the store keeps ready, byte for byte JSON.stringify(build()), or null

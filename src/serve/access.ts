@@ -1,5 +1,5 @@
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { commitProbe, localCommitCount } from '../store';
+import { commitProbe, localCommitCount, projectVersions, type ProjectVersions } from '../store';
 import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
@@ -35,6 +35,7 @@ export class Access {
   private readonly visible = new Set<string>();
   private readonly groups = new Map<string, string>();
   private readonly versions = new Map<string, DataVersion>();
+  private readonly projects = new Map<string, ProjectVersions>();
 
   /** `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it). */
   constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {
@@ -66,6 +67,7 @@ export class Access {
     this.changedAt[this.generation % CHANGE_RING] = before;
     this.groups.clear();
     this.versions.clear();
+    this.projects.clear();
     this.sightChecked = false;
     return this.generation;
   }
@@ -151,6 +153,18 @@ export class Access {
     const k = scopes.join('+');
     let v = this.versions.get(k);
     if (!v) this.versions.set(k, (v = sumVersions(scopes.map((scope) => this.version(scope)))));
+    return v;
+  }
+
+  /**
+   * A project's data versions, its kinds' included, read in one statement: a body's data version
+   * and the version of what it reads are of one snapshot (a commit between two reads could otherwise
+   * pair a new data version with the old inputs, and label an old body as new). Bounded like the
+   * rest: forgotten at each commit.
+   */
+  projectVersions(projectId: string): ProjectVersions {
+    let v = this.projects.get(projectId);
+    if (!v) this.projects.set(projectId, (v = projectVersions(this.store, projectId)));
     return v;
   }
 

@@ -15,6 +15,12 @@ export interface Ready {
   /** Strong ETag of the JSON bytes; the compressed variants append -gz / -br (RFC 9110: one per representation). */
   etag: string;
   version: number;
+  /**
+   * The version of the data the body was built from (store inputsVersion: the counters of the kinds
+   * of change its endpoint depends on); -1 when not known (account bodies). While a request's is the
+   * same, the body's bytes are those of the current data, whatever version the project has moved to.
+   */
+  inputs: number;
   updatedAt: string;
   /** updatedAt as an HTTP date, formatted once. */
   lastModified: string;
@@ -85,12 +91,12 @@ export function strongEtag(bytes: Buffer): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
 }
 
-export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
-  return prepareText(JSON.stringify(body), version, updatedAt, headers);
+export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
+  return prepareText(JSON.stringify(body), version, updatedAt, headers, inputs);
 }
 
 /** prepare() for a body that is JSON text already. */
-export function prepareText(text: string, version: number, updatedAt: string, headers: Record<string, string> = {}): Ready {
+export function prepareText(text: string, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
   const json = own(Buffer.from(text));
   const compress = json.length >= COMPRESS_MIN_BYTES;
   const effort = effortFor(json);
@@ -102,10 +108,22 @@ export function prepareText(text: string, version: number, updatedAt: string, he
     gzipLater,
     etag: strongEtag(json),
     version,
+    inputs,
     updatedAt,
     lastModified: new Date(updatedAt).toUTCString(),
     headers,
   };
+}
+
+/**
+ * The same bytes (and so the same ETag) as of a newer data version: what a body whose inputs did not
+ * change is, once the project moved on (a forum post leaves /visibility as it was). It says the
+ * version, time and data-as-of it is current at, as a build now would; no bytes are copied.
+ */
+export function relabel(r: Ready, w: Want): Ready {
+  const headers = w.asOf === null || r.headers['x-data-as-of'] === w.asOf ? r.headers : { ...r.headers, 'x-data-as-of': w.asOf };
+  const lastModified = w.updatedAt === r.updatedAt ? r.lastModified : new Date(w.updatedAt).toUTCString();
+  return { ...r, version: w.dataVersion, updatedAt: w.updatedAt, lastModified, headers };
 }
 
 export function readySize(r: Ready): number {
@@ -128,6 +146,11 @@ export interface RouteStats {
   hits: number;
   /** Of the hits, answers with a body older than the data (within the staleness bound). */
   stale: number;
+  /**
+   * Of the hits, answers with a body built before the project's last commits, none of which changed
+   * what it reads (Endpoint.dependsOn): current, sent as of the new data version (relabel), no build.
+   */
+  kept: number;
   /** Requests that waited for a build (cold, past the bound, or Cache-Control: no-cache). */
   misses: number;
   builds: number;
@@ -140,6 +163,11 @@ export interface Want {
   cacheKey: string;
   /** The data_version of the body's scopes when the request was resolved. */
   dataVersion: number;
+  /** Its time (Last-Modified) and the project's data-as-of then (null: none, or an account body). */
+  updatedAt: string;
+  asOf: string | null;
+  /** The version of what the body reads then (Ready.inputs); -1 when not known: only a body of dataVersion is current. */
+  inputs: number;
   /** The generation it was resolved in (Access.refresh). */
   gen: number;
   /**
@@ -214,7 +242,7 @@ export class BodyCache {
 
   stats(route: string): RouteStats {
     let s = this.routes.get(route);
-    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, misses: 0, builds: 0 }));
+    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0 }));
     return s;
   }
 
@@ -235,6 +263,16 @@ export class BodyCache {
       if (w.catalog > e.catalog) e.catalog = w.catalog;
       s.hits += 1;
       return { ready: e.ready, stale: false };
+    }
+    if (w.inputs >= 0 && e.ready.inputs === w.inputs) {
+      // The project moved on by commits of other kinds than the body reads: it is current, as of now's
+      // version (exact whatever the bound: the bytes a build would make). Kept under the new label,
+      // so the next requests are plain hits; set anew, so the cache counts the label's bytes.
+      const ready = relabel(e.ready, w);
+      this.lru.set(w.cacheKey, { ready, gen: Math.max(w.gen, e.gen), catalog: Math.max(w.catalog, e.catalog) });
+      s.hits += 1;
+      s.kept += 1;
+      return { ready, stale: false };
     }
     const f = this.freshness;
     if (fresh || f.maxStalenessMs <= 0 || e.catalog !== w.catalog || f.now() - f.changedAfter(e.gen) > f.maxStalenessMs) return undefined;

@@ -46,6 +46,7 @@ export const CHANGES_ENDPOINT: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'change-event',
+  dependsOn: [],
   build: () => {
     throw new Error('the change feed is a stream, not a body');
   },
@@ -56,23 +57,13 @@ const MAX_BUFFERED_BYTES = 1 << 20;
 /** Log rows read per query while catching a stream up. */
 const CATCH_UP_ROWS = 256;
 
-/** Which endpoints each kind of change can change (by name, as OpenAPI's operationId). */
-const FORUM = new Set(['forum-metrics', 'forum-leads', 'forum-opportunities']);
-/** Project endpoints that read no runs, run groups or aggregates: a run does not change them. */
-const NOT_RUNS = new Set([...FORUM, 'project', 'prompts', 'segments', 'competitors', 'engines', 'terms']);
-
-/** endpoint names by change kind, from the service's endpoint table; over-approximated, never under. */
+/**
+ * Endpoint names by change kind, from each endpoint's dependsOn: the table the body cache keeps bodies
+ * current by, so a feed never names less than what a client's cached copies may have lost.
+ */
 function endpointsByKind(endpoints: readonly Endpoint[]): Record<ChangeKind, readonly string[]> {
-  const scoped = endpoints.filter((e) => e.scope !== 'account').map((e) => e.name);
-  const accountWide = endpoints.filter((e) => e.scope === 'account').map((e) => e.name);
-  return {
-    runs: scoped.filter((n) => !NOT_RUNS.has(n)),
-    forum: scoped.filter((n) => FORUM.has(n)),
-    setup: scoped,
-    engines: scoped,
-    // The project's own row also shows in the account's project list.
-    project: [...accountWide, ...scoped],
-  };
+  const names = (k: ChangeKind): readonly string[] => endpoints.filter((e) => e.dependsOn.includes(k)).map((e) => e.name);
+  return { engines: names('engines'), forum: names('forum'), project: names('project'), runs: names('runs'), setup: names('setup') };
 }
 
 interface Stream {
@@ -98,6 +89,8 @@ export class ChangeFeed {
   private readonly streams = new Set<Stream>();
   private readonly perKey = new Map<string, number>();
   private readonly byKind: Record<ChangeKind, readonly string[]>;
+  /** Every endpoint with a body: what a reset or a kind this build does not know names. */
+  private readonly all: readonly string[];
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
   private readonly maxPerKey: number;
@@ -109,6 +102,7 @@ export class ChangeFeed {
 
   constructor(private readonly responder: Responder, private readonly store: ReadStore, endpoints: readonly Endpoint[], o: ChangeFeedOptions = {}) {
     this.byKind = endpointsByKind(endpoints);
+    this.all = endpoints.filter((e) => e.dependsOn.length > 0).map((e) => e.name);
     this.heartbeatMs = o.heartbeatMs ?? 15_000;
     this.pollMs = o.pollMs ?? 250;
     this.maxPerKey = o.maxStreamsPerKey ?? 5;
@@ -158,7 +152,7 @@ export class ChangeFeed {
       s.last = Number(last);
     } else {
       this.event(s, 'reset', current, {
-        project_id: s.projectId, data_version: current, endpoints: this.byKind.project, data_as_of: dataAsOf(this.store, s.projectId),
+        project_id: s.projectId, data_version: current, endpoints: this.all, data_as_of: dataAsOf(this.store, s.projectId),
       });
     }
     this.catchUp(s);
@@ -197,7 +191,7 @@ export class ChangeFeed {
 
   /** A kind this build does not know (a newer writer's) could change anything. */
   private endpointsOf(kind: string): readonly string[] {
-    return Object.hasOwn(this.byKind, kind) ? this.byKind[kind as ChangeKind] : this.byKind.project;
+    return Object.hasOwn(this.byKind, kind) ? this.byKind[kind as ChangeKind] : this.all;
   }
 
   private event(s: Stream, type: string, id: number, data: unknown): void {

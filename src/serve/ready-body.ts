@@ -2,7 +2,7 @@ import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, prepareText, type Ready } from './cache';
 import { nextLink, type SigningKey } from './cursor';
-import { dataAsOf } from '../store';
+import { inputsVersion, projectVersions } from '../store';
 
 export interface DataVersion {
   version: number;
@@ -37,17 +37,20 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  */
 export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey): Ready {
   const read = store.db.transaction(() => {
-    const version = sumVersions(scopes.map((s) => readVersion(store, s)));
-    // Project and run group bodies say how fresh they are: X-Data-As-Of, from the same snapshot.
-    const asOf = args.projectId ? dataAsOf(store, args.projectId) : null;
+    // Project and run group bodies: their data version, how fresh they are (X-Data-As-Of) and the
+    // version of what they read (Ready.inputs), all from the snapshot the body is read in.
+    const pv = args.projectId ? projectVersions(store, args.projectId) : null;
+    const version = pv ?? sumVersions(scopes.map((s) => readVersion(store, s)));
+    const asOf = pv?.data_as_of ?? null;
+    const inputs = pv ? inputsVersion(pv, endpoint.dependsOn) : -1;
     const text = endpoint.text?.(store, args) ?? null;
-    if (text !== null) return { version, asOf, text, body: null, next: null };
+    if (text !== null) return { version, asOf, inputs, text, body: null, next: null };
     // A list that pages: its body is the page's items, and where the next starts becomes a Link (cursor.ts).
-    if (!endpoint.page) return { version, asOf, text, body: endpoint.build(store, args), next: null };
+    if (!endpoint.page) return { version, asOf, inputs, text, body: endpoint.build(store, args), next: null };
     const page = endpoint.page(store, args, { version: version.version });
-    return { version, asOf, text, body: page.items, next: page.next };
+    return { version, asOf, inputs, text, body: page.items, next: page.next };
   });
-  const { version, asOf, text, body, next } = read();
+  const { version, asOf, inputs, text, body, next } = read();
   if (text === null) {
     const problem = schemas.check(endpoint.schema, body);
     if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);
@@ -55,5 +58,5 @@ export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: End
   const headers: Record<string, string> = {};
   if (next) headers.link = nextLink(endpoint, args, next, cursorKey);
   if (asOf) headers['x-data-as-of'] = asOf;
-  return text === null ? prepare(body, version.version, version.updated_at, headers) : prepareText(text, version.version, version.updated_at, headers);
+  return text === null ? prepare(body, version.version, version.updated_at, headers, inputs) : prepareText(text, version.version, version.updated_at, headers, inputs);
 }

@@ -6,6 +6,7 @@ import type { Builder } from './builders';
 import type { Answer, BodyCache, Freshness, Want } from './cache';
 import { cursorArg, cursorKey, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
+import { inputsVersion } from '../store';
 import { pathUuid, queryArgs, queryKey } from './params';
 
 /** A request as the responder needs it, whichever HTTP layer received it. */
@@ -94,12 +95,28 @@ export class Responder {
     }
     // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
-    const version = this.access.versionOf(scopes);
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}`;
     const build = () => this.builder.build({ endpoint, args, scopes });
-    const catalog = scopes[0] === 'catalog' ? version.version : this.access.versionOf(['catalog']).version;
-    return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, dataVersion: version.version, gen, catalog, build, version, scopes };
+    return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
+  }
+
+  /**
+   * What a request's versions are now: its data version (the sum of its scopes'), and for a project
+   * or run group body the project's data-as-of and the version of what the body reads (the kinds of
+   * change its endpoint depends on), all of one snapshot (Access.projectVersions).
+   */
+  private versions(endpoint: Endpoint, projectId: string, scopes: readonly string[], gen: number): Pick<Resolved, 'version' | 'dataVersion' | 'updatedAt' | 'asOf' | 'inputs' | 'gen' | 'catalog'> {
+    if (projectId === '') {
+      const version = this.access.versionOf(scopes);
+      const catalog = scopes[0] === 'catalog' ? version.version : this.access.versionOf(['catalog']).version;
+      return { version, dataVersion: version.version, updatedAt: version.updated_at, asOf: null, inputs: -1, gen, catalog };
+    }
+    const pv = this.access.projectVersions(projectId);
+    const catalog = this.access.versionOf(['catalog']).version;
+    return {
+      version: pv, dataVersion: pv.version, updatedAt: pv.updated_at, asOf: pv.data_as_of, inputs: inputsVersion(pv, endpoint.dependsOn), gen, catalog,
+    };
   }
 
   /**
@@ -115,9 +132,7 @@ export class Responder {
    * group's project is looked up again with each commit (resolve), as Access forgets it then.
    */
   at(r: Resolved, gen: number): Resolved {
-    const version = this.access.versionOf(r.scopes);
-    const catalog = this.access.versionOf(['catalog']).version;
-    return { ...r, gen, version, dataVersion: version.version, catalog };
+    return { ...r, ...this.versions(r.endpoint, r.args.projectId, r.scopes, gen) };
   }
 
   /** The cached body when it may be served now (fresh, or stale within the bound), else undefined. */

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { EventType } from '../events';
 import type { Db } from './db';
 import type { ReadStore } from './read-store';
-import type { ChangeKind, ChangeSet } from './versions';
+import { CHANGE_KINDS, kindScope, type ChangeKind, type ChangeSet } from './versions';
 
 /**
  * The change log (migration 006): per project, the commits that changed its read models, for the
@@ -46,6 +46,7 @@ const kindsText = (kinds: Iterable<ChangeKind>): string => [...kinds].sort().joi
 export class ChangeLogWriter {
   private readonly stmts: {
     bumpProject: Statement;
+    bumpKind: Statement;
     enginesVersion: Statement;
     log: Statement;
     prune: Statement;
@@ -60,6 +61,8 @@ export class ChangeLogWriter {
         ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at,
           data_as_of = max(coalesce(data_as_of, ''), excluded.data_as_of)
         RETURNING version, data_as_of`),
+      bumpKind: db.prepare(`INSERT INTO data_versions (scope, version, updated_at) VALUES (?, 1, ?)
+        ON CONFLICT (scope) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at`),
       enginesVersion: db.prepare("SELECT version FROM data_versions WHERE scope = 'engines'").pluck(),
       log: db.prepare('INSERT OR REPLACE INTO project_changes (project_id, version, kinds, data_as_of, committed_at) VALUES (?, ?, ?, ?, ?)'),
       prune: db.prepare('DELETE FROM project_changes WHERE project_id = ? AND version <= ?'),
@@ -73,8 +76,8 @@ export class ChangeLogWriter {
   }
 
   /**
-   * Bumps the data_version of every project `changes` names, with its data-as-of, and logs the
-   * commit for each. Call after the other scopes were bumped (the engines version is part of each
+   * Bumps the data_version of every project `changes` names, with its data-as-of, and of each kind
+   * of change it had (kindScope), and logs the commit for each. Call after the other scopes were bumped (the engines version is part of each
    * logged version), inside the batch's transaction.
    */
   record(changes: ChangeSet, now: string): void {
@@ -83,6 +86,8 @@ export class ChangeLogWriter {
     for (const [projectId, change] of changes.projects) {
       const row = this.stmts.bumpProject.get(`project:${projectId}`, now, change.newest) as { version: number; data_as_of: string };
       const version = row.version + engines;
+      // Each kind's own counter (kindScope): what depends on other kinds only stays current.
+      for (const kind of change.kinds) if (kind !== 'engines') this.stmts.bumpKind.run(kindScope(kind, projectId), now);
       if (engineChanged) change.kinds.add('engines');
       this.stmts.log.run(projectId, version, kindsText(change.kinds), row.data_as_of, now);
       this.stmts.prune.run(projectId, version - CHANGE_LOG_KEEP);
@@ -105,6 +110,45 @@ const DATA_AS_OF = "SELECT data_as_of FROM data_versions WHERE scope = 'project:
 const CHANGES_AFTER = `SELECT version, kinds, data_as_of FROM project_changes
   WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?`;
 const OLDEST_CHANGE = 'SELECT min(version) FROM project_changes WHERE project_id = ?';
+
+/**
+ * A project's data versions read in one statement (one snapshot): its data_version (the 'project:<id>'
+ * scope plus the shared 'engines', what X-Data-Version says), the newest event time applied, and the
+ * version of each kind of change (kindScope; 'engines' is the shared scope's). A body built from a
+ * snapshot whose kinds it depends on have the same versions as now's holds the same bytes as now.
+ */
+export interface ProjectVersions {
+  version: number;
+  updated_at: string;
+  data_as_of: string | null;
+  kinds: Record<ChangeKind, number>;
+}
+
+const NEVER_UPDATED = new Date(0).toISOString();
+const PROJECT_VERSIONS = `SELECT scope, version, updated_at, data_as_of FROM data_versions
+  WHERE scope IN (@project, 'engines', ${CHANGE_KINDS.filter((k) => k !== 'engines').map((k) => `'kind:${k}:' || @id`).join(', ')})`;
+
+export function projectVersions(store: ReadStore, projectId: string): ProjectVersions {
+  const rows = store.all<{ scope: string; version: number; updated_at: string; data_as_of: string | null }>(PROJECT_VERSIONS, { project: `project:${projectId}`, id: projectId });
+  const v: ProjectVersions = { version: 0, updated_at: NEVER_UPDATED, data_as_of: null, kinds: { engines: 0, forum: 0, project: 0, runs: 0, setup: 0 } };
+  for (const r of rows) {
+    if (r.scope === 'engines') v.kinds.engines = r.version;
+    else if (!r.scope.startsWith('project:')) {
+      v.kinds[r.scope.slice(5, r.scope.indexOf(':', 5)) as ChangeKind] = r.version;
+      continue;
+    } else v.data_as_of = r.data_as_of;
+    v.version += r.version;
+    if (r.updated_at > v.updated_at) v.updated_at = r.updated_at;
+  }
+  return v;
+}
+
+/** The version of what depends on `kinds` only: the sum of their counters (each only grows, so equal sums are equal counters). */
+export function inputsVersion(v: ProjectVersions, kinds: readonly ChangeKind[]): number {
+  let sum = 0;
+  for (const k of kinds) sum += v.kinds[k];
+  return sum;
+}
 
 /** The newest event time applied to the project (RFC 3339, UTC), or null when none was. */
 export function dataAsOf(store: ReadStore, projectId: string): string | null {

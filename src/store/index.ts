@@ -15,6 +15,6 @@ export { openReader, commitProbe, checkpoint, closeDurably, SqliteError } from '
 export { hasReadModel } from './read-model';
 export { ReadStore } from './read-store';
 export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
-export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, oldestLoggedVersion, type LoggedChange } from './changes';
-export type { ChangeKind } from './versions';
+export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, type LoggedChange, type ProjectVersions } from './changes';
+export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';

@@ -26,6 +26,20 @@ export type Outcome = 'applied' | 'duplicate' | 'stale';
  */
 export type ChangeKind = 'engines' | 'forum' | 'project' | 'runs' | 'setup';
 
+/** Every ChangeKind, in the order they are named. */
+export const CHANGE_KINDS: readonly ChangeKind[] = ['engines', 'forum', 'project', 'runs', 'setup'];
+
+/**
+ * The data_version scope that counts one kind of change of one project: 'kind:<kind>:<id>', bumped in
+ * the transaction that bumps 'project:<id>' (changes.ts). A read model that depends on some kinds only
+ * (Endpoint.dependsOn) is current while theirs have not moved, whatever else the project's version
+ * says. 'engines' has none per project: it is the shared 'engines' scope. A missing row reads as 0
+ * (a database written before these scopes: the first change of a kind makes it 1).
+ */
+export function kindScope(kind: Exclude<ChangeKind, 'engines'>, projectId: string): string {
+  return `kind:${kind}:${projectId}`;
+}
+
 /** One project's changes in a batch: the kinds and the newest event time (occurred_at) among them. */
 export interface ProjectChange {
   kinds: Set<ChangeKind>;

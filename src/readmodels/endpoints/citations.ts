@@ -100,6 +100,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { engineIds: true, limit: { default: 100, max: 1000 }, range: 'window' },
   schema: 'citations',
+  dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Citations {
     return citations.all(store, args).slice(0, args.limit);
   },

@@ -17,6 +17,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { engineIds: true, range: 'window' },
   schema: 'competitor-rankings',
+  dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): CompetitorRankings {
     const slice = currentSlice(store, args);
     const brand = sumAll(slice ? brandSumsByEnginePrompt(store, slice) : []);

@@ -17,6 +17,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'competitors',
+  dependsOn: ['setup'],
   build(store, args): Competitors {
     return store.all<CompetitorRow>(COMPETITORS, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, name: r.name, domain: r.domain, aliases: JSON.parse(r.aliases) as string[],

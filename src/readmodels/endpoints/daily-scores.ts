@@ -53,6 +53,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { limit: { default: 30, max: 365 }, range: 'year', interval: true },
   schema: 'daily-scores',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): DailyScores {
     if (args.startDate !== null || args.endDate !== null || args.interval !== 'day') return periodRows(store, args);
     const days = newestDays(store, args.projectId, args.limit);

@@ -19,6 +19,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'engines',
+  dependsOn: ['setup', 'engines'],
   build(store, args): Engines {
     return store.all<Engine>(ENGINES, args.projectId).map((r) => ({
       id: r.id, name: r.name, provider: r.provider, model: r.model, tracked_since: r.tracked_since,

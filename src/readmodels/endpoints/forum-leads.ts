@@ -32,6 +32,7 @@ export const endpoint: Endpoint = {
   // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
   query: { limit: { default: 0, max: 1000 } },
   schema: 'forum-leads',
+  dependsOn: ['forum'],
   build(store, args): ForumLeads {
     const all = leads.all(store, args);
     return args.limit > 0 ? all.slice(0, args.limit) : all;

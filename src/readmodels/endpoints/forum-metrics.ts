@@ -34,6 +34,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { range: 'window' },
   schema: 'forum-metrics',
+  dependsOn: ['forum'],
   build(store, args): ForumMetrics {
     const posts = inRange(store, args, forumPosts(store, args.projectId));
     const count = (pred: (p: ForumPost) => boolean): number => posts.filter(pred).length;

@@ -21,6 +21,7 @@ export const endpoint: Endpoint = {
   // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
   query: { limit: { default: 0, max: 1000 } },
   schema: 'forum-opportunities',
+  dependsOn: ['forum'],
   build(store, args): ForumOpportunities {
     return readPage(store, args).items;
   },

@@ -85,6 +85,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { engineIds: true, entityType: true, limit: { default: 100, max: 1000 }, range: 'window' },
   schema: 'mentions',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): Mentions {
     return readPage(store, args).items;
   },

@@ -13,6 +13,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'project',
+  dependsOn: ['project'],
   build(store, args): Project {
     const row = store.get<ProjectRow>(PROJECT, args.projectId);
     // Unreachable after the scope check; a clear error beats an invalid body.

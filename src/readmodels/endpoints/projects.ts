@@ -24,6 +24,7 @@ export const endpoint: Endpoint = {
   scope: 'account',
   query: {},
   schema: 'projects',
+  dependsOn: ['project'],
   build(store, args): Projects {
     return store.all<ProjectRow>(PROJECTS, { account: args.accountId }).map(toProject);
   },

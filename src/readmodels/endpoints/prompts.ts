@@ -17,6 +17,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'prompts',
+  dependsOn: ['setup'],
   build(store, args): Prompts {
     return store.all<PromptRow>(PROMPTS, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, text: r.text, segment_ids: JSON.parse(r.segment_ids) as string[],

@@ -35,6 +35,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { range: 'window' },
   schema: 'referrers',
+  dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Referrers {
     const domains = byDomain(citedUrls(store, args, null));
     const total = domains.reduce((n, d) => n + d.citation_count, 0);

@@ -21,6 +21,7 @@ export const endpoint: Endpoint = {
   scope: 'run_group',
   query: {},
   schema: 'run-group',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): RunGroup {
     const group = store.get<RunGroupSummary>(RUN_GROUP, args.runGroupId);
     // Unreachable after the scope check, which only admits started groups of visible projects.

@@ -22,6 +22,7 @@ export const endpoint: Endpoint = {
   scope: 'run_group',
   query: {},
   schema: 'run-results',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): RunResults {
     const rows = store.rows<[string, 'succeeded' | 'failed', string, string, string]>(RESULTS, args.runGroupId, args.projectId);
     if (rows.length === 0) return [];

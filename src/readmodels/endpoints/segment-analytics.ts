@@ -25,6 +25,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { engineIds: true, range: 'window' },
   schema: 'segment-analytics',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): SegmentAnalytics {
     const slice = currentSlice(store, args);
     const brandPerPrompt = sumBy(slice ? brandSumsByEnginePrompt(store, slice) : [], (r) => r.prompt_id);

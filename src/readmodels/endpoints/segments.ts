@@ -22,6 +22,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'segments',
+  dependsOn: ['setup'],
   build(store, args): Segments {
     return store.all<Segment>(SEGMENTS, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, name: r.name, description: r.description, prompt_count: r.prompt_count,

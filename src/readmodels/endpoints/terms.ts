@@ -15,6 +15,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: {},
   schema: 'terms',
+  dependsOn: ['setup'],
   build(store, args): Terms {
     return store.all<Term>(TERMS, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, value: r.value, kind: r.kind, created_at: r.created_at,

@@ -20,6 +20,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { range: 'year', interval: true },
   schema: 'timeseries',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityTimeseries {
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return [];

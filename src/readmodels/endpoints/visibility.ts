@@ -15,6 +15,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { engineIds: true, range: 'window' },
   schema: 'visibility',
+  dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityReport {
     const slice = currentSlice(store, args);
     const rows = slice ? brandSumsByEnginePrompt(store, slice) : [];

@@ -14,6 +14,7 @@ export const endpoint: Endpoint = {
   scope: 'project',
   query: { range: 'window' },
   schema: 'warm-leads',
+  dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): WarmLeads {
     const out: WarmLeads = [];
     // citedUrls is already most cited first, then by URL: the order this list wants.
