@@ -8,10 +8,9 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { start } from '../src/index';
 import { BootstrapAborted, bootstrapFrom, BootstrapError } from '../src/ingest/bootstrap';
-import { createOpsServer } from '../src/ops';
 import { openDb, Projector } from '../src/store';
 import { asSource, capturedLogger, tmpDir, world } from './helpers';
-import { startApi } from './http';
+import { snapshotPort } from './http';
 import { spawnServeOnFreePorts } from './serve-process';
 
 const TOKEN = 'bootstrap-token-0123456789abcdef';
@@ -117,15 +116,7 @@ async function realPeer(t: Test, token?: string): Promise<string> {
   const file = path.join(tmpDir('bootstrap-source-'), 'source.db');
   const db = openDb(file);
   new Projector(db).applyBatch(asSource(world()));
-  const api = await startApi({ db });
-  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file, token });
-  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
-  t.teardown(async () => {
-    ops.close();
-    await api.close();
-    db.close();
-  });
-  return `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  return snapshotPort(t, db, file, token);
 }
 
 t.test('the ops token is sent to a peer that wants one', async (t) => {

@@ -2,7 +2,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import type { Test } from 'tap';
+import { createOpsServer } from '../src/ops';
 import { createHttpServer, createService, type AppOptions, type Service } from '../src/serve';
+import type { Db } from '../src/store';
 
 export interface Api {
   base: string;
@@ -20,6 +23,22 @@ export async function startApi(opts: AppOptions): Promise<Api> {
     service,
     close: () => new Promise<void>((resolve) => server.close(() => void service.close().then(resolve))),
   };
+}
+
+/**
+ * The API on `db` and an ops port serving GET /snapshot of `file` (asking for `token` when given),
+ * both closed (and `db`) when the test ends; the port's URL.
+ */
+export async function snapshotPort(t: Test, db: Db, file: string, token?: string): Promise<string> {
+  const api = await startApi({ db });
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file, token });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    ops.close();
+    await api.close();
+    db.close();
+  });
+  return `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
 }
 
 export interface Reply {

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { bootstrapFrom } from '../src/ingest/bootstrap';
 import { createMetrics, createOpsServer } from '../src/ops';
-import { digest, openDb, type Db } from '../src/store';
+import { digest, openDb } from '../src/store';
 import { activeKeys, demoDb } from './demo';
-import { request, startApi, withKey } from './http';
+import { request, snapshotPort, startApi, withKey } from './http';
 
 const run = promisify(execFile);
 
@@ -77,19 +77,6 @@ t.test('the LRU stays within CACHE_MAX_BYTES and counts evictions', async (t) =>
   t.ok(api.service.cache.lru.calculatedSize <= 40 * 1024, 'within the byte bound');
   t.ok(api.service.cache.evictions > 0, 'evictions were counted');
 });
-
-/** The API on `db` and an ops port serving GET /snapshot of `file`, both closed (and `db`) when the test ends; the port's URL. */
-async function snapshotPort(t: Test, db: Db, file: string): Promise<string> {
-  const api = await startApi({ db });
-  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), dbFile: file });
-  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
-  t.teardown(async () => {
-    ops.close();
-    await api.close();
-    db.close();
-  });
-  return `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
-}
 
 t.test('/snapshot: copies orphaned by a dead process are removed when the ops port starts; its own copy is gone after sending', async (t) => {
   const { db, file } = await demoDb();
