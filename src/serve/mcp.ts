@@ -15,7 +15,7 @@ import { presentedKeyHash } from './auth';
 import { BASE_PATH } from './base-path';
 import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
 import { parseBody, readBody } from './mcp-body';
-import { accepts, pathParams, queryParams, shown, type ParamDef } from './params';
+import { accepts, pathParams, queryParams, shown, takesUuids, type ParamDef } from './params';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 import { noteOf } from './served';
@@ -101,8 +101,6 @@ interface ArgumentCheck {
   uuids: string[];
 }
 
-const isUuidSchema = (s: unknown): boolean => (s as { format?: unknown } | undefined)?.format === 'uuid';
-
 let ajv: ReturnType<typeof createAjv> | undefined;
 const argumentChecks = new WeakMap<Endpoint, ArgumentCheck>();
 
@@ -112,7 +110,7 @@ function argumentCheck(endpoint: Endpoint): ArgumentCheck {
   if (c === undefined) {
     ajv ??= createAjv();
     const params = [...pathParams(endpoint), ...queryParams(endpoint)];
-    const uuids = params.filter((p) => isUuidSchema(p.schema) || isUuidSchema(p.schema.items)).map((p) => p.name);
+    const uuids = params.filter(takesUuids).map((p) => p.name);
     c = { validate: ajv.compile(toolInputSchema(endpoint)), params: new Map(params.map((p) => [p.name, p])), uuids };
     argumentChecks.set(endpoint, c);
   }

@@ -87,13 +87,14 @@ let ajv: ReturnType<typeof createAjv> | undefined;
 const compiled = new WeakMap<Pick<Endpoint, 'query' | 'page'>, Compiled>();
 const pathValidators = new Map<string, { def: ParamDef; validate: ValidateFunction }>();
 
-function isUuid(s: JsonSchema | undefined): boolean {
-  return s?.format === 'uuid';
+/** The parameter is a uuid or a list of them: any letter case is accepted (stored ids are lowercase), over HTTP and MCP alike. */
+export function takesUuids(p: ParamDef): boolean {
+  const value = p.schema.type === 'array' ? (p.schema.items as JsonSchema | undefined) : p.schema;
+  return value?.format === 'uuid';
 }
 
 function wireOf(p: ParamDef): Wire {
-  const array = p.schema.type === 'array';
-  return { name: p.name, array, integer: p.schema.type === 'integer', lower: isUuid(array ? (p.schema.items as JsonSchema) : p.schema) };
+  return { name: p.name, array: p.schema.type === 'array', integer: p.schema.type === 'integer', lower: takesUuids(p) };
 }
 
 function compile(e: Pick<Endpoint, 'query' | 'page'>): Compiled {
