@@ -5,7 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { start } from '../src/index';
 import { openDb, Projector } from '../src/store';
 import { asSource, tmpDir, world } from './helpers';
@@ -47,17 +47,23 @@ t.test('the final stage: a maintained Node LTS, a non-root user, node as the ent
   t.notMatch(one('STOPSIGNAL'), /KILL/, 'stops with a signal the service handles');
 });
 
-t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 once it is stopped', async (t) => {
-  const m = /^(?:--\S+\s+)*CMD\s+(\[.*\])$/.exec(one('HEALTHCHECK'));
-  t.ok(m, 'HEALTHCHECK CMD in exec form');
-  const argv = JSON.parse(m![1]!) as string[];
-  t.match(argv.join(' '), /\/livez/, 'probes /livez');
-  const dir = tmpDir('container-');
+/** A database file of the test world in a folder of its own, removed when the test ends. */
+function worldDb(t: Test, prefix: string): string {
+  const dir = tmpDir(prefix);
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'c.db');
   const db = openDb(file);
   new Projector(db).applyBatch(asSource(world()));
   db.close();
+  return file;
+}
+
+t.test('the HEALTHCHECK command, run as written: 0 while the service is up, 1 once it is stopped', async (t) => {
+  const m = /^(?:--\S+\s+)*CMD\s+(\[.*\])$/.exec(one('HEALTHCHECK'));
+  t.ok(m, 'HEALTHCHECK CMD in exec form');
+  const argv = JSON.parse(m![1]!) as string[];
+  t.match(argv.join(' '), /\/livez/, 'probes /livez');
+  const file = worldDb(t, 'container-');
   const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', logger: silentLogger });
   // Asynchronous: the service answers from this very process.
   const probe = (): Promise<number | null> => new Promise((resolve) => {
@@ -75,12 +81,7 @@ t.test('the image\'s environment: serve refuses to start without OPS_TOKEN and s
   const env: NodeJS.ProcessEnv = {};
   for (const m of one('ENV').matchAll(/(\w+)=(\S+)/g)) env[m[1]!] = m[2]!;
   t.equal(env.OPS_HOST, '0.0.0.0', 'the image binds the ops port beyond loopback');
-  const dir = tmpDir('container-env-');
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'c.db');
-  const db = openDb(file);
-  new Projector(db).applyBatch(asSource(world()));
-  db.close();
+  const file = worldDb(t, 'container-env-');
   const refused = await runCli(['serve', '--db', file, '--port', '0', '--ops-port', '0'], env);
   t.equal(refused.code, 2, 'without a token: exit 2');
   t.match(refused.stderr, /set OPS_TOKEN/);
