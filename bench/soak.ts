@@ -149,11 +149,13 @@ async function getJson<T>(url: string, headers: Record<string, string> = {}): Pr
 
 interface Readyz { status: string; kafka?: { state: string; lag: number | null; partitions: Array<{ next_offset: number | null; lag: number | null }> } }
 
-interface Probe { rss: number; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
+interface Probe { rss: number; anon: number; file: number; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
 
-function rssOf(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
+/** RSS and two of its parts (/proc/PID/status): anonymous memory (heaps, malloc) and mapped files (code, SQLite's -shm). */
+function rssOf(pid: number): { rss: number; anon: number; file: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
 }
 
 const metric = (text: string, name: string): number | null => {
@@ -171,7 +173,7 @@ async function probe(ops: string, pid: number): Promise<Probe> {
   const max = metric(text, 'nodejs_eventloop_lag_max_seconds');
   const parts = ready.body?.kafka?.partitions ?? [];
   return {
-    rss: rssOf(pid),
+    ...rssOf(pid),
     cacheBytes: cache.body?.bytes ?? null,
     heapBytes: metric(text, 'nodejs_heap_size_total_bytes'),
     externalBytes: metric(text, 'nodejs_external_memory_bytes'),
@@ -255,7 +257,7 @@ function runCannon(opts: autocannon.Options, onResponse?: (status: number) => vo
 // ---------------------------------------------------------------- the run
 
 interface Sample {
-  t: number; rss_mib: number; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
+  t: number; rss_mib: number; anon_mib: number; file_mib: number; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
   produced: number; requests: number; errors: number; kafka_state: string;
 }
 
@@ -348,12 +350,12 @@ async function main(): Promise<number> {
       try {
         const p = await probe(ops, pid);
         const s: Sample = {
-          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
+          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, anon_mib: p.anon / 1024 ** 2, file_mib: p.file / 1024 ** 2, cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
           heap_mib: p.heapBytes === null ? null : p.heapBytes / 1024 ** 2, external_mib: p.externalBytes === null ? null : p.externalBytes / 1024 ** 2, eld_p99_ms: p.eldP99, eld_max_ms: p.eldMax, lag: p.lag, applied: p.applied,
           produced, requests: intervalRequests, errors: intervalErrors, kafka_state: p.state,
         };
         samples.push(s);
-        log(`t=${fmt(t)} s: ${fmt(s.requests / SAMPLE_SECONDS)} req/s, ${s.errors} errors, RSS ${fmt(s.rss_mib, 1)} MiB (body cache ${s.cache_mib === null ? '-' : fmt(s.cache_mib, 1)}), event-loop delay p99 ` +
+        log(`t=${fmt(t)} s: ${fmt(s.requests / SAMPLE_SECONDS)} req/s, ${s.errors} errors, RSS ${fmt(s.rss_mib, 1)} MiB (anon ${fmt(s.anon_mib, 1)}, body cache ${s.cache_mib === null ? '-' : fmt(s.cache_mib, 1)}), event-loop delay p99 ` +
           `${s.eld_p99_ms === null ? '-' : fmt(s.eld_p99_ms, 1)} ms, produced ${fmt(produced)}, applied ${fmt(p.applied)}, lag ${p.lag ?? '-'} (${p.state})`);
       } catch (e) {
         sampleFailures += 1;
@@ -486,6 +488,7 @@ async function main(): Promise<number> {
       // The body cache grows by design up to --cache-max-bytes (stale versions stay until evicted): RSS without it, too.
       cache_at_from: ref?.cache_mib ?? null, cache_at_end: end?.cache_mib ?? null, drift_without_cache_pct: driftWithoutCache,
       // The main thread's V8 heap and its external memory (Buffers: the cached bodies are there), from /metrics.
+      anon_at_from: ref?.anon_mib ?? null, anon_at_end: end?.anon_mib ?? null, file_at_from: ref?.file_mib ?? null, file_at_end: end?.file_mib ?? null,
       heap_at_from: ref?.heap_mib ?? null, heap_at_end: end?.heap_mib ?? null, external_at_from: ref?.external_mib ?? null, external_at_end: end?.external_mib ?? null,
     },
     events: {
@@ -508,7 +511,9 @@ async function main(): Promise<number> {
     `  latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
     `  event-loop delay p99 ${f1(summary.event_loop_delay_ms.p99_median_of_intervals)} ms (median of ${SAMPLE_SECONDS} s intervals), worst interval ${f1(summary.event_loop_delay_ms.p99_max_of_intervals)} ms, max ${f1(summary.event_loop_delay_ms.max)} ms`,
     `  RSS ${f1(summary.rss_mib.at_from)} MiB at ${fmt(ref?.t ?? 0)} s, ${f1(summary.rss_mib.at_end)} MiB at the end: drift ${drift === null ? '-' : fmt(drift, 1)} % (max ${f1(summary.rss_mib.max)} MiB); ` +
-      `body cache ${f1(summary.rss_mib.cache_at_from)} -> ${f1(summary.rss_mib.cache_at_end)} MiB, drift without it ${driftWithoutCache === null ? '-' : fmt(driftWithoutCache, 1)} %`,
+      `body cache ${f1(summary.rss_mib.cache_at_from)} -> ${f1(summary.rss_mib.cache_at_end)} MiB, drift without it ${driftWithoutCache === null ? '-' : fmt(driftWithoutCache, 1)} %; ` +
+      `anonymous ${f1(summary.rss_mib.anon_at_from)} -> ${f1(summary.rss_mib.anon_at_end)} MiB, files ${f1(summary.rss_mib.file_at_from)} -> ${f1(summary.rss_mib.file_at_end)} MiB; ` +
+      `main heap ${f1(summary.rss_mib.heap_at_from)} -> ${f1(summary.rss_mib.heap_at_end)} MiB`,
     `  events produced ${fmt(producedTotal)}, applied ${fmt(atEndOfLoad?.applied ?? 0)} by the end of the load (${fmt(summary.events.applied_per_second_during_load ?? 0)}/s), lag max ${summary.events.lag_max ?? '-'}, ` +
       `at the end ${summary.events.lag_at_end_of_load ?? '-'}; ${drained === null ? 'not drained' : `drained ${fmt(drained, 1)} s later`}; dead letters ${deadLettered}`,
     `  visible: ${visible}; SIGTERM: ${stop.seconds === null ? stop.signal ?? '-' : `exit ${stop.code ?? stop.signal} in ${fmt(stop.seconds, 1)} s`}`,

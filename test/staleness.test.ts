@@ -22,10 +22,10 @@ function versionNow(db: Db): number {
   return db.prepare("SELECT coalesce(sum(version), 0) FROM data_versions WHERE scope IN (?, 'engines')").pluck().get(`project:${W.project}`) as number;
 }
 
-async function serve(t: Test, maxStalenessMs: number, buildThreads = 1): Promise<{ db: Db; projector: Projector; api: Api; get: (h?: Record<string, string>) => Promise<Reply> }> {
+async function serve(t: Test, maxStalenessMs: number, buildThreads = 1, rebuildCoalesceMs?: number): Promise<{ db: Db; projector: Projector; api: Api; get: (h?: Record<string, string>) => Promise<Reply> }> {
   const { db, projector } = freshDb(t);
   projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
-  const api = await startApi({ db, maxStalenessMs, buildThreads });
+  const api = await startApi({ db, maxStalenessMs, buildThreads, ...(rebuildCoalesceMs === undefined ? {} : { rebuildCoalesceMs }) });
   t.teardown(() => api.close());
   return { db, projector, api, get: (h = {}) => request(api.base + VIS, withKey(W.key, h)) };
 }
@@ -50,7 +50,7 @@ t.test('within the bound: the old body, saying so with Cache-Status, its own ETa
   commit(projector);
   const first = await get({ 'if-none-match': String(before.headers.etag) });
   t.same([first.status, first.headers['cache-status']], [304, STALE_CACHE_STATUS], 'the old ETag matches the body sent, which says it is stale');
-  // The first stale answer started the rebuild: each answer is the old body or the new one, never a mix.
+  // A stale answer 250 ms after the commit starts the rebuild: each answer is the old body or the new one, never a mix.
   const replies = await Promise.all(Array.from({ length: 30 }, () => get()));
   let stale = 0;
   for (const r of replies) {
@@ -73,6 +73,27 @@ t.test('within the bound: the old body, saying so with Cache-Status, its own ETa
   t.equal(stats.builds, builds + 1, 'one rebuild for all of them');
   t.ok(stats.stale >= 1 + stale, 'counted as stale hits');
   t.equal((await get({ 'if-none-match': String(before.headers.etag) })).status, 200, 'the old ETag no longer matches');
+});
+
+t.test('commits within the coalescing time share one rebuild; the first request after it starts the rebuild', async (t) => {
+  const coalesce = 3000; // long enough that a slow machine does the commits below within it
+  const { projector, api, get } = await serve(t, 60_000, 1, coalesce);
+  // The server knows a commit only as 'after its last check': it counts from then, at the earliest `asked`.
+  const asked = performance.now();
+  const before = await get();
+  const stats = api.service.cache.stats('visibility');
+  const builds = stats.builds;
+  for (let i = 0; i < 3; i++) {
+    commit(projector);
+    const r = await get();
+    t.equal(r.headers['cache-status'], STALE_CACHE_STATUS, `after commit ${i + 1}: the old body, stale`);
+    t.equal(r.text, before.text);
+  }
+  if (performance.now() - asked < coalesce) t.equal(stats.builds, builds, 'no rebuild yet: the body is not coalesceMs behind');
+  const after = await settled(get);
+  t.ok(performance.now() - asked >= coalesce, 'the new body comes once the body was coalesceMs behind');
+  t.equal(runCount(after), runCount(before) + 3, 'the new body has the three commits');
+  t.equal(stats.builds, builds + 1, 'one rebuild for the three commits');
 });
 
 t.test('Cache-Control: no-cache waits for a body as new as the data committed when it arrived, sharing one build', async (t) => {

@@ -65,6 +65,11 @@ export interface AppOptions {
    * one is built (stale-while-revalidate: cache.ts); 0 serves only bodies of the current data. Default 1000.
    */
   maxStalenessMs?: number;
+  /**
+   * How far behind a stale body is before a request starts its rebuild, in ms (at most half of
+   * maxStalenessMs): commits within it share one rebuild. Default COALESCE_MS (250).
+   */
+  rebuildCoalesceMs?: number;
   /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
@@ -99,7 +104,7 @@ export function createService(opts: AppOptions): Service {
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
-  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs));
+  const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
   const limited = new WeakSet<IncomingMessage>();

@@ -3,7 +3,7 @@ import type { Endpoint, ReadArgs } from '../readmodels';
 import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
-import type { Answer, BodyCache, Freshness, Want } from './cache';
+import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } from './cache';
 import { cursorArg, cursorKey, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { inputsVersion } from '../store';
@@ -37,9 +37,10 @@ export interface Resolved extends Want {
 }
 
 /** The cache's staleness rules from the serving thread's view of commits (Access) and the builder's queue. */
-export function freshness(access: Access, builder: Builder, maxStalenessMs: number): Freshness {
+export function freshness(access: Access, builder: Builder, maxStalenessMs: number, coalesceMs = COALESCE_MS): Freshness {
   return {
     maxStalenessMs,
+    coalesceMs: Math.min(coalesceMs, maxStalenessMs / 2),
     changedAfter: (gen) => access.changedAfter(gen),
     now: () => performance.now(),
     busy: () => builder.busy(),
