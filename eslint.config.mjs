@@ -2,7 +2,11 @@
 // events -> ingest -> store -> readmodels -> serve -> ops; cli sits on top.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+// The stages each stage may not import from. src/index.ts (the service wiring) counts as `cli`;
+// src/lib and src/errors.ts are shared leaves any stage may use.
 const later = {
   events: ['ingest', 'store', 'readmodels', 'serve', 'ops', 'cli'],
   store: ['ingest', 'readmodels', 'serve', 'ops', 'cli'],
@@ -12,23 +16,47 @@ const later = {
   ops: ['cli'],
 };
 
-const flowRules = Object.entries(later).map(([stage, forbidden]) => ({
-  files: [`src/${stage}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': ['error', {
-      patterns: forbidden.map((f) => ({
-        group: [`../${f}/*`, `../${f}`, `../../${f}/*`],
-        message: `src/${stage} may not import from src/${f}: imports point down the data flow.`,
-      })),
-    }],
+const srcRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), 'src');
+
+/** The stage a file under src/ belongs to (its first folder), or null outside src/ or for a shared leaf. */
+function stageOf(file) {
+  const rel = path.relative(srcRoot, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  const first = rel.split(path.sep)[0];
+  if (first === '' || /^index(\.[cm]?[jt]s)?$/.test(first)) return 'cli';
+  return first.replace(/\.[cm]?[jt]s$/, '');
+}
+
+// The import is resolved against the importing file, so any depth of `../` (or a path that leaves
+// src/ and comes back in) is judged by where it lands, not by how it is spelled.
+const flowRule = {
+  meta: { type: 'problem', schema: [], messages: { up: 'src/{{from}} may not import from src/{{to}}: imports point down the data flow.' } },
+  create(context) {
+    const from = stageOf(context.filename);
+    const forbidden = later[from];
+    if (!forbidden) return {};
+    const check = (node) => {
+      if (!node || node.type !== 'Literal' || typeof node.value !== 'string' || !node.value.startsWith('.')) return;
+      const to = stageOf(path.resolve(path.dirname(context.filename), node.value));
+      if (to !== null && forbidden.includes(to)) context.report({ node, messageId: 'up', data: { from, to } });
+    };
+    const isRequire = (n) => n.callee.type === 'Identifier' && n.callee.name === 'require';
+    return {
+      ImportDeclaration: (n) => check(n.source),
+      ExportNamedDeclaration: (n) => check(n.source),
+      ExportAllDeclaration: (n) => check(n.source),
+      ImportExpression: (n) => check(n.source),
+      CallExpression: (n) => { if (isRequire(n)) check(n.arguments[0]); },
+      TSImportEqualsDeclaration: (n) => { if (n.moduleReference.type === 'TSExternalModuleReference') check(n.moduleReference.expression); },
+      TSImportType: (n) => check(n.argument?.type === 'TSLiteralType' ? n.argument.literal : n.argument),
+    };
   },
-}));
+};
 
 // Only src/store talks to SQLite (issue 40, "one door to the database"): elsewhere in src no import
 // of the driver, no statement prepared (better-sqlite3's prepare takes one SQL text), no pragma, no
 // transaction and no SQL text; the read models reach the store only through readmodels/store.ts
-// (src/store/reads). One no-restricted-syntax list per group of files: a later block would replace an
-// earlier one's list, not add to it.
+// (src/store/reads: doorRule).
 const SQL_TEXT = '/^\\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|PRAGMA|CREATE|DROP|ALTER|BEGIN|COMMIT|VACUUM|ATTACH)\\s/';
 const onlyStoreMessage = 'Only src/store talks to SQLite: add a store function (src/store; the read models\' reads in src/store/reads) or an openDb option.';
 const sqliteOnlyInStore = [
@@ -42,18 +70,27 @@ const sqliteOnlyInStore = [
   { selector: `Literal[value=${SQL_TEXT}]`, message: onlyStoreMessage },
   { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: onlyStoreMessage },
 ];
-/** An import of src/store, from a file `depth` folders below src, other than through readmodels/store.ts. */
-const storeAround = (depth) => ({
-  selector: `:matches(ImportDeclaration, ExportAllDeclaration, ExportNamedDeclaration)[source.value=/^${'\\.\\.\\x2F'.repeat(depth)}store(\\x2F|$)/]`,
-  message: 'src/readmodels reaches the store only through readmodels/store.ts (src/store/reads): export what it needs there.',
-});
 const storeRules = [
-  { files: ['src/**/*.ts'], ignores: ['src/store/**', 'src/readmodels/**'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore] } },
-  { files: ['src/readmodels/store.ts'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore] } },
-  { files: ['src/readmodels/*.ts'], ignores: ['src/readmodels/store.ts'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore, storeAround(1)] } },
-  { files: ['src/readmodels/*/*.ts'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore, storeAround(2)] } },
-  { files: ['src/readmodels/*/*/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore, storeAround(3), storeAround(4)] } },
+  { files: ['src/**/*.ts'], ignores: ['src/store/**'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore] } },
 ];
+
+/** The read models' one door: a relative import from src/readmodels that lands in src/store, other than readmodels/store.ts's. */
+const doorRule = {
+  meta: { type: 'problem', schema: [], messages: { door: 'src/readmodels reaches the store only through readmodels/store.ts (src/store/reads): export what it needs there.' } },
+  create(context) {
+    if (stageOf(context.filename) !== 'readmodels' || path.relative(srcRoot, context.filename) === path.join('readmodels', 'store.ts')) return {};
+    const check = (node) => {
+      if (!node || node.type !== 'Literal' || typeof node.value !== 'string' || !node.value.startsWith('.')) return;
+      if (stageOf(path.resolve(path.dirname(context.filename), node.value)) === 'store') context.report({ node, messageId: 'door' });
+    };
+    return {
+      ImportDeclaration: (n) => check(n.source),
+      ExportNamedDeclaration: (n) => check(n.source),
+      ExportAllDeclaration: (n) => check(n.source),
+      ImportExpression: (n) => check(n.source),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'kafka/**', '.tap/**', 'coverage/**', 'src/**/*.gen.ts', '.venv-fuzz*/**', 'bench/out/**'] },
@@ -71,6 +108,10 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  ...flowRules,
+  {
+    files: ['src/**/*.ts'],
+    plugins: { flow: { rules: { down: flowRule, door: doorRule } } },
+    rules: { 'flow/down': 'error', 'flow/door': 'error' },
+  },
   ...storeRules,
 );

@@ -9,9 +9,12 @@ import { CommittedOffsets, scrapeOps, type OpsSample, type Service } from './kaf
 import type { StreamMessage, StreamStart } from './kafka-stream';
 import type { BenchWorld } from './kafka-world';
 import { startWorker } from '../src/lib/worker';
+import { wrkLoad } from './wrk';
 
 export interface LiveOptions {
   rate: number; seconds: number; drainSeconds: number; readRate: number; connections: number; tag: string;
+  /** The read load's generator: wrk (C, a few us of CPU a request) or autocannon (Node; needed for a read rate). */
+  client: 'wrk' | 'autocannon';
   /** The local broker's process, for its CPU share (null: not on this host). */
   brokerPid: number | null;
 }
@@ -47,7 +50,25 @@ export interface PhaseResult {
    * much low; it never reads high.
    */
   staleness: number[];
+  /** The body cache's counters over the quiet run and over the stream (ops /cache). */
+  cache: { quiet: CacheDelta; stream: CacheDelta };
 }
+
+/** Bodies built, and answers given stale, per second of a run. */
+export interface CacheDelta { buildsPerSecond: number; stalePerSecond: number }
+
+interface CacheCounts { at: number; builds: number; stale: number }
+
+async function cacheCounts(ops: string): Promise<CacheCounts> {
+  const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(5000) });
+  const j = (await res.json()) as { builds: number; routes: Record<string, { stale: number }> };
+  return { at: performance.now(), builds: j.builds, stale: Object.values(j.routes).reduce((a, r) => a + r.stale, 0) };
+}
+
+const delta = (a: CacheCounts, b: CacheCounts): CacheDelta => {
+  const s = (b.at - a.at) / 1000;
+  return { buildsPerSecond: (b.builds - a.builds) / s, stalePerSecond: (b.stale - a.stale) / s };
+};
 
 export interface Reads { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number }
 
@@ -75,13 +96,15 @@ async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, h
   return null;
 }
 
-function readLoad(api: string, world: BenchWorld, o: LiveOptions): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
+async function readLoad(api: string, world: BenchWorld, o: LiveOptions): Promise<Reads> {
+  const origin = new URL(api).origin;
+  if (o.client === 'wrk') return wrkLoad(origin, world.reads, { connections: o.connections, seconds: o.seconds });
+  return readsOf(await new Promise<autocannon.Result>((resolve, reject) => {
     autocannon({
-      url: new URL(api).origin, connections: o.connections, ...(o.readRate > 0 ? { overallRate: o.readRate } : {}), duration: o.seconds, timeout: 10,
+      url: origin, connections: o.connections, ...(o.readRate > 0 ? { overallRate: o.readRate } : {}), duration: o.seconds, timeout: 10,
       requests: world.reads.map((r) => ({ method: r.method, path: r.path, headers: r.headers })),
     }, (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
-  });
+  }));
 }
 
 /**
@@ -151,7 +174,9 @@ function sampler(service: Service, admin: Admin, topic: string, offsets: Committ
 export async function livePhase(service: Service, admin: Admin, topic: string, offsets: CommittedOffsets, world: BenchWorld,
   brokers: string, o: LiveOptions, log: (s: string) => void): Promise<PhaseResult> {
   log(`  the read load alone for ${o.seconds} s`);
-  const quiet = readsOf(await readLoad(service.api, world, o));
+  const quietFrom = await cacheCounts(service.ops);
+  const quiet = await readLoad(service.api, world, o);
+  const quietTo = await cacheCounts(service.ops);
   const started = performance.now();
   const pid = service.child.pid!;
   const watched = world.templates[0]!.project_id;
@@ -163,7 +188,8 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   const worker = startWorker(__dirname, 'kafka-stream', start);
   const probes: Array<Promise<number | null>> = [];
   let probesStopped = false;
-  const reads = readLoad(service.api, world, o);
+  const streamFrom = await cacheCounts(service.ops);
+  const reads = readLoad(service.api, world, o).then(async (r) => ({ r, to: await cacheCounts(service.ops) }));
   const done = await new Promise<Extract<StreamMessage, { type: 'done' }>>((resolve, reject) => {
     worker.on('error', reject);
     worker.on('message', (m: StreamMessage) => {
@@ -188,11 +214,11 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   probesStopped = true;
   const freshness = await allProbes;
   const lagAfterDrain = Math.max(0, produced - (offsets.read() ?? 0));
-  const r = await reads;
+  const { r, to: streamTo } = await reads;
   await sampling.stop();
   const staleness = await stale.stop();
   return {
     rate: o.rate, produced: done.produced, streamSeconds: done.seconds, freshness, samples: sampling.samples, lagAtEnd, drainedIn, lagAfterDrain,
-    reads: readsOf(r), cpu, quiet, staleness,
+    reads: r, cpu, quiet, staleness, cache: { quiet: delta(quietFrom, quietTo), stream: delta(streamFrom, streamTo) },
   };
 }

@@ -132,10 +132,12 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
       [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)} / ${fmt(p.quiet.non2xx)}, ${fmt(p.quiet.errors)}`, p.reads.non2xx + p.reads.errors + p.quiet.non2xx + p.quiet.errors === 0]),
     row('staleness of a cached endpoint vs the change feed: p50 / p99 / max (answers)', '', (p) =>
       [`${fmt(percentile(p.staleness, 50), 0)} / ${fmt(percentile(p.staleness, 99), 0)} / ${fmt(Math.max(0, ...p.staleness), 0)} ms (${fmt(p.staleness.length)})`, null]),
+    row('bodies built per second, without / with the stream; answers given stale per second with it', '', (p) =>
+      [`${fmt(p.cache.quiet.buildsPerSecond, 0)} / ${fmt(p.cache.stream.buildsPerSecond, 0)}; ${fmt(p.cache.stream.stalePerSecond, 0)}`, null]),
     row('CPU while streaming, cores: host busy (of its cores)', '', (p) => [`${fmt(p.cpu.machineBusy, 2)} (of ${p.cpu.cores})`, null]),
     row('- service: serving thread / ingest threads (Kafka, preparing) / other threads', '', (p) =>
       [`${fmt(p.cpu.serving, 2)} / ${fmt(p.cpu.ingest, 2)} / ${fmt(p.cpu.otherService, 2)}`, null]),
-    row('- broker / bench (producer, read load, probes) / rest of the host', '', (p) =>
+    row('- broker / bench process (producer, probes; autocannon) / rest of the host (wrk, other processes)', '', (p) =>
       [`${p.cpu.broker === null ? '-' : fmt(p.cpu.broker, 2)} / ${fmt(p.cpu.bench, 2)} / ${fmt(p.cpu.rest, 2)}`, null]),
   ].join('\n');
 }

@@ -1,4 +1,4 @@
-// npm run bench:kafka [-- --events N --seconds S --rates 1000,10000 --read-rate R --connections C --drain S]
+// npm run bench:kafka [-- --events N --seconds S --rates 1000,10000 --read-rate R --connections C --drain S --client wrk|autocannon]
 // (--read-rate 0: unthrottled; each rate's phase first runs the read load alone for S seconds, then with
 // the stream, and reports the rate kept, p99, errors and a cached endpoint's staleness vs the change feed)
 // Kafka through what users run, against the local broker (127.0.0.1:9092, started by the npm script):
@@ -22,16 +22,17 @@ import { catchUpTable, liveTable, type CatchUp } from './kafka-report';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
 import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
 import { localBrokerPid } from './cpu';
-import { numberFlag, numberListFlag, parseFlags } from './flags';
+import { numberFlag, numberListFlag, orExit, parseFlags } from './flags';
+import { wrkPath } from './wrk';
 import { fmt, machineLine } from './machine';
 
 const { values } = parseFlags({
   options: {
     events: { type: 'string' }, seconds: { type: 'string' }, rates: { type: 'string' }, 'read-rate': { type: 'string' },
-    connections: { type: 'string' }, drain: { type: 'string' },
+    connections: { type: 'string' }, drain: { type: 'string' }, client: { type: 'string' },
   },
 });
-const num = (name: Exclude<keyof typeof values, 'rates'>, fallback: number): number => numberFlag(name, values[name], fallback, 'positive number');
+const num = (name: Exclude<keyof typeof values, 'rates' | 'client'>, fallback: number): number => numberFlag(name, values[name], fallback, 'positive number');
 const EVENTS = num('events', 120_000);
 const SECONDS = num('seconds', 20);
 const RATES = numberListFlag('rates', values.rates, '1000,10000', 'positive number');
@@ -39,6 +40,17 @@ const RATES = numberListFlag('rates', values.rates, '1000,10000', 'positive numb
 const READ_RATE = numberFlag('read-rate', values['read-rate'], 200, 'non-negative number');
 const CONNECTIONS = num('connections', 8);
 const DRAIN = num('drain', 30);
+/**
+ * The read load's generator. wrk (when installed) for an unthrottled load: in C it leaves the host's
+ * CPU to what is measured (autocannon, in Node, took 0.5-0.6 of the 2 cores); a read rate needs autocannon.
+ */
+const CLIENT = ((): 'wrk' | 'autocannon' => {
+  const c = values.client ?? (READ_RATE === 0 && wrkPath() ? 'wrk' : 'autocannon');
+  if (c !== 'wrk' && c !== 'autocannon') orExit(() => { throw new Error(`--client must be wrk or autocannon, not '${c}'`); });
+  if (c === 'wrk' && READ_RATE !== 0) orExit(() => { throw new Error('--client wrk runs unthrottled: give --read-rate 0, or --client autocannon'); });
+  if (c === 'wrk' && !wrkPath()) orExit(() => { throw new Error('--client wrk: wrk is not installed (apt-get install wrk)'); });
+  return c as 'wrk' | 'autocannon';
+})();
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -174,20 +186,20 @@ async function main(): Promise<void> {
   await warm(world);
   const phases: PhaseResult[] = [];
   for (const [i, rate] of RATES.entries()) {
-    log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s`} on ${CONNECTIONS} connections`);
+    log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s`} on ${CONNECTIONS} connections (${CLIENT})`);
     const tag = `${RUN.slice(0, 7)}${i.toString(16)}`;
     phases.push(await livePhase(service!, admin, TOPIC, offsets!, world, BROKERS, {
-      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, tag, brokerPid: localBrokerPid(ROOT),
+      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, client: CLIENT, tag, brokerPid: localBrokerPid(ROOT),
     }, log));
   }
   const md = [
     `Machine: ${machineLine()}`, '',
-    `Command: \`npm run bench:kafka -- --events ${EVENTS} --seconds ${SECONDS} --rates ${RATES.join(',')} --read-rate ${READ_RATE} --connections ${CONNECTIONS} --drain ${DRAIN}\``, '',
+    `Command: \`npm run bench:kafka -- --events ${EVENTS} --seconds ${SECONDS} --rates ${RATES.join(',')} --read-rate ${READ_RATE} --connections ${CONNECTIONS} --drain ${DRAIN} --client ${CLIENT}\``, '',
     `**a) Catch-up**: ${fmt(a.events)} generated events (${world.opts.accounts * (world.opts.projectsPerAccount as number)} projects x ${world.opts.days} days, ` +
       `${fmt(world.bytes / a.events, 0)} B each) on a 3-partition topic; the service and the replay each write a fresh SQLite file.`, '',
     catchUpTable(a), '',
     `**b) Live stream** of new runs dated now (${world.templates.length} projects' latest groups under new ids, keyed by project), ` +
-      `${SECONDS} s per rate, one probe group every 100 ms, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s offered`} on ${CONNECTIONS} keep-alive connections ` +
+      `${SECONDS} s per rate, one probe group every 100 ms, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s offered`} on ${CONNECTIONS} keep-alive connections by ${CLIENT} ` +
       `(${world.reads.length} requests: 12 endpoints per project). Lag = high watermarks - offsets committed in SQLite, every second; ` +
       'event-loop delay = ops /metrics `nodejs_eventloop_lag_p99_seconds` per 1 s scrape, minus its 10 ms sampling interval. ' +
       'Phases run one after the other on the same service: a phase that did not drain leaves its backlog to the next.', '',
