@@ -53,6 +53,45 @@ const flowRule = {
   },
 };
 
+// Only src/store talks to SQLite (issue 40, "one door to the database"): elsewhere in src no import
+// of the driver, no statement prepared (better-sqlite3's prepare takes one SQL text), no pragma, no
+// transaction and no SQL text; the read models reach the store only through readmodels/store.ts
+// (src/store/reads: doorRule).
+const SQL_TEXT = '/^\\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|PRAGMA|CREATE|DROP|ALTER|BEGIN|COMMIT|VACUUM|ATTACH)\\s/';
+const onlyStoreMessage = 'Only src/store talks to SQLite: add a store function (src/store; the read models\' reads in src/store/reads) or an openDb option.';
+const sqliteOnlyInStore = [
+  ...['ImportDeclaration', 'ImportExpression', 'ExportAllDeclaration', 'ExportNamedDeclaration'].map((node) => ({
+    selector: `${node}[source.value='better-sqlite3']`, message: onlyStoreMessage,
+  })),
+  { selector: "CallExpression[callee.name='require'][arguments.0.value='better-sqlite3']", message: onlyStoreMessage },
+  { selector: "CallExpression[callee.property.name='prepare'][arguments.length=1]", message: onlyStoreMessage },
+  { selector: "CallExpression[callee.property.name='pragma']", message: onlyStoreMessage },
+  { selector: "CallExpression[callee.property.name='transaction']", message: onlyStoreMessage },
+  { selector: `Literal[value=${SQL_TEXT}]`, message: onlyStoreMessage },
+  { selector: `TemplateElement[value.raw=${SQL_TEXT}]`, message: onlyStoreMessage },
+];
+const storeRules = [
+  { files: ['src/**/*.ts'], ignores: ['src/store/**'], rules: { 'no-restricted-syntax': ['error', ...sqliteOnlyInStore] } },
+];
+
+/** The read models' one door: a relative import from src/readmodels that lands in src/store, other than readmodels/store.ts's. */
+const doorRule = {
+  meta: { type: 'problem', schema: [], messages: { door: 'src/readmodels reaches the store only through readmodels/store.ts (src/store/reads): export what it needs there.' } },
+  create(context) {
+    if (stageOf(context.filename) !== 'readmodels' || path.relative(srcRoot, context.filename) === path.join('readmodels', 'store.ts')) return {};
+    const check = (node) => {
+      if (!node || node.type !== 'Literal' || typeof node.value !== 'string' || !node.value.startsWith('.')) return;
+      if (stageOf(path.resolve(path.dirname(context.filename), node.value)) === 'store') context.report({ node, messageId: 'door' });
+    };
+    return {
+      ImportDeclaration: (n) => check(n.source),
+      ExportNamedDeclaration: (n) => check(n.source),
+      ExportAllDeclaration: (n) => check(n.source),
+      ImportExpression: (n) => check(n.source),
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'kafka/**', '.tap/**', 'coverage/**', 'src/**/*.gen.ts', '.venv-fuzz*/**', 'bench/out/**'] },
   js.configs.recommended,
@@ -71,7 +110,8 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    plugins: { flow: { rules: { down: flowRule } } },
-    rules: { 'flow/down': 'error' },
+    plugins: { flow: { rules: { down: flowRule, door: doorRule } } },
+    rules: { 'flow/down': 'error', 'flow/door': 'error' },
   },
+  ...storeRules,
 );

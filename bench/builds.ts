@@ -98,11 +98,11 @@ interface Timing { build: number; validate: number; json: number; ready: number;
  */
 function timedBuild(store: ReadStore, schemas: BodySchemas, e: Endpoint, args: ReadArgs, scopes: string[]): Timing {
   const t0 = performance.now();
-  const { version, text, body } = store.db.transaction(() => {
+  const { version, text, body } = store.snapshot(() => {
     const version = sumVersions(scopes.map((s) => readVersion(store, s)));
     const text = e.text?.(store, args) ?? null;
     return { version, text, body: text === null ? e.build(store, args) : null };
-  })();
+  });
   const t1 = performance.now();
   if (text === null) {
     const problem = schemas.check(e.schema, body);

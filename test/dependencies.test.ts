@@ -29,13 +29,13 @@ function queries(e: Endpoint): ParsedUrlQuery[] {
 
 /** The body's bytes as a build makes them now (a page: its items and where the next page starts). */
 function body(store: ReadStore, e: Endpoint, args: ReadArgs): string {
-  return store.db.transaction(() => {
+  return store.snapshot(() => {
     const text = e.text?.(store, args) ?? null;
     if (text !== null) return text;
     if (!e.page) return JSON.stringify(e.build(store, args));
     const page = e.page(store, args, { version: 0 });
     return JSON.stringify({ items: page.items, next: page.next?.after ?? null });
-  })();
+  });
 }
 
 /** Every body of the project's endpoints (and its run group's, and the account's list), by endpoint and query. */

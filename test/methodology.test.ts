@@ -5,7 +5,7 @@ import t from 'tap';
 import { METRIC_DEFINITIONS_VERSION, methodology } from '../src/readmodels/methodology';
 import { ENDPOINTS } from '../src/readmodels';
 import { BodySchemas } from '../src/serve/bodies';
-import { Z95 } from '../src/readmodels/formulas';
+import { Z95 } from '../src/store/metrics';
 import { activeKeys, demoDb } from './demo';
 import { request, startApi, withKey } from './http';
 

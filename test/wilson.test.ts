@@ -1,9 +1,9 @@
-// Wilson 95 % intervals (issue 12): the one function in src/readmodels/formulas.ts against values worked
+// Wilson 95 % intervals (issue 12): the one function in src/store/metrics.ts against values worked
 // out by hand (bc, 40 digits; docs/metrics.md "Confidence intervals"), then every `*_ci` of the five
 // metric endpoints over real HTTP against the counts stored in the aggregate tables.
 import t, { type Test } from 'tap';
 import type { Db } from '../src/store';
-import { mentionRateCi, shareCi, wilson, Z95, zeroSums, type Interval } from '../src/readmodels/formulas';
+import { mentionRateCi, shareCi, wilson, Z95, zeroSums, type Interval } from '../src/store/metrics';
 import { asSource, freshDb, run, W, world, type Ev } from './helpers';
 import { request, startApi, withKey } from './http';
 

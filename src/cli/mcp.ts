@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ENDPOINTS, ReadStore } from '../readmodels';
+import { ENDPOINTS } from '../readmodels';
 import { Access } from '../serve/access';
 import { keyHash } from '../serve/auth';
 import { BodySchemas } from '../serve/bodies';
@@ -13,7 +13,7 @@ import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/builders';
 import { BodyCache } from '../serve/cache';
 import { createMcpServer } from '../serve/mcp';
 import { Responder } from '../serve/responder';
-import { openReader, storedCursorSecret } from '../store';
+import { openReadStore } from '../store';
 import { flushLogger } from '../lib/log';
 import { intFlag, loggerFromEnv, parse, requireString, UsageError } from './args';
 import { onStopSignal } from './signals';
@@ -36,17 +36,16 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const threads = intFlag(p, 'build-threads', 0, 0, 64); // one agent's calls: building inline is enough by default
   if (!fs.existsSync(dbFile)) throw new UsageError(`--db ${dbFile}: no such file`);
 
-  const reader = openReader(dbFile);
-  const store = new ReadStore(reader);
+  const store = openReadStore(dbFile);
   // stdout is the MCP channel: log lines go to stderr.
   const logger = loggerFromEnv(process.env, 2);
   // The database's cursor key; a file of a schema before 014 (opened read-only, never migrated
   // here) has none: this one process's cursors are then signed with a key of its own.
-  const cursorKey = storedCursorSecret(reader) ?? randomBytes(32);
+  const cursorKey = store.cursorSecret() ?? randomBytes(32);
   const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger, cursorKey) : new InlineBuilder(store, new BodySchemas(), cursorKey);
   const closeAll = async (): Promise<void> => {
     await builder.close();
-    reader.close();
+    store.close();
   };
   const access = new Access(store);
   const hash = keyHash(key.trim());

@@ -21,11 +21,10 @@ function failure(e: unknown): ReplayMessage {
 }
 
 async function main(): Promise<ReplayMessage> {
-  const db = openDb(job.dbFile, { fast: true, maxPageCount: job.maxPageCount });
   // A replay's commits need no fsync to survive the process: a kill loses nothing committed, and
   // the file is made durable at the end (closeDurably). An OS crash or a power loss during a replay
   // can leave the file damaged: replay again, into a fresh file (docs/operations.md).
-  db.pragma('synchronous = OFF');
+  const db = openDb(job.dbFile, { fast: true, maxPageCount: job.maxPageCount, noSync: true });
   try {
     const totals = await replayFiles(db, new Projector(db), job.files, {
       batchSize: job.batchSize,

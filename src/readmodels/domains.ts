@@ -1,8 +1,7 @@
 // Domain classification shared by the evidence endpoints: the project's own domains, its competitors'
 // domains, and community/discussion platforms. Cited domains are stored as the projector derives them
 // (lowercase host, no leading 'www.'), so every base domain here is normalized the same way.
-import { domainOf } from '../store';
-import type { ReadStore } from './store';
+import { competitorDomainValues, domainOf, ownDomainValues, type ReadStore } from './store';
 
 /** 'acme.com', 'WWW.Acme.com' or 'https://acme.com/about' all give 'acme.com'; null when nothing usable. */
 export function normalizeDomain(value: string | null): string | null {
@@ -30,20 +29,14 @@ function normalizedSet(values: Array<string | null>): string[] {
   return [...out].sort();
 }
 
-const OWN_DOMAINS = `SELECT domain FROM projects WHERE id = @project AND domain IS NOT NULL
-  UNION SELECT value FROM terms WHERE project_id = @project AND kind = 'domain' AND deleted = 0 AND value IS NOT NULL`;
-
 /** The project's domain and its non-deleted 'domain' terms. */
 export function ownDomains(store: ReadStore, projectId: string): string[] {
-  return normalizedSet(store.all<{ domain: string }>(OWN_DOMAINS, { project: projectId }).map((r) => r.domain));
+  return normalizedSet(ownDomainValues(store, projectId));
 }
-
-const COMPETITOR_DOMAINS = `SELECT domain FROM competitors
-  WHERE project_id = ? AND deleted = 0 AND domain IS NOT NULL`;
 
 /** Domains of the project's non-deleted competitors. */
 export function competitorDomains(store: ReadStore, projectId: string): string[] {
-  return normalizedSet(store.all<{ domain: string }>(COMPETITOR_DOMAINS, projectId).map((r) => r.domain));
+  return normalizedSet(competitorDomainValues(store, projectId));
 }
 
 export type Platform = 'reddit' | 'quora' | 'stackexchange' | 'hackernews' | 'forum';

@@ -1,4 +1,4 @@
-import type { ChangeKind } from '../store';
+import type { ChangeKind } from './store';
 import type { ReadArgs } from './args';
 import type { ReadStore } from './store';
 import type { Page, PageContext } from './paging';

@@ -31,5 +31,4 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 export type { Endpoint, QuerySpec, Scope } from './endpoint';
 export type { ReadArgs } from './args';
-export { ReadStore } from './store';
-export { accountForKeyHash, projectVisible, runGroupProject } from './access';
+export { ReadStore, accountForKeyHash, projectVisible, runGroupProject } from './store';

@@ -1,9 +1,8 @@
 // GET /v1/public/methodology (issue 12): what every number means, as data a program can read.
-// The prose is docs/metrics.md; the code is formulas.ts. This file restates them, it defines nothing:
+// The prose is docs/metrics.md; the code is src/store/metrics.ts and sums.ts. This file restates them, it defines nothing:
 // change a definition there, then here, and bump METRIC_DEFINITIONS_VERSION.
-import { RR_SCALE, SENTIMENT_SCALE } from '../store/aggregates';
 import type { Methodology, Ordering, OrderKey } from './bodies.gen';
-import { Z95 } from './formulas';
+import { RR_SCALE, SENTIMENT_SCALE, Z95 } from './store';
 import { ENDPOINTS } from './index';
 
 /**

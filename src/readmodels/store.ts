@@ -1,3 +1,3 @@
-// The read models' access to the database is the store's ReadStore; re-exported so each read model
-// imports it from beside itself.
-export { ReadStore } from '../store';
+// The read models' one door to the store: src/store/reads names what they may use (the ReadStore,
+// the store's named reads, the writer's arithmetic). Every read model imports the store from here.
+export * from '../store/reads';

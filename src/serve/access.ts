@@ -1,5 +1,5 @@
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { commitProbe, localCommitCount, projectVersions, type ProjectVersions } from '../store';
+import { localCommitCount, projectVersions, type ProjectVersions } from '../store';
 import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
@@ -19,7 +19,6 @@ const CHANGE_RING = 1024;
  * answers are remembered, so unknown keys or ids cannot grow the memory.
  */
 export class Access {
-  private readonly dataVersion: () => unknown;
   private seen: unknown = undefined;
   private checkedAt = -Infinity;
   private seenLocal = -1;
@@ -38,9 +37,7 @@ export class Access {
   private readonly projects = new Map<string, ProjectVersions>();
 
   /** `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it). */
-  constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {
-    this.dataVersion = commitProbe(store.db);
-  }
+  constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {}
 
   /**
    * Call once per request, before anything else; returns the generation of what is remembered.
@@ -58,7 +55,7 @@ export class Access {
     this.seenLocal = local;
     const before = this.checkedAt;
     this.checkedAt = at;
-    const v = this.dataVersion();
+    const v = this.store.dataVersion();
     if (v === this.seen) return this.generation;
     this.seen = v;
     this.generation += 1;

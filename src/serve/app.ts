@@ -2,14 +2,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { ENDPOINTS, ReadStore, type Endpoint } from '../readmodels';
-import { openReader, type Db } from '../store';
+import { ENDPOINTS, type Endpoint } from '../readmodels';
+import { openReadStore, type Db } from '../store';
 import { Access } from './access';
 import { presentedKeyHash } from './auth';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
-import { signingKey } from './cursor';
+import { configuredKey, signingKey, type SigningKey } from './cursor';
 import { BodyCache, prepare } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './changes';
 import { errorMiddleware, httpError, HttpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
@@ -94,10 +94,16 @@ export interface Service {
 export function createService(opts: AppOptions): Service {
   const logger = opts.logger ?? silentLogger;
   // First: a bad secret is refused before anything is opened.
-  const cursorKey = signingKey(opts.cursorSecret, opts.db);
+  const configured = opts.cursorSecret === undefined ? null : configuredKey(opts.cursorSecret);
   // Its own read-only connection: SQLite's data_version then tells it when any writer committed.
-  const reader = openReader(opts.db.name);
-  const store = new ReadStore(reader);
+  const store = openReadStore(opts.db.name);
+  let cursorKey: SigningKey;
+  try {
+    cursorKey = configured ?? signingKey(undefined, store);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
   const schemas = new BodySchemas();
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
@@ -212,7 +218,7 @@ export function createService(opts: AppOptions): Service {
     close: async () => {
       feed.close();
       await builder.close(); // the threads have ended: nothing of the service keeps the process alive
-      reader.close();
+      store.close();
     },
   };
 }

@@ -1,17 +1,17 @@
 // A build thread (see ThreadBuilder): answers WorkerJobs with ready bytes built on its own
 // read-only connection. Everything slow about a cache miss happens here, off the event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ENDPOINTS, ReadStore } from '../readmodels';
-import { openReader, SqliteError } from '../store';
+import { ENDPOINTS } from '../readmodels';
+import { openReadStore, SqliteError } from '../store';
 import { BodySchemas } from './bodies';
 import { signingKey } from './cursor';
 import { buildReady } from './ready-body';
 import type { BuildThreadData, WorkerJob, WorkerReply } from './builders';
 
 const data = workerData as BuildThreadData;
-const store = new ReadStore(openReader(data.dbFile));
+const store = openReadStore(data.dbFile);
 // The service's key when it passed one (a configured secret), else the database's: the same either way.
-const cursorKey = data.cursorKey ? Buffer.from(data.cursorKey) : signingKey(undefined, store.db);
+const cursorKey = data.cursorKey ? Buffer.from(data.cursorKey) : signingKey(undefined, store);
 const schemas = new BodySchemas();
 const endpoints = new Map(ENDPOINTS.map((e) => [e.name, e]));
 

@@ -39,7 +39,7 @@ export class InlineBuilder implements Builder {
 
   /** `cursorKey`: what signs the Links of pages (cursor.ts); the database's by default. */
   constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas, cursorKey?: SigningKey) {
-    this.cursorKey = cursorKey ?? signingKey(undefined, store.db);
+    this.cursorKey = cursorKey ?? signingKey(undefined, store);
   }
 
   build(job: BuildJob): Promise<Ready> {

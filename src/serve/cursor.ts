@@ -4,7 +4,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { PagePosition, SortKey } from '../readmodels/args';
 import { listIdentity } from '../readmodels/paging';
-import { storedCursorSecret, type Db } from '../store';
+import type { ReadStore } from '../readmodels';
 import { BASE_PATH } from './base-path';
 import { cursorSecretProblem } from './cursor-secret';
 import { httpError, type HttpError } from './errors';
@@ -25,15 +25,18 @@ const MAC_BYTES = 16;
  */
 export type SigningKey = Buffer;
 
+/** A configured secret's UTF-8 bytes. Throws an operator's message when it cannot be a key. */
+export function configuredKey(configured: string): SigningKey {
+  const problem = cursorSecretProblem(configured);
+  if (problem !== null) throw new Error(`the cursor secret ${problem}`);
+  return Buffer.from(configured, 'utf8');
+}
+
 /** The key of a service: the configured secret's UTF-8 bytes, else the database's. Throws an operator's message. */
-export function signingKey(configured: string | undefined, db: Db): SigningKey {
-  if (configured !== undefined) {
-    const problem = cursorSecretProblem(configured);
-    if (problem !== null) throw new Error(`the cursor secret ${problem}`);
-    return Buffer.from(configured, 'utf8');
-  }
-  const stored = storedCursorSecret(db);
-  if (stored === null) throw new Error(`database ${db.name} has no cursor secret (schema before 014): open it once for writing to migrate it, or configure --cursor-secret`);
+export function signingKey(configured: string | undefined, store: ReadStore): SigningKey {
+  if (configured !== undefined) return configuredKey(configured);
+  const stored = store.cursorSecret();
+  if (stored === null) throw new Error(`database ${store.file} has no cursor secret (schema before 014): open it once for writing to migrate it, or configure --cursor-secret`);
   return stored;
 }
 

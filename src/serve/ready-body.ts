@@ -2,18 +2,17 @@ import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
 import { prepare, prepareText, type Ready } from './cache';
 import { nextLink, type SigningKey } from './cursor';
-import { inputsVersion, projectVersions } from '../store';
+import { inputsVersion, projectVersions, scopeVersion } from '../store';
 
 export interface DataVersion {
   version: number;
   updated_at: string;
 }
 
-const VERSION_SQL = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
 const NEVER: DataVersion = { version: 0, updated_at: new Date(0).toISOString() };
 
 export function readVersion(store: ReadStore, scope: string): DataVersion {
-  return store.get<DataVersion>(VERSION_SQL, scope) ?? NEVER;
+  return scopeVersion(store, scope) ?? NEVER;
 }
 
 /** Several scopes as one version: the sum of counters changes when any does and never goes back. */
@@ -36,7 +35,7 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  * the function build() uses, whose bodies the tests check against the schema and against the text.
  */
 export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey): Ready {
-  const read = store.db.transaction(() => {
+  const { version, asOf, inputs, text, body, next } = store.snapshot(() => {
     // Project and run group bodies: their data version, how fresh they are (X-Data-As-Of) and the
     // version of what they read (Ready.inputs), all from the snapshot the body is read in.
     const pv = args.projectId ? projectVersions(store, args.projectId) : null;
@@ -50,7 +49,6 @@ export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: End
     const page = endpoint.page(store, args, { version: version.version });
     return { version, asOf, inputs, text, body: page.items, next: page.next };
   });
-  const { version, asOf, inputs, text, body, next } = read();
   if (text === null) {
     const problem = schemas.check(endpoint.schema, body);
     if (problem) throw new Error(`${endpoint.name} body fails schemas/api/${endpoint.schema}.json: ${problem}`);

@@ -106,6 +106,7 @@ export interface LoggedChange {
   data_as_of: string | null;
 }
 
+const SCOPE_VERSION = 'SELECT version, updated_at FROM data_versions WHERE scope = ?';
 const DATA_AS_OF = "SELECT data_as_of FROM data_versions WHERE scope = 'project:' || ?";
 const CHANGES_AFTER = `SELECT version, kinds, data_as_of FROM project_changes
   WHERE project_id = ? AND version > ? ORDER BY version LIMIT ?`;
@@ -148,6 +149,11 @@ export function inputsVersion(v: ProjectVersions, kinds: readonly ChangeKind[]):
   let sum = 0;
   for (const k of kinds) sum += v.kinds[k];
   return sum;
+}
+
+/** One scope's data version and when it moved; undefined before any commit touched the scope. */
+export function scopeVersion(store: ReadStore, scope: string): { version: number; updated_at: string } | undefined {
+  return store.get<{ version: number; updated_at: string }>(SCOPE_VERSION, scope);
 }
 
 /** The newest event time applied to the project (RFC 3339, UTC), or null when none was. */

@@ -13,15 +13,6 @@ export function openReader(file: string): Db {
 }
 
 /**
- * A probe of `PRAGMA data_version` on `db`: its value changes whenever another connection (in this
- * process or another) committed since the previous call. About 4 us a call; prepared once here.
- */
-export function commitProbe(db: Db): () => unknown {
-  const version = db.prepare('PRAGMA data_version').pluck();
-  return () => version.get();
-}
-
-/**
  * SQLite's error class, for callers that tell a storage failure from a bug by its `code` (or carry
  * one across a thread) without depending on the driver themselves.
  */

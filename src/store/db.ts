@@ -24,6 +24,11 @@ export interface OpenOptions {
    * operators can use it as a size guard (replay reads VISIBILITY_MAX_PAGE_COUNT).
    */
   maxPageCount?: number;
+  /**
+   * No fsync at all (synchronous = OFF), for a bulk writer that makes the file durable when it ends
+   * (closeDurably): a kill loses nothing committed; an OS crash or a power loss can damage the file.
+   */
+  noSync?: boolean;
 }
 
 /**
@@ -140,6 +145,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
       // consecutive batches (aggregate rows of the same days) are copied into the file once, not each time.
       if (opts.fast) db.pragma(`wal_autocheckpoint = ${Math.round((64 << 20) / (db.pragma('page_size', { simple: true }) as number))}`);
       migrate(db);
+      if (opts.noSync) db.pragma('synchronous = OFF');
     }
     db.pragma('temp_store = MEMORY');
     return db;

@@ -1,6 +1,6 @@
 // The metric formulas over stored sums (docs/metrics.md): pure arithmetic on the integers the writer
 // keeps. They sit in the store because the writer renders the trend's day points with them
-// (trend-days.ts); the read models use the same functions through readmodels/formulas.ts.
+// (trend-days.ts); the read models use the same functions through readmodels/store.ts (store/reads).
 import { RR_SCALE, SENTIMENT_SCALE } from './contributions';
 
 /**

@@ -1,17 +1,51 @@
 import type { Statement } from 'better-sqlite3';
+import { openReader } from './connections';
 import type { Db } from './db';
+import { storedCursorSecret } from './secrets';
 
 /**
- * Read access for the read models: every SQL text is prepared once per connection and reused. The
- * read models state their SELECTs as constants beside the code that shapes the rows (a reader finds
- * an endpoint's logic in one file); the store runs them, as it runs every other statement.
+ * The one door of the serving side (read models, serve/) to a read connection: it hands out no
+ * connection. Every SQL text is prepared once per connection and reused; the statements themselves
+ * are the store's (src/store/reads/), named functions that take a ReadStore.
  */
 export class ReadStore {
   private readonly prepared = new Map<string, Statement>();
   private readonly plucked = new Map<string, Statement>();
   private readonly raw = new Map<string, Statement>();
+  private probe: Statement | null = null;
 
-  constructor(readonly db: Db) {}
+  constructor(private readonly db: Db) {}
+
+  /** The database file this store reads. */
+  get file(): string {
+    return this.db.name;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * `read` inside one read transaction: everything it reads is of one snapshot, even while another
+   * connection commits.
+   */
+  snapshot<T>(read: () => T): T {
+    return this.db.transaction(read)();
+  }
+
+  /**
+   * SQLite's `PRAGMA data_version` on this connection: its value changes whenever another connection
+   * (in this process or another) committed since the previous call. About 4 us; prepared once.
+   */
+  dataVersion(): unknown {
+    this.probe ??= this.db.prepare('PRAGMA data_version').pluck();
+    return this.probe.get();
+  }
+
+  /** The database's cursor key (migration 014), or null in a file without one. */
+  cursorSecret(): Buffer | null {
+    return storedCursorSecret(this.db);
+  }
 
   private stmt(sql: string): Statement {
     let s = this.prepared.get(sql);
@@ -65,4 +99,12 @@ export class ReadStore {
     if (!s) this.plucked.set(sql, (s = this.db.prepare(sql).pluck()));
     return s;
   }
+}
+
+/**
+ * A ReadStore on a read-only connection of its own (openReader): for the serving thread and each
+ * build thread, so that data_version tells when any other connection committed.
+ */
+export function openReadStore(file: string): ReadStore {
+  return new ReadStore(openReader(file));
 }

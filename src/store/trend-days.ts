@@ -107,7 +107,7 @@ export class TrendDays {
     return stale.length;
   }
 
-  /** What the endpoint computes for the day (timeseries.ts via formulas.ts engineSumsByPeriod): null when it lists no point. */
+  /** What the endpoint computes for the day (timeseries.ts via readmodels/sums.ts engineSumsByPeriod): null when it lists no point. */
   private pointOf(projectId: string, day: string, names: ReadonlyMap<string, string>): TrendPoint | null {
     const { engines, competitorMentions } = engineSumsOf(this.stmts.rows.all(projectId, day) as EngineDayRow[], names);
     return engines.length === 0 ? null : trendPoint(day, engines, competitorMentions.get(day) ?? 0);

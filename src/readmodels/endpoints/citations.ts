@@ -1,10 +1,12 @@
 // GET /projects/:project_id/citations — the URLs AI answers cite, over the current window.
 import type { Endpoint } from '../endpoint';
-import type { ReadStore } from '../store';
 import type { Citations } from '../bodies.gen';
-import { compareStrings, countingOf, rangePieces, requestedWindow, rollupRows, runsOfDays, stalePeriods, type Piece, type RangeArgs } from '../formulas';
-import { citeFacts, mergeCited, type Cited, type UrlCitations } from '../../store/contributions';
-import { citedEngineRows, citedRows, type FactsArray } from '../../store';
+import {
+  citedEngineRows, citedRows, citeFacts, compareStrings, mergeCited, type Cited, type FactsArray, type ReadStore, type UrlCitations,
+} from '../store';
+import { countingOf, rollupRows, runsOfDays } from '../counted-runs';
+import { rangePieces, stalePeriods, type Piece } from '../range-pieces';
+import { requestedWindow, type RangeArgs } from '../windows';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 

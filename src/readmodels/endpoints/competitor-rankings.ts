@@ -1,12 +1,10 @@
 import type { CompetitorRanking, CompetitorRankings } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, overRuns, score,
-  sentiment, shareCi, shareOf, sumAll, sumBy, trackedCompetitors, zeroSums, type MentionSums,
-} from '../formulas';
-
-/** The brand is the project itself: it is listed under the project's name. */
-const PROJECT_NAME = 'SELECT name FROM projects WHERE id = ?';
+  averageRank, compareStrings, mentionRate, mentionRateCi, projectName, score, sentiment, shareCi, sumAll, trackedCompetitors, zeroSums, type MentionSums,
+} from '../store';
+import { brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy } from '../sums';
+import { currentSlice } from '../windows';
 
 type Unranked = Omit<CompetitorRanking, 'rank'>;
 
@@ -26,7 +24,8 @@ export const endpoint: Endpoint = {
     // Share of voice: each entity's mentioning runs over the brand's plus every tracked competitor's.
     const allMentions = brand.mentioned + sumAll(competitorRows).mentioned;
     const entries: Unranked[] = [
-      entry('brand', null, store.value<string>(PROJECT_NAME, args.projectId) ?? '', brand, allMentions),
+      // The brand is the project itself: it is listed under the project's name.
+      entry('brand', null, projectName(store, args.projectId) ?? '', brand, allMentions),
       ...trackedCompetitors(store, args.projectId).map((c) =>
         // A competitor is measured against the same runs as the brand.
         entry('competitor', c.id, c.name, overRuns(byCompetitor.get(c.id) ?? zeroSums(), brand.runs), allMentions)),

@@ -1,10 +1,6 @@
 import type { Competitors } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-
-const COMPETITORS = `SELECT id, project_id, name, domain, aliases, created_at, updated_at
-  FROM competitors
-  WHERE project_id = ? AND deleted = 0
-  ORDER BY name, id`;
+import { competitorsOf } from '../store';
 
 type Competitor = Competitors[number];
 /** aliases is stored as the JSON text of the event's array. */
@@ -19,7 +15,7 @@ export const endpoint: Endpoint = {
   schema: 'competitors',
   dependsOn: ['setup'],
   build(store, args): Competitors {
-    return store.all<CompetitorRow>(COMPETITORS, args.projectId).map((r) => ({
+    return competitorsOf<CompetitorRow>(store, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, name: r.name, domain: r.domain, aliases: JSON.parse(r.aliases) as string[],
       created_at: r.created_at, updated_at: r.updated_at,
     }));

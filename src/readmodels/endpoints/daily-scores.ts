@@ -1,21 +1,17 @@
 import type { DailyScore, DailyScores } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
-import type { ReadStore } from '../store';
-import {
-  compareStrings, dayFigures, engineSumsByPeriod, promptsByPeriod, requestedWindow, sumBy, zeroSums,
-} from '../formulas';
+import { compareStrings, dayFigures, promptIdsNewestFirst, zeroSums, type ReadStore } from '../store';
+import { engineSumsByPeriod, promptsByPeriod, sumBy } from '../sums';
+import { requestedWindow } from '../windows';
 
 /**
- * The days with counted runs, newest first, each engine's row with its distinct counted prompts
- * (agg_engine_day holds counted runs only): read until `limit` days are in hand.
+ * The newest `limit` days with counted runs, each with the number of its distinct prompts among those
+ * runs: the engine-day rows (counted runs only) newest first, read until `limit` days are in hand.
  */
-const DAYS = 'SELECT day, prompt_ids FROM agg_engine_day WHERE project_id = ? ORDER BY day DESC';
-
-/** The newest `limit` days with counted runs, each with the number of its distinct prompts among those runs. */
 function newestDays(store: ReadStore, projectId: string, limit: number): Array<{ day: string; prompt_count: number }> {
   const days: Array<{ day: string; prompts: Set<string> }> = [];
-  for (const r of store.iterate<{ day: string; prompt_ids: string }>(DAYS, projectId)) {
+  for (const r of promptIdsNewestFirst(store, projectId)) {
     if (days.at(-1)?.day !== r.day) {
       if (days.length === limit) break;
       days.push({ day: r.day, prompts: new Set() });
@@ -27,7 +23,7 @@ function newestDays(store: ReadStore, projectId: string, limit: number): Array<{
 
 /**
  * With a range or an interval: the newest `limit` periods of the requested window (start_date /
- * end_date, 365 days by default: formulas.ts requestedWindow) with counted runs, each with the
+ * end_date, 365 days by default: windows.ts requestedWindow) with counted runs, each with the
  * distinct prompts of those runs, its counts summed from the roll-ups and its partial days.
  */
 function periodRows(store: ReadStore, args: ReadArgs): DailyScores {

@@ -1,14 +1,6 @@
 import type { Engines } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-
-/**
- * Engines the project tracks now. `since` is the time of the winning tracked event, so an engine
- * untracked and tracked again reports the newer start. An engine not upserted yet does not show.
- */
-const ENGINES = `SELECT e.id, e.name, e.provider, e.model, pe.since AS tracked_since
-  FROM project_engines pe JOIN engines e ON e.id = pe.engine_id
-  WHERE pe.project_id = ? AND pe.tracked = 1
-  ORDER BY e.name, e.id`;
+import { trackedEngines } from '../store';
 
 type Engine = Engines[number];
 
@@ -21,7 +13,7 @@ export const endpoint: Endpoint = {
   schema: 'engines',
   dependsOn: ['setup', 'engines'],
   build(store, args): Engines {
-    return store.all<Engine>(ENGINES, args.projectId).map((r) => ({
+    return trackedEngines<Engine>(store, args.projectId).map((r) => ({
       id: r.id, name: r.name, provider: r.provider, model: r.model, tracked_since: r.tracked_since,
     }));
   },

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { ForumLeads } from '../bodies.gen';
 import type { SortKey } from '../args';
-import { compareStrings } from '../formulas';
+import { compareStrings } from '../store';
 import { forumPosts, isOpenLead, type ForumPost } from '../forum';
 import { rankedPage, type Ranked } from '../paging';
 

@@ -2,8 +2,8 @@
 import type { Endpoint } from '../endpoint';
 import type { ForumMetrics } from '../bodies.gen';
 import type { ReadArgs } from '../args';
-import type { ReadStore } from '../store';
-import { compareStrings, requestedWindow } from '../formulas';
+import { compareStrings, type ReadStore } from '../store';
+import { requestedWindow } from '../windows';
 import { forumPosts, isOpenLead, type ForumPost } from '../forum';
 
 type PlatformCount = ForumMetrics['by_platform'][number];

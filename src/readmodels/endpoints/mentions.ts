@@ -2,38 +2,30 @@
 import { uuidFrom } from '../../lib/ids';
 import type { Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
-import type { ReadStore } from '../store';
+import { factsKey, recentRuns, storedMentions, type ReadStore } from '../store';
 import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
 import { addDays } from '../../lib/time';
-import { countingOf, counts, KEY_OF, requestedWindow } from '../formulas';
+import { countingOf, counts } from '../counted-runs';
+import { requestedWindow } from '../windows';
 import type { PromptRunCompleted } from '../../events';
-import { storedMentions } from '../../store/contributions';
-import { factsKey } from '../../store';
 
 /**
- * Succeeded runs, newest first, walking the runs_recent index (project, completed_at; the run id
- * orders runs of one instant): not limited to the window, the feed is a log. Rows are read lazily,
- * those that do not count (formulas.ts counts) are passed over, and the walk stops as soon as
- * `limit` mentions are collected.
+ * The feed walks succeeded runs newest first (store/reads/run-rows.ts recentRuns): not limited to the
+ * window, the feed is a log. Rows are read lazily, those that do not count (counted-runs.ts counts)
+ * are passed over, and the walk stops as soon as `limit` mentions are collected.
  */
-const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
-const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 
-/** With start_date / end_date: runs completed on those days (UTC). Binds the first instant and the one after the last day. */
-const IN_DAYS = ' AND a.completed_at >= ? AND a.completed_at < ?';
-
-/** The feed's days when the request names a range (the window rule of formulas.ts); null: the whole feed, as in v1. */
-function rangeParams(store: ReadStore, args: ReadArgs): string[] | null {
+/**
+ * The feed's times when the request names a range (the window rule of windows.ts): the first instant
+ * of its first day (UTC) and the one after its last; null: the whole feed, as in v1.
+ */
+function rangeParams(store: ReadStore, args: ReadArgs): [string, string] | null {
   if (args.startDate === null && args.endDate === null) return null;
   const w = requestedWindow(store, args, args.windowDays)!; // explicit: never null
   return [`${w.start}T00:00:00.000Z`, `${addDays(w.end, 1)}T00:00:00.000Z`];
 }
 
-/** Keyset: runs after the previous page's last run in NEWEST_FIRST order, that run included (its later mentions). */
-const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
-
-interface RunRow { id: string; completed_at: string; facts: string; event: string }
 type Mention = Mentions[number];
 
 /**
@@ -53,12 +45,11 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const engines = args.engineIds === null ? null : new Set(args.engineIds);
   const after = args.cursor ? (args.cursor.after as MentionKey) : null;
   const days = rangeParams(store, args);
-  const sql = RECENT_RUNS + (days ? IN_DAYS : '') + (after ? FROM_RUN : '') + NEWEST_FIRST;
-  const params = [args.projectId, ...(days ?? []), ...(after ? [String(after[0]), String(after[0]), String(after[1])] : [])];
   const want = fetchCount(args.limit);
   const out: Mention[] = [];
   const keys = new Map<Mention, MentionKey>();
-  for (const r of store.iterate<RunRow>(sql, ...params)) {
+  // From the previous page's last run, that run included (its later mentions).
+  for (const r of recentRuns(store, args.projectId, days, after ? [String(after[0]), String(after[1])] : null)) {
     const [engineId, promptId] = factsKey(r.facts); // whether it counts, before its event is parsed
     if (!counts(counting, engines, engineId, promptId)) continue;
     const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;

@@ -1,10 +1,8 @@
 import type { Project } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
+import { projectRow } from '../store';
 import { toProject, type ProjectRow } from './projects';
 
-// The HTTP layer has already checked that the key's account sees this project.
-const PROJECT = `SELECT * FROM projects
-  WHERE id = ? AND deleted = 0 AND name IS NOT NULL`;
 
 export const endpoint: Endpoint = {
   name: 'project',
@@ -15,7 +13,8 @@ export const endpoint: Endpoint = {
   schema: 'project',
   dependsOn: ['project'],
   build(store, args): Project {
-    const row = store.get<ProjectRow>(PROJECT, args.projectId);
+    // The HTTP layer has already checked that the key's account sees this project.
+    const row = projectRow<ProjectRow>(store, args.projectId);
     // Unreachable after the scope check; a clear error beats an invalid body.
     if (!row) throw new Error(`project ${args.projectId} is not visible`);
     return toProject(row);

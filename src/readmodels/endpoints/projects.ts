@@ -1,10 +1,6 @@
-import { VISIBLE_PROJECTS } from '../access';
 import type { Project, Projects } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-
-/** Projects the account owns or that are shared with it; never deleted ones. Bound as @account. */
-const PROJECTS = `${VISIBLE_PROJECTS}
-  ORDER BY p.name, p.id`;
+import { visibleProjects } from '../store';
 
 /** A projects row as stored: the Project columns (nullable only until an upsert arrives). */
 export type ProjectRow = Project;
@@ -26,6 +22,6 @@ export const endpoint: Endpoint = {
   schema: 'projects',
   dependsOn: ['project'],
   build(store, args): Projects {
-    return store.all<ProjectRow>(PROJECTS, { account: args.accountId }).map(toProject);
+    return visibleProjects<ProjectRow>(store, args.accountId).map(toProject);
   },
 };

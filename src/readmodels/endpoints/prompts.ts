@@ -1,10 +1,6 @@
 import type { Prompts } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-
-const PROMPTS = `SELECT id, project_id, text, segment_ids, active, created_at, updated_at
-  FROM prompts
-  WHERE project_id = ? AND deleted = 0
-  ORDER BY text, id`;
+import { promptsOf } from '../store';
 
 type Prompt = Prompts[number];
 /** segment_ids is stored as the JSON text of the event's array (sorted); active as 0/1. */
@@ -19,7 +15,7 @@ export const endpoint: Endpoint = {
   schema: 'prompts',
   dependsOn: ['setup'],
   build(store, args): Prompts {
-    return store.all<PromptRow>(PROMPTS, args.projectId).map((r) => ({
+    return promptsOf<PromptRow>(store, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, text: r.text, segment_ids: JSON.parse(r.segment_ids) as string[],
       active: r.active === 1, created_at: r.created_at, updated_at: r.updated_at,
     }));

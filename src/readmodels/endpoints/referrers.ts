@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { Referrers } from '../bodies.gen';
 import { citedUrls, type CitedUrl } from './citations';
-import { compareStrings } from '../formulas';
+import { compareStrings } from '../store';
 import { competitorDomains, matchesAny, ownDomains } from '../domains';
 
 interface DomainAcc {

@@ -2,19 +2,14 @@
 import type { RunResults } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import type { PromptRunCompleted } from '../../events';
-import { storedCitations, storedMentions } from '../../store/contributions';
-import { briefFacts } from '../../store';
-import { GROUP_RUNS } from './run-group';
-import { promptTexts } from '../formulas';
+import { briefFacts, groupRunsWithEvents, promptTexts, storedCitations, storedMentions } from '../store';
 
 /**
- * The runs of ONE run group, read by index (run-group.ts GROUP_RUNS), each with the mentions and
+ * The runs of ONE run group, read by index (store/reads/run-groups.ts), each with the mentions and
  * citations stored on it, only the runs and prompts of the group's own project (upstream ids can disagree;
  * another project's run or prompt must never show here). The run of a deleted prompt shows its prompt_id
  * with a null prompt_text: a deletion keeps no data (docs/decisions.md), as for an unknown prompt.
  */
-const RESULTS = GROUP_RUNS('id, status, completed_at, facts, event');
-
 export const endpoint: Endpoint = {
   name: 'run-results',
   path: '/runs/:run_group_id/results',
@@ -24,7 +19,7 @@ export const endpoint: Endpoint = {
   schema: 'run-results',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): RunResults {
-    const rows = store.rows<[string, 'succeeded' | 'failed', string, string, string]>(RESULTS, args.runGroupId, args.projectId);
+    const rows = groupRunsWithEvents(store, args.runGroupId, args.projectId);
     if (rows.length === 0) return [];
     const texts = promptTexts(store, args.projectId);
     return rows.map(([id, status, completedAt, json, event]) => {

@@ -1,22 +1,10 @@
 import type { SegmentAnalytics, SegmentAnalyticsItem } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, score, sentiment, shareCi,
-  shareOfVoice, sumAll, sumBy, type MentionSums,
-} from '../formulas';
-
-const ACTIVE_SEGMENTS = `SELECT id, name FROM segments
-  WHERE project_id = ? AND active = 1 AND deleted = 0
-  ORDER BY name, id`;
-
-/**
- * Which prompts belong to which segment: the prompt's own segment_ids array is the source of truth
- * (read with json_each, as the segments endpoint does); DISTINCT guards against an id listed twice.
- */
-const SEGMENT_PROMPTS = `SELECT DISTINCT j.value AS segment_id, p.id AS prompt_id
-  FROM prompts p, json_each(p.segment_ids) j
-  WHERE p.project_id = ? AND p.deleted = 0
-  ORDER BY segment_id, prompt_id`;
+  activeSegments, averageRank, mentionRate, mentionRateCi, score, segmentPrompts, sentiment, shareCi, shareOfVoice, sumAll, type MentionSums,
+} from '../store';
+import { brandSumsByEnginePrompt, competitorSumsByPrompt, sumBy } from '../sums';
+import { currentSlice } from '../windows';
 
 export const endpoint: Endpoint = {
   name: 'segment-analytics',
@@ -30,8 +18,8 @@ export const endpoint: Endpoint = {
     const slice = currentSlice(store, args);
     const brandPerPrompt = sumBy(slice ? brandSumsByEnginePrompt(store, slice) : [], (r) => r.prompt_id);
     const competitorsPerPrompt = sumBy(slice ? competitorSumsByPrompt(store, slice) : [], (r) => r.prompt_id);
-    const members = promptsPerSegment(store.all(SEGMENT_PROMPTS, args.projectId));
-    return store.all<{ id: string; name: string }>(ACTIVE_SEGMENTS, args.projectId).map((seg) => {
+    const members = promptsPerSegment(segmentPrompts(store, args.projectId));
+    return activeSegments(store, args.projectId).map((seg) => {
       // Only the segment's prompts with counted runs in the window take part.
       const prompts = (members.get(seg.id) ?? []).filter((p) => brandPerPrompt.has(p));
       const brand = sumAll(prompts.map((p) => brandPerPrompt.get(p)!));

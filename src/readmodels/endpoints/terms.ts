@@ -1,10 +1,6 @@
 import type { Terms } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-
-const TERMS = `SELECT id, project_id, value, kind, created_at
-  FROM terms
-  WHERE project_id = ? AND deleted = 0
-  ORDER BY value, id`;
+import { termsOf } from '../store';
 
 type Term = Terms[number];
 
@@ -17,7 +13,7 @@ export const endpoint: Endpoint = {
   schema: 'terms',
   dependsOn: ['setup'],
   build(store, args): Terms {
-    return store.all<Term>(TERMS, args.projectId).map((r) => ({
+    return termsOf<Term>(store, args.projectId).map((r) => ({
       id: r.id, project_id: r.project_id, value: r.value, kind: r.kind, created_at: r.created_at,
     }));
   },

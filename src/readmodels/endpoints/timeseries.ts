@@ -1,17 +1,11 @@
 import type { VisibilityTimeseries } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
-import { engineSumsByPeriod, requestedWindow, type PeriodEngineSums } from '../formulas';
-import { trendPoint, type TrendPoint } from '../../store/trend-days';
+import { anyStaleTrendDay, trendDayPoints, trendPoint, type TrendPoint } from '../store';
+import { engineSumsByPeriod, type PeriodEngineSums } from '../sums';
+import { requestedWindow } from '../windows';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
 const TREND_DAYS = YEAR_DAYS;
-
-/**
- * The writer's rendered day points (migration 012), oldest first. They stand for the body only when
- * none of the project's days waits to be rendered again: a stale day may hold an old point, or none.
- */
-const ANY_STALE_DAY = 'SELECT 1 FROM trend_days_stale WHERE project_id = ? LIMIT 1';
-const DAY_POINTS = 'SELECT point FROM trend_days WHERE project_id = ? AND day BETWEEN ? AND ? ORDER BY day';
 
 export const endpoint: Endpoint = {
   name: 'timeseries',
@@ -28,12 +22,16 @@ export const endpoint: Endpoint = {
     return [...rowsPerPeriod(engines)]
       .map(([period, rows]) => trendPoint(period, rows, competitorMentions.get(period) ?? 0));
   },
-  /** Days only: a week's or month's point adds up its days' rows (build()), which no single row holds. */
+  /**
+   * Days only: a week's or month's point adds up its days' rows (build()), which no single row holds.
+   * The writer's rendered day points (migration 012) stand for the body only when none of the
+   * project's days waits to be rendered again: a stale day may hold an old point, or none.
+   */
   text(store, args): string | null {
-    if (args.interval !== 'day' || store.value(ANY_STALE_DAY, args.projectId) !== undefined) return null;
+    if (args.interval !== 'day' || anyStaleTrendDay(store, args.projectId)) return null;
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return '[]';
-    return `[${store.column<string>(DAY_POINTS, args.projectId, w.start, w.end).join(',')}]`;
+    return `[${trendDayPoints(store, args.projectId, w.start, w.end).join(',')}]`;
   },
 };
 

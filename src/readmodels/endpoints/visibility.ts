@@ -1,10 +1,12 @@
 import type { EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
-  averageRank, brandSumsByEnginePrompt, compareStrings, competitorSumsByPrompt, currentSlice, mentionRate, mentionRateCi, overRuns, score,
-  sentiment, shareCi, shareOf, shareOfVoice, sumAll, sumBy, trackedCompetitors, zeroSums,
-  type CompetitorPromptSums, type EnginePromptSums, type MentionSums,
-} from '../formulas';
+  averageRank, compareStrings, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, trackedCompetitors, zeroSums, type MentionSums,
+} from '../store';
+import {
+  brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy, type CompetitorPromptSums, type EnginePromptSums,
+} from '../sums';
+import { currentSlice } from '../windows';
 
 const TOP_COMPETITORS = 10;
 

@@ -3,7 +3,7 @@
 -- A date range of up to 366 days summed from day rows reads a year of rows per project (27k brand,
 -- 60k competitor rows for 15 prompts x 5 engines): 50-100 ms, ten times the cold-build budget. The
 -- same sums per ISO week and per calendar month let a range read its whole months and weeks as one
--- row each and only its ragged edges as days (src/readmodels/formulas.ts rangePieces).
+-- row each and only its ragged edges as days (src/readmodels/range-pieces.ts rangePieces).
 --
 -- Same columns and keys as the day tables; `day` is the period's first day: the Monday of the ISO
 -- week, the 1st of the month. Every row is exactly the sum of the day rows of its period (integers:

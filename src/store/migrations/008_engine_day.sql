@@ -6,7 +6,7 @@
 -- (15 prompts x 5 engines), most of a 35 ms build; here it is 1,825 rows.
 --
 -- Only what counts is in these rows: runs of the project's non-deleted prompts on known engines
--- (COUNTED_RUNS in src/readmodels/formulas.ts), and in `competitor_runs` the mentions of its
+-- (COUNTED_RUNS in src/readmodels/counted-runs.ts), and in `competitor_runs` the mentions of its
 -- tracked (non-deleted) competitors by those runs. So a row is the exact sum of its day's counted
 -- rows by prompt. The writer adds the same deltas in the same transaction as those rows, and counts
 -- a project again when what counts changes (a prompt or competitor deleted, restored or moved, an

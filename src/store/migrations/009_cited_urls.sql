@@ -3,7 +3,7 @@
 --
 -- Those lists add up agg_url_day over the range: ~100k rows for a year of a busy project (15
 -- prompts x 5 engines), 140-170 ms a build. Here the same year is ~1.5k month rows plus a few
--- weeks and days at its edges (src/readmodels/formulas.ts rangePieces), 3-6 ms; with an engine filter
+-- weeks and days at its edges (src/readmodels/range-pieces.ts rangePieces), 3-6 ms; with an engine filter
 -- the engine tables below, 3-9 ms.
 --
 -- One table per grain, as 007: `day` is the period's first day (the day itself, the Monday of the

@@ -11,7 +11,7 @@
 -- any writer starts a batch that is not bulk.
 --
 -- Readers never read the roll-up rows of a marked period: they read its days instead
--- (src/readmodels/formulas.ts rangePieces), which give the same sums, so an answer is the same
+-- (src/readmodels/range-pieces.ts rangePieces), which give the same sums, so an answer is the same
 -- bytes whether the period is marked or not. The digest is the same once nothing is marked.
 CREATE TABLE rollup_pending (
   project_id  TEXT NOT NULL,

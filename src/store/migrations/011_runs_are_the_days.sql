@@ -4,7 +4,7 @@
 -- as many as the runs, their mentions and their citations themselves: ~7 aggregate rows per run
 -- (agg_prompt_day 1, agg_competitor_day ~2.2, agg_url_day ~3.7) and agg_cited_day besides, most of
 -- what the writer spent. They go. A range's days (the current window, the ragged edges of a longer
--- range) are summed from the runs themselves (src/readmodels/formulas.ts), through
+-- range) are summed from the runs themselves (src/readmodels/counted-runs.ts), through
 -- prompt_runs_recent (project_id, completed_at): a week of a busy project is ~500 runs. What stays
 -- is coarser, and written less often:
 -- - agg_engine_day (008): per project, day and engine, added per batch (~50 rows a batch of 1,000

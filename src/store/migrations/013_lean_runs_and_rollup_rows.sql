@@ -19,7 +19,7 @@
 -- Roll-ups. The week and month roll-ups were ~1.9 rows per run (agg_prompt_*, agg_competitor_*,
 -- agg_cited_*, agg_cited_engine_*), each written with its own upsert when its period closed. Now a
 -- project's period is one row of `rollups` holding the same rows as JSON lists, written once per
--- period (src/store/rollups.ts) and read whole by a range (src/readmodels/formulas.ts). The ids and
+-- period (src/store/rollups.ts) and read whole by a range (src/readmodels/sums.ts). The ids and
 -- URLs a period names are listed once per row; the lists refer to them by their place:
 -- - ids: the engine, prompt and competitor ids, sorted (so a sorted list of places is a sorted list of ids);
 -- - urls: [[url, domain], ...], sorted by URL;

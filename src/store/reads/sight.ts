@@ -1,4 +1,5 @@
-import type { ReadStore } from './store';
+// Who may see what: an API key's account, the projects an account sees, a run group's project.
+import type { ReadStore } from '../read-store';
 
 const KEY_ACCOUNT = `SELECT account_id FROM api_keys
   WHERE key_sha256 = ? AND v_at IS NOT NULL AND revoked_at IS NULL AND account_id IS NOT NULL`;
@@ -8,11 +9,7 @@ export function accountForKeyHash(store: ReadStore, keySha256: string): string |
   return store.value<string>(KEY_ACCOUNT, keySha256) ?? null;
 }
 
-/** Projects an account sees: the ones it owns and the ones shared with it; never deleted ones. */
-export const VISIBLE_PROJECTS = `SELECT p.* FROM projects p
-  WHERE p.deleted = 0 AND p.name IS NOT NULL AND (p.company_id = @account
-    OR EXISTS (SELECT 1 FROM project_access g WHERE g.project_id = p.id AND g.account_id = @account AND g.granted = 1))`;
-
+/** The project, when the account owns it or it is shared with it; never a deleted one (as catalog.ts VISIBLE_PROJECTS). */
 const PROJECT_VISIBLE = `SELECT 1 FROM projects p
   WHERE p.id = @project AND p.deleted = 0 AND p.name IS NOT NULL AND (p.company_id = @account
     OR EXISTS (SELECT 1 FROM project_access g WHERE g.project_id = p.id AND g.account_id = @account AND g.granted = 1))`;

@@ -1,0 +1,66 @@
+// The counting rule and the rows a range is read from: the runs of its days and the roll-ups of its weeks and months.
+import type { Piece } from './range-pieces';
+import type { Slice } from './windows';
+import {
+  briefFacts, countedPromptIds, knownEngineIds, parseNames, rollupLists, runRowsOfDays, type BriefFacts, type ReadStore, type RollupList, type RollupNames,
+} from './store';
+
+/**
+ * The counting rule (COUNTED_RUNS, as docs/metrics.md states it) as sets, read once per range: the project's non-deleted prompts
+ * and the known engines. A run counts when its prompt is the project's (upstream ids can disagree;
+ * another project's prompt must not count or show) and not deleted, and its engine is known. A fact
+ * whose parent has not arrived yet shows once it arrives.
+ */
+export interface Counting {
+  prompts: ReadonlySet<string>;
+  engines: ReadonlySet<string>;
+}
+
+export function countingOf(store: ReadStore, projectId: string): Counting {
+  return { prompts: new Set(countedPromptIds(store, projectId)), engines: new Set(knownEngineIds(store)) };
+}
+
+/** Whether a run of this engine and prompt counts, after an engine filter (null: none). */
+export function counts(c: Counting, engines: ReadonlySet<string> | null, engineId: string, promptId: string): boolean {
+  return c.engines.has(engineId) && c.prompts.has(promptId) && (engines === null || engines.has(engineId));
+}
+
+/** What runsOfDays needs of a run's parsed facts: its engine and prompt, first. */
+type KeyedFacts = { readonly 0: string; readonly 1: string };
+
+/** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
+export interface DayRun<F extends KeyedFacts = BriefFacts> {
+  id: string;
+  completed_at: string;
+  day: string;
+  facts: F;
+}
+
+/**
+ * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
+ * succeeded runs of the project completed on the days of the piece, those that count (and pass the
+ * slice's engine filter) kept. The sums are those the writer adds to the roll-ups
+ * (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
+ * Each run's facts are parsed without its cited URLs (briefFacts) unless `parse` says otherwise.
+ */
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): DayRun[];
+export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Array<DayRun<F>>;
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Array<DayRun<KeyedFacts>> {
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const out: Array<DayRun<KeyedFacts>> = [];
+  for (const [id, completedAt, json] of runRowsOfDays(store, s.projectId, p.start, p.end)) {
+    const facts = parse(json);
+    if (counts(counting, engines, facts[0], facts[1])) out.push({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts });
+  }
+  return out;
+}
+
+/**
+ * The rows of one list of the roll-ups of a project's weeks or months (a piece: the periods' first
+ * days), period by period, decoded (src/store/rollup-rows.ts).
+ */
+export function rollupRows<R>(store: ReadStore, projectId: string, p: Piece, kind: RollupList,
+  decode: (names: RollupNames, json: string) => R[]): Array<{ day: string; rows: R[] }> {
+  return rollupLists(store, projectId, p.grain, p.start, p.end, kind)
+    .map(([day, ids, urls, json]) => ({ day, rows: decode(parseNames(ids, urls), json) }));
+}

@@ -1,0 +1,195 @@
+// Window sums shared by the metric endpoints (visibility, trends, segments, rankings): integer sums
+// added per key, so the same numbers whatever pieces a range is read in.
+import type { Period } from './args';
+import { countingOf, counts, rollupRows, runsOfDays } from './counted-runs';
+import { rangePieces, stalePeriods, type Piece } from './range-pieces';
+import {
+  addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts,
+  trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+} from './store';
+import type { Slice } from './windows';
+
+export interface EnginePromptSums extends MentionSums {
+  engine_id: string;
+  engine_name: string;
+  prompt_id: string;
+  prompt_text: string;
+}
+
+/**
+ * Sums of each piece of a slice's days (rangePieces, 'total'), added per key: integers, so the same
+ * numbers whatever the pieces, then put in the order `compare` states.
+ */
+function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, add: (piece: Piece, into: Map<string, T>) => void, compare: (a: T, b: T) => number): T[] {
+  const out = new Map<string, T>();
+  for (const piece of rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId))) add(piece, out);
+  return [...out.values()].sort(compare);
+}
+
+/** A run's best mention added to sums (the writer's arithmetic: contributions.ts). */
+function addBest(into: MentionSums, position: number, sentiment: number | null): void {
+  const d = zeroMention();
+  addMention(d, position, sentiment, 1);
+  into.mentioned += d.runs;
+  into.position_sum += d.position_sum;
+  into.rr_fixed += d.rr_fixed;
+  into.sentiment_fixed += d.sentiment_fixed;
+  into.sentiment_n += d.sentiment_n;
+}
+
+/** Stored sums added to sums: [runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n]. */
+function addStored(into: MentionSums, runs: number, mentioned: number, positionSum: number, rrFixed: number, sentimentFixedSum: number, sentimentN: number): void {
+  into.runs += runs;
+  into.mentioned += mentioned;
+  into.position_sum += positionSum;
+  into.rr_fixed += rrFixed;
+  into.sentiment_fixed += sentimentFixedSum;
+  into.sentiment_n += sentimentN;
+}
+
+const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id);
+
+/** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
+export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
+  const counting = countingOf(store, s.projectId);
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const into = (out: Map<string, EnginePromptSums>, engineId: string, promptId: string): EnginePromptSums => {
+    const key = `${engineId} ${promptId}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
+    return r;
+  };
+  const rows = sliceSums<EnginePromptSums>(store, s, (p, out) => {
+    if (p.grain === 'day') {
+      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
+        const r = into(out, f[0], f[1]);
+        r.runs += 1;
+        if (f[2] !== null) addBest(r, f[2], f[3]);
+      }
+      return;
+    }
+    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts', promptRows)) {
+      for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
+        if (counts(counting, engines, engineId, promptId)) addStored(into(out, engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+      }
+    }
+  }, byEnginePrompt);
+  if (rows.length === 0) return rows;
+  const names = engineNames(store);
+  const texts = promptTexts(store, s.projectId);
+  for (const r of rows) {
+    r.engine_name = names.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
+    r.prompt_text = texts.get(r.prompt_id)!;
+  }
+  return rows;
+}
+
+export interface CompetitorPromptSums extends MentionSums {
+  competitor_id: string;
+  prompt_id: string;
+}
+
+const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): number => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id);
+
+/**
+ * Mention sums of tracked competitors (not deleted; mentions of unknown ids are ignored) per
+ * competitor x prompt in a slice, over counted runs (runs = 0: competitor rows carry no slice size;
+ * give them the slice's runs with `overRuns`).
+ */
+export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
+  const counting = countingOf(store, s.projectId);
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const tracked = new Set(trackedCompetitorIds(store, s.projectId));
+  const into = (out: Map<string, CompetitorPromptSums>, competitorId: string, promptId: string): CompetitorPromptSums => {
+    const key = `${competitorId} ${promptId}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
+    return r;
+  };
+  return sliceSums<CompetitorPromptSums>(store, s, (p, out) => {
+    if (p.grain === 'day') {
+      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
+        for (const [competitorId, position, sentimentValue] of f[6]) if (tracked.has(competitorId)) addBest(into(out, competitorId, f[1]), position, sentimentValue);
+      }
+      return;
+    }
+    for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors', competitorRows)) {
+      for (const [engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of period.rows) {
+        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(into(out, competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+      }
+    }
+  }, byCompetitorPrompt);
+}
+
+/** A period's brand sums of one engine: `day` is the period's first day. */
+export type PeriodEngineSums = DayEngineSums;
+
+/** What the trend and the daily scores read of a range, per day, ISO week or month (`day` is the period's first day). */
+export interface EnginePeriods {
+  /** Brand sums per period x engine, oldest period first, engines in id order; a row of an unknown engine is left out, as a join would. */
+  engines: PeriodEngineSums[];
+  /** Per period with any: runs mentioning a tracked competitor, summed over competitors and engines (the share-of-voice denominator part). */
+  competitorMentions: Map<string, number>;
+}
+
+/** The brand sums per period and engine of start..end, and the competitor mentions per period, in one read (store/reads/period-rows.ts). */
+export function engineSumsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): EnginePeriods {
+  const rows = engineDayRows(store, projectId, start, end, interval);
+  // Sorted all the same: nothing binds the planner to keep a subquery's order in an aggregate (a
+  // sort of rows already in order is one pass of comparisons, ~0.1 ms for a year).
+  rows.sort((a, b) => compareStrings(a[0], b[0]) || compareStrings(a[1], b[1]));
+  return engineSumsOf(rows, engineNames(store));
+}
+
+/** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */
+function periodsOf(interval: Period): (day: string) => string {
+  const seen = new Map<string, string>();
+  return (day) => {
+    let period = seen.get(day);
+    if (period === undefined) seen.set(day, (period = periodStart(day, interval)));
+    return period;
+  };
+}
+
+/** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
+export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const counting = countingOf(store, projectId);
+  const periodOf = periodsOf(interval);
+  const into = (day: string): Set<string> => {
+    const period = periodOf(day);
+    let prompts = out.get(period);
+    if (!prompts) out.set(period, (prompts = new Set()));
+    return prompts;
+  };
+  for (const p of rangePieces(start, end, interval, stalePeriods(store, projectId))) {
+    if (p.grain === 'day') {
+      for (const r of promptIdsOfDays(store, projectId, p.start, p.end)) {
+        const prompts = into(r.day);
+        for (const id of r.prompt_ids.split(',')) prompts.add(id);
+      }
+      continue;
+    }
+    for (const period of rollupRows<PromptRow>(store, projectId, p, 'prompts', promptRows)) {
+      for (const [engineId, promptId] of period.rows) if (counts(counting, null, engineId, promptId)) into(period.day).add(promptId);
+    }
+  }
+  return out;
+}
+
+/** Adds rows into one total per key (integers: exact in any order). */
+export function sumBy<T extends MentionSums>(rows: readonly T[], keyOf: (r: T) => string): Map<string, MentionSums> {
+  const out = new Map<string, MentionSums>();
+  for (const r of rows) {
+    let into = out.get(keyOf(r));
+    if (!into) out.set(keyOf(r), (into = zeroSums()));
+    addSums(into, r);
+  }
+  return out;
+}
+
+/** A competitor's sums measured against the runs of its slice (mention_rate and score divide by them). */
+export const overRuns = (s: MentionSums, runs: number): MentionSums => ({ ...s, runs });
+
+/** part / whole; null when whole is 0 (share of voice of a competitor: its mentions / all mentions). */
+export const shareOf = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);

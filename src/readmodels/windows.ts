@@ -1,0 +1,53 @@
+// The days a request covers: the current window (following the data) or the range it names.
+import { addDays } from '../lib/time';
+import { latestRunDay, type ReadStore } from './store';
+
+export interface Window {
+  start: string;   // YYYY-MM-DD, inclusive
+  end: string;     // YYYY-MM-DD, inclusive: the day of the project's latest succeeded run
+}
+
+/**
+ * The current window: the `days` UTC days ending with the day of the project's latest succeeded run
+ * (not the wall clock, so replays are reproducible). An engine filter never moves it. Null when the
+ * project has no succeeded runs.
+ */
+export function currentWindow(store: ReadStore, projectId: string, days: number): Window | null {
+  const end = latestRunDay(store, projectId);
+  if (!end) return null;
+  return { start: addDays(end, -(days - 1)), end };
+}
+
+/** Counted runs of one project over an inclusive day range, optionally restricted to some engines. */
+export interface Slice {
+  projectId: string;
+  start: string;
+  end: string;
+  engineIds: string[] | null;
+}
+
+/** What a request says about its days (ReadArgs). */
+export interface RangeArgs {
+  projectId: string;
+  startDate: string | null;
+  endDate: string | null;
+}
+
+/**
+ * The days a request covers (docs/metrics.md#date-ranges): start_date..end_date when both are given
+ * (checked by the HTTP layer: in order, at most 366 days); one of them alone, the `days` days starting
+ * or ending there; neither, the current window of `days` days (v1: follows the data, null when the
+ * project has no succeeded runs). An explicit range does not depend on the data, and may hold no runs.
+ */
+export function requestedWindow(store: ReadStore, args: RangeArgs, days: number): Window | null {
+  if (args.startDate !== null && args.endDate !== null) return { start: args.startDate, end: args.endDate };
+  if (args.endDate !== null) return { start: addDays(args.endDate, -(days - 1)), end: args.endDate };
+  if (args.startDate !== null) return { start: args.startDate, end: addDays(args.startDate, days - 1) };
+  return currentWindow(store, args.projectId, days);
+}
+
+/** The requested window of a request as a slice (with its engine filter); null when there is none (no runs, no range). */
+export function currentSlice(store: ReadStore, args: RangeArgs & { windowDays: number; engineIds: string[] | null }): Slice | null {
+  const w = requestedWindow(store, args, args.windowDays);
+  return w && { projectId: args.projectId, start: w.start, end: w.end, engineIds: args.engineIds };
+}

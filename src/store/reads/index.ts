@@ -1,0 +1,24 @@
+// What the store offers the read models (src/readmodels imports the store only through here, by
+// readmodels/store.ts): the ReadStore, the named reads of this folder, and the writer's own
+// arithmetic the answers must share (metrics, periods, contributions, the rows the writer encodes).
+export { ReadStore } from '../read-store';
+export {
+  activeSegments, competitorDomainValues, competitorsOf, countedPromptIds, engineNames, knownEngineIds, ownDomainValues, projectName, projectRow,
+  promptsOf, promptTexts, segmentPrompts, segmentsOf, termsOf, trackedCompetitorIds, trackedCompetitors, trackedEngines, visibleProjects,
+} from './catalog';
+export { accountForKeyHash, projectVisible, runGroupProject } from './sight';
+export { forumPostRows } from './forum-posts';
+export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
+export { recentRuns, runRowsOfDays } from './run-rows';
+export { anyStaleTrendDay, engineDayRows, latestRunDay, pendingPeriods, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
+
+export type { ChangeKind } from '../versions';
+export { RR_SCALE, SENTIMENT_SCALE } from '../contributions';
+export {
+  addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, zeroSums, Z95, type MentionSums,
+} from '../metrics';
+export { nextMonth, periodEnd, periodStart, type Grain } from '../periods';
+export { engineSumsOf, trendPoint, type DayEngineSums, type TrendPoint } from '../trend-days';
+export { addMention, citeFacts, mergeCited, storedCitations, storedMentions, zeroMention, type Cited, type UrlCitations } from '../contributions';
+export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from '../rollup-rows';
+export { briefFacts, domainOf, factsKey, type BriefFacts, type FactsArray } from '../runs';

@@ -1,0 +1,43 @@
+// The succeeded runs of a project by completion time (index runs_recent: project, completed_at).
+import { KEY_OF } from '../keys';
+import type { ReadStore } from '../read-store';
+
+/**
+ * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
+ * succeeded runs of the project completed on the days start..end, through runs_recent.
+ */
+const RUNS_OF_DAYS = `SELECT id, completed_at, facts FROM runs
+  WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
+
+/** The project's succeeded runs completed on the days start..end (inclusive): id, completed_at, facts (JSON text). */
+export function runRowsOfDays(store: ReadStore, projectId: string, start: string, end: string): Array<[string, string, string]> {
+  return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
+}
+
+/**
+ * Succeeded runs, newest first, walking runs_recent (the run id orders runs of one instant): rows
+ * are read lazily, so a caller that has enough stops the walk.
+ */
+const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
+const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
+/** Runs completed in [from, to): binds the first instant and the one after the last. */
+const IN_TIMES = ' AND a.completed_at >= ? AND a.completed_at < ?';
+/** Keyset: runs after a run in NEWEST_FIRST order, that run included. */
+const FROM_RUN = ' AND (a.completed_at < ? OR (a.completed_at = ? AND a.id >= ?))';
+const RECENT = {
+  all: RECENT_RUNS + NEWEST_FIRST,
+  from: RECENT_RUNS + FROM_RUN + NEWEST_FIRST,
+  times: RECENT_RUNS + IN_TIMES + NEWEST_FIRST,
+  timesFrom: RECENT_RUNS + IN_TIMES + FROM_RUN + NEWEST_FIRST,
+};
+
+export interface RecentRun { id: string; completed_at: string; facts: string; event: string }
+
+/**
+ * The project's succeeded runs, newest first, one at a time: those completed in `times` [from, to)
+ * when given, from the run `from` (completed_at, id; that run included) when given.
+ */
+export function recentRuns(store: ReadStore, projectId: string, times: readonly [string, string] | null, from: readonly [string, string] | null): IterableIterator<RecentRun> {
+  const sql = times ? (from ? RECENT.timesFrom : RECENT.times) : (from ? RECENT.from : RECENT.all);
+  return store.iterate<RecentRun>(sql, projectId, ...(times ?? []), ...(from ? [from[0], from[0], from[1]] : []));
+}
