@@ -13,7 +13,7 @@ export interface ReadArgs {
   entityType: 'brand' | 'competitor' | null;
   /** Length of the current window in days (spec: 7). */
   windowDays: number;
-  /** start_date / end_date as asked (YYYY-MM-DD, validated, start <= end, at most 366 days); null when absent (formulas.ts requestedWindow). */
+  /** start_date / end_date as asked (YYYY-MM-DD, validated, start <= end, at most 366 days); null when absent (windows.ts requestedWindow). */
   startDate: string | null;
   endDate: string | null;
   /** Points per day, ISO week or calendar month (timeseries, daily scores); 'day' when absent. */

@@ -23,7 +23,7 @@ export interface QuerySpec {
 /** The trend's span: the length of a 'year' range (QuerySpec.range). */
 export const YEAR_DAYS = 365;
 
-/** The days one end of a range alone covers on an endpoint (formulas.ts requestedWindow). */
+/** The days one end of a range alone covers on an endpoint (windows.ts requestedWindow). */
 export function rangeDays(q: QuerySpec, windowDays: number): number {
   return q.range === 'year' ? YEAR_DAYS : windowDays;
 }

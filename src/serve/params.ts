@@ -175,7 +175,7 @@ export const LAST_DAY = '8999-12-31';
 
 /**
  * Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date.
- * One end alone: the range is the endpoint's `days` days from or to it (formulas.ts requestedWindow),
+ * One end alone: the range is the endpoint's `days` days from or to it (windows.ts requestedWindow),
  * which must stay within the days the parameters accept (a window_end of 9000-01-06 is none the API
  * could be asked for): the 400 names the end given.
  */
