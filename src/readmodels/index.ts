@@ -29,7 +29,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   forumMetrics, forumLeads, forumOpportunities,
 ];
 
-export type { Endpoint, QuerySpec, Scope } from './endpoint';
+export type { Endpoint, Scope } from './endpoint';
+export type { QueryArgs, QueryParamName } from './params.gen';
 export type { ReadArgs } from './args';
 export { ReadStore } from './store';
 export { accountForKeyHash, projectVisible, runGroupProject } from './access';
