@@ -8,12 +8,13 @@ import { readVersion, sumVersions } from '../src/serve/ready-body';
 import { queryArgs } from '../src/serve/params';
 import { asSource, freshDb, W } from './helpers';
 import { arriving, identity, pagedWorld } from './cursor-world';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 const PAGED = ['mentions', 'citations', 'runs', 'forum-opportunities', 'forum-leads'];
 const endpointNamed = (name: string): Endpoint => ENDPOINTS.find((e) => e.name === name)!;
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
+  return { ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 /** The data version a build would read (buildReady: the project's and the engines' counters). */
