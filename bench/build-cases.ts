@@ -2,6 +2,7 @@
 // defaults on the world's busiest project, then the year-long ranges and the weekly / monthly trend.
 import { ENDPOINTS, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { addDays } from '../src/lib/time';
+import { queryArgs } from '../src/serve/params';
 import type { Db } from '../src/store';
 
 /** The serving default (visibility-api serve --window-days). */
@@ -17,7 +18,7 @@ function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
   const group = db.prepare('SELECT id FROM run_groups WHERE project_id = ? ORDER BY started_at DESC, id LIMIT 1').pluck().get(p.id) as string;
   const args: ReadArgs = {
     accountId: p.company_id, projectId: e.scope === 'account' ? '' : p.id, runGroupId: e.scope === 'run_group' ? group : '',
-    engineIds: null, limit: e.query.limit?.default ?? 0, entityType: null, windowDays: WINDOW_DAYS, startDate: null, endDate: null, interval: 'day',
+    windowDays: WINDOW_DAYS, ...queryArgs({}, e, WINDOW_DAYS),
   };
   return { args, scopes: e.scope === 'account' ? ['catalog'] : [`project:${p.id}`, 'engines'] };
 }

@@ -78,6 +78,93 @@ async function generateValidators(dir: string, formats: string): Promise<string>
   return ['// @ts-nocheck -- generated JavaScript (ajv standalone), not TypeScript', banner, code, ''].join('\n');
 }
 
+/** A parameter's field in the read models' arguments: its name in camelCase (engine_ids: engineIds). */
+export function argName(name: string): string {
+  return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+type ParamFile = Record<string, unknown> & { name: string; in: string; schema: Record<string, unknown> };
+
+/**
+ * schemas/params as the code reads them, by file name: a file with `x-extends` (a variant, e.g. limit
+ * with another maximum) is its base's fields with its own over them, the schema merged key by key.
+ * `variant`: the file extends another (its argument's type is its base's).
+ */
+export function resolveParams(): Array<{ file: string; def: ParamFile; variant: boolean }> {
+  const files = new Map(loadDir('schemas/params') as Array<[string, Record<string, unknown>]>);
+  return [...files].map(([file, raw]) => {
+    const { $comment: _comment, 'x-extends': base, ...own } = raw;
+    if (base === undefined) return { file, def: own as ParamFile, variant: false };
+    const b = files.get(String(base));
+    if (b === undefined || b['x-extends'] !== undefined) throw new Error(`schemas/params/${file}.json extends ${String(base)}, which is not a parameter of its own`);
+    const schema = { ...(b.schema as object), ...(own.schema as object | undefined) };
+    return { file, def: { ...b, ...own, schema } as ParamFile, variant: true };
+  });
+}
+
+/**
+ * src/readmodels/params.gen.ts: every parameter of schemas/params resolved (PARAMS, by file name, with
+ * the QueryArgs field it fills), the names an endpoint may list, and QueryArgs, the type of the query
+ * as read models get it: one field per query parameter that is a read-model argument (no x-read-by),
+ * null when absent unless its schema has a default or it states x-absent.
+ */
+export async function generateParams(): Promise<string> {
+  const params = resolveParams();
+  const query = params.filter((p) => p.def.in === 'query');
+  const path = params.filter((p) => p.def.in === 'path');
+  const isArg = (d: ParamFile): boolean => d['x-read-by'] === undefined;
+  const properties: Record<string, JSONSchema> = {};
+  const absentArgs: Record<string, unknown> = {};
+  for (const { file, def } of query.filter((p) => !p.variant && isArg(p.def))) {
+    const { default: dflt, ...value } = def.schema;
+    const nullable = dflt === undefined && def['x-absent'] === undefined;
+    const set = def.schema.type === 'array' ? ' (a set: sorted, without repeats)' : '';
+    absentArgs[argName(def.name)] = nullable ? null : dflt ?? def['x-absent'];
+    const absent = JSON.stringify(absentArgs[argName(def.name)]);
+    properties[argName(def.name)] = {
+      description: `${def.name}${set}, schemas/params/${file}.json; ${absent} when absent.`,
+      ...(nullable ? { anyOf: [value, { type: 'null' }] } : value),
+    } as JSONSchema;
+  }
+  const args = await compile({
+    title: 'QueryArgs', type: 'object', additionalProperties: false, required: Object.keys(properties), properties,
+    description: 'The query of a request as read models get it: validated and normalized (serve/params.ts queryArgs).',
+  } as JSONSchema, 'QueryArgs', { bannerComment: '', additionalProperties: false, strictIndexSignatures: true });
+  const resolved = Object.fromEntries(params.map(({ file, def }) => [file, { ...def, arg: def.in === 'query' && isArg(def) ? argName(def.name) : null }]));
+  const union = (list: typeof params): string => list.map((p) => `'${p.file}'`).join(' | ');
+  return [
+    banner,
+    "import type { JsonSchema } from '../events';",
+    '',
+    '/** A parameter of schemas/params (x-extends resolved): the OpenAPI Parameter Object, its x- fields, and the QueryArgs field it fills. */',
+    'export interface ParamDef {',
+    '  name: string;', "  in: 'path' | 'query';", '  required: boolean;', '  description: string;',
+    '  /** What the parameter accepts, for the 400 message ({keyword}: the schema\'s value). */',
+    "  'x-accepts': string;", '  style?: string;', '  explode?: boolean;', '  schema: JsonSchema;',
+    '  /** The value read models get when the request leaves it out and the schema has no default. */',
+    "  'x-absent'?: number;",
+    '  /** The size of a page, not which list it is: a cursor is not bound to it (the size may change mid-walk). */',
+    "  'x-page-size'?: boolean;",
+    '  /** Not a read-model argument: the module that reads it. */',
+    "  'x-read-by'?: string;",
+    '  /** The QueryArgs field it fills; null for path parameters and those with x-read-by. */',
+    '  arg: keyof QueryArgs | null;',
+    '}',
+    '',
+    '/** What an endpoint may list as its query parameters: the query files of schemas/params. */',
+    `export type QueryParamName = ${union(query)};`,
+    `export type PathParamName = ${union(path)};`,
+    '',
+    `export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamDef } = ${JSON.stringify(resolved, null, 2)};`,
+    '',
+    args.trimEnd(),
+    '',
+    '/** The query arguments of a request that gives no parameter (a parameter an endpoint does not list keeps this value). */',
+    `export const ABSENT: Readonly<QueryArgs> = ${JSON.stringify(absentArgs, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
 export const generateEventValidators = (): Promise<string> => generateValidators('schemas/events', './formats');
 export const generateBodyValidators = (): Promise<string> => generateValidators('schemas/api', '../events/formats');
 
@@ -87,6 +174,7 @@ export const OUTPUTS: Array<[string, () => Promise<string>, string]> = [
   ['src/events/validators.gen.ts', generateEventValidators, 'schemas/events'],
   ['src/readmodels/bodies.gen.ts', generateApiTypes, 'schemas/api'],
   ['src/serve/body-validators.gen.ts', generateBodyValidators, 'schemas/api'],
+  ['src/readmodels/params.gen.ts', generateParams, 'schemas/params'],
 ];
 
 async function main(): Promise<void> {

@@ -12,6 +12,7 @@ import { ENDPOINTS } from '../src/readmodels';
 import { openDb, Projector, type Db } from '../src/store';
 import { asSource, run, tmpDir, W, world } from './helpers';
 import { request, startApi, withKey, type Api } from './http';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -99,7 +100,7 @@ t.test('jobs pending at close() get a 503 and close() resolves once the thread h
   const db = servedDb(tt);
   const builder = new ThreadBuilder(db.name, 2);
   const endpoint = ENDPOINTS.find((e) => e.name === 'projects')!;
-  const args = { accountId: W.account, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' as const };
+  const args = { ...ABSENT, accountId: W.account, projectId: '', runGroupId: '', engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' as const };
   const ok = await builder.build({ endpoint, args, scopes: [] });
   tt.ok(JSON.parse(ok.json.toString()).length > 0, 'a thread builds');
   const pending = builder.build({ endpoint, args, scopes: [] });

@@ -5,14 +5,16 @@ import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readm
 import type { PagePosition } from '../src/readmodels/args';
 import { dropSnapshots, snapshotCount } from '../src/readmodels/paging';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
+import { queryArgs } from '../src/serve/params';
 import { asSource, freshDb, W } from './helpers';
 import { arriving, identity, pagedWorld } from './cursor-world';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 const PAGED = ['mentions', 'citations', 'runs', 'forum-opportunities', 'forum-leads'];
 const endpointNamed = (name: string): Endpoint => ENDPOINTS.find((e) => e.name === name)!;
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
+  return { ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 /** The data version a build would read (buildReady: the project's and the engines' counters). */
@@ -78,7 +80,7 @@ t.test('v1 requests (no cursor) build the same bodies as before paging', async (
   const store = new ReadStore(db);
   for (const name of PAGED) {
     const e = endpointNamed(name);
-    const limit = e.query.limit!.default; // 100 for mentions and citations; 0 (everything) for the lists v1 had no limit on
+    const limit = queryArgs({}, e, 7).limit; // 100 for mentions and citations; 0 (everything) for the lists v1 had no limit on
     const page = e.page!(store, args({ limit }), { version: versionOf(store) });
     t.same(page.items, e.build(store, args({ limit })), `${name}: page 1 is build()`);
   }

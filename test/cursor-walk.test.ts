@@ -61,7 +61,7 @@ t.test('every paged list, every combination of its filters: the walk is the whol
   for (const e of PAGED) {
     const id = identity[e.name]!;
     for (const q of combinations(e)) {
-      const whole = await client.GET(apiPath(e) as never, { params: params({ ...q, limit: e.query.limit!.max }) } as never);
+      const whole = await client.GET(apiPath(e) as never, { params: params({ ...q, limit: queryParams(e).find((p) => p.name === 'limit')!.schema.maximum as number }) } as never);
       t.equal(whole.response.status, 200, `${e.name} ${describe(q)}: the whole list`);
       t.equal(whole.response.headers.get('link'), null, `${e.name} ${describe(q)}: in one page`);
       const expected = (whole.data as unknown as Item[]).map(id);

@@ -10,6 +10,7 @@ import { mulberry32 } from '../fixtures/random';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
 import { digest, openDb, Projector, type Db } from '../src/store';
 import { asSource, ev, freshDb, id, oracleAggregates, W, world, type Ev } from './helpers';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 /** The aggregate tables replaced by the SQL oracle's, computed from the stored runs. */
 const recomputeBySql = (db: Db): void => oracleAggregates(db);
@@ -273,7 +274,7 @@ function rangedBodies(db: Db): string[] {
     for (const [startDate, endDate] of ranges) {
       for (const interval of ['day', 'week', 'month'] as const) {
         for (const engineIds of [null, [W.engineA]]) {
-          const args: ReadArgs = { accountId: W.account, projectId: W.project, runGroupId: '', engineIds, limit: 1000, entityType: null, windowDays: 7, startDate, endDate, interval };
+          const args: ReadArgs = { ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: '', engineIds, limit: 1000, entityType: null, windowDays: 7, startDate, endDate, interval };
           bodies.push(`${name} ${startDate}..${endDate} ${interval} ${engineIds?.length ?? 'all'}: ${JSON.stringify(db.transaction(() => e.build(store, args))())}`);
         }
       }

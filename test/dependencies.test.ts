@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
-import { queryArgs } from '../src/serve/params';
+import { queryArgs, queryParams } from '../src/serve/params';
 import { CHANGE_KINDS, inputsVersion, projectVersions, type ChangeKind } from '../src/store';
 import { pagedWorld } from './cursor-world';
 import { asSource, ev, freshDb, id, run, W, type Ev } from './helpers';
@@ -19,11 +19,12 @@ const POST = id(1, '12121212');
 /** The queries each endpoint is asked with: the defaults, and every parameter it takes. */
 function queries(e: Endpoint): ParsedUrlQuery[] {
   const out: ParsedUrlQuery[] = [{}];
-  if (e.query.range) out.push({ start_date: '2026-01-03', end_date: '2026-01-09' }, { start_date: '2026-01-04' }, { end_date: '2026-01-08' });
-  if (e.query.engineIds) out.push({ engine_ids: W.engineB }, { engine_ids: NEW_ENGINE });
-  if (e.query.entityType) out.push({ entity_type: 'competitor' });
-  if (e.query.interval) out.push({ interval: 'week' }, { interval: 'month', start_date: '2025-12-01', end_date: '2026-02-28' });
-  if (e.query.limit) out.push({ limit: '3' });
+  const takes = (name: string): boolean => queryParams(e).some((p) => p.name === name);
+  if (takes('start_date')) out.push({ start_date: '2026-01-03', end_date: '2026-01-09' }, { start_date: '2026-01-04' }, { end_date: '2026-01-08' });
+  if (takes('engine_ids')) out.push({ engine_ids: W.engineB }, { engine_ids: NEW_ENGINE });
+  if (takes('entity_type')) out.push({ entity_type: 'competitor' });
+  if (takes('interval')) out.push({ interval: 'week' }, { interval: 'month', start_date: '2025-12-01', end_date: '2026-02-28' });
+  if (takes('limit')) out.push({ limit: '3' });
   return out;
 }
 

@@ -8,6 +8,7 @@ import t from 'tap';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../src/readmodels';
 import { digest, domainOf, knownSchemaVersion, openDb, Projector, storedCursorSecret, type Db } from '../src/store';
 import { asSource, ev, run, tmpDir, W, world } from './helpers';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 function events(): ReturnType<typeof world> {
   // Titles cited at different times in different buckets, and a run naming another project than its group's.
@@ -214,7 +215,7 @@ t.test('012 lists every day of a database of 011 stale; its next writer renders 
   t.equal(migrated.prepare('SELECT count(*) FROM trend_days_stale').pluck().get(), days, 'every one of them stale');
   const trend = ENDPOINTS.find((e) => e.name === 'timeseries')!;
   const store = new ReadStore(migrated);
-  const a: ReadArgs = { accountId: '', projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' };
+  const a: ReadArgs = { ...ABSENT, accountId: '', projectId: W.project, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day' };
   const read = (): { text: string | null; built: string } => migrated.transaction(() => ({ text: trend.text!(store, a), built: JSON.stringify(trend.build(store, a)) }))();
   t.equal(read().text, null, 'the trend is computed while they are');
   new Projector(migrated).settle();

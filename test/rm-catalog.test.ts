@@ -16,6 +16,7 @@ import { endpoint as runs } from '../src/readmodels/endpoints/runs';
 import { endpoint as runGroup } from '../src/readmodels/endpoints/run-group';
 import { endpoint as runResults } from '../src/readmodels/endpoints/run-results';
 import { asSource, ev, id, run, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 
 const T0 = '2026-01-01T00:00:00.000Z'; // occurred_at of every world() event
@@ -31,7 +32,7 @@ function setup(extra: Ev[] = []) {
 }
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
+  return { ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs> = {}): T {

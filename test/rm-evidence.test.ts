@@ -15,6 +15,7 @@ import { endpoint as forumLeads } from '../src/readmodels/endpoints/forum-leads'
 import { endpoint as forumOpportunities } from '../src/readmodels/endpoints/forum-opportunities';
 import { communityPlatform, normalizeDomain } from '../src/readmodels/domains';
 import { asSource, ev, id, run, tmpDb, W, world, type Ev } from './helpers';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 const A = W.engineA;
 const B = W.engineB;
@@ -68,7 +69,7 @@ function evidenceEvents(): Ev[] {
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
   return {
-    accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100,
+    ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 100,
     entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over,
   };
 }

@@ -16,6 +16,7 @@ import { endpoint as segmentAnalytics } from '../src/readmodels/endpoints/segmen
 import { endpoint as competitorRankings } from '../src/readmodels/endpoints/competitor-rankings';
 import { asSource, ev, id, tmpDb, uniqueSuffix, W, world, type Ev } from './helpers';
 import { wilsonOracle } from './oracle-metrics';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 
 const LATER = '2026-01-02T00:00:00.000Z'; // after every world() event, so these upserts win
@@ -87,7 +88,7 @@ function setup(events: Ev[]) {
 }
 
 function args(over: Partial<ReadArgs> = {}): ReadArgs {
-  return { accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 30, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
+  return { ...ABSENT, accountId: W.account, projectId: W.project, runGroupId: W.group, engineIds: null, limit: 30, entityType: null, windowDays: 7, startDate: null, endDate: null, interval: 'day', ...over };
 }
 
 function body<T>(tt: Test, e: Endpoint, store: ReadStore, over: Partial<ReadArgs> = {}): T {

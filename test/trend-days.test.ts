@@ -10,13 +10,14 @@ import type { Db, Projector } from '../src/store';
 import { TrendDays } from '../src/store/trend-days';
 import { BodySchemas } from '../src/serve/bodies';
 import { asSource, ev, freshDb, run, W, world } from './helpers';
+import { ABSENT } from '../src/readmodels/params.gen';
 
 const trend = ENDPOINTS.find((e) => e.name === 'timeseries')!;
 const schemas = new BodySchemas();
 
 function args(projectId: string, over: Partial<ReadArgs> = {}): ReadArgs {
   return {
-    accountId: '', projectId, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7,
+    ...ABSENT, accountId: '', projectId, runGroupId: '', engineIds: null, limit: 0, entityType: null, windowDays: 7,
     startDate: null, endDate: null, interval: 'day', ...over,
   };
 }

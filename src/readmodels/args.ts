@@ -1,23 +1,19 @@
-/** The period of a point of the trend and of daily scores. */
-export type Period = 'day' | 'week' | 'month';
+import type { QueryArgs } from './params.gen';
 
-/** What a read model is asked for, after the HTTP layer has validated and normalized the request. */
-export interface ReadArgs {
+/** The period of a point of the trend and of daily scores (interval). */
+export type Period = QueryArgs['interval'];
+
+/**
+ * What a read model is asked for, after the HTTP layer has validated and normalized the request: the
+ * query (QueryArgs, generated from schemas/params: one field per parameter) and what the path and
+ * the service say.
+ */
+export interface ReadArgs extends QueryArgs {
   accountId: string;
   projectId: string;
   runGroupId: string;
-  /** Sorted, de-duplicated; null when the request has no engine_ids (all engines). */
-  engineIds: string[] | null;
-  /** Rows per page; 0 = no cap (the v1 lists that had no `limit` return everything unless asked). */
-  limit: number;
-  entityType: 'brand' | 'competitor' | null;
-  /** Length of the current window in days (spec: 7). */
+  /** Length of the current window in days (spec: 7); a range of start_date / end_date replaces it (windows.ts requestedWindow). */
   windowDays: number;
-  /** start_date / end_date as asked (YYYY-MM-DD, validated, start <= end, at most 366 days); null when absent (windows.ts requestedWindow). */
-  startDate: string | null;
-  endDate: string | null;
-  /** Points per day, ISO week or calendar month (timeseries, daily scores); 'day' when absent. */
-  interval: Period;
   /** Where the page starts (a decoded `cursor`, see src/serve/cursor.ts); absent or null: the first page. */
   cursor?: PagePosition | null;
 }

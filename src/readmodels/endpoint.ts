@@ -1,31 +1,18 @@
 import type { ChangeKind } from './store';
 import type { ReadArgs } from './args';
+import type { QueryParamName } from './params.gen';
 import type { ReadStore } from './store';
 import type { Page, PageContext } from './paging';
 
 /** What the key must be allowed to see before a read model runs. */
 export type Scope = 'account' | 'project' | 'run_group';
 
-/** The query parameters an endpoint accepts; the HTTP layer validates them from this. */
-export interface QuerySpec {
-  engineIds?: boolean;
-  limit?: { default: number; max: number };
-  entityType?: boolean;
-  /**
-   * start_date / end_date: the window this many days long by default ('window': the service's current
-   * window, 7 days; 'year': 365 days, the trend's span).
-   */
-  range?: 'window' | 'year';
-  /** interval=day|week|month (with range). */
-  interval?: boolean;
-}
-
-/** The trend's span: the length of a 'year' range (QuerySpec.range). */
+/** The trend's span: the length of a 'year' range (Endpoint.defaultRange). */
 export const YEAR_DAYS = 365;
 
 /** The days one end of a range alone covers on an endpoint (windows.ts requestedWindow). */
-export function rangeDays(q: QuerySpec, windowDays: number): number {
-  return q.range === 'year' ? YEAR_DAYS : windowDays;
+export function rangeDays(e: Pick<Endpoint, 'defaultRange'>, windowDays: number): number {
+  return e.defaultRange === 'year' ? YEAR_DAYS : windowDays;
 }
 
 /**
@@ -39,7 +26,18 @@ export interface Endpoint {
   path: string;
   summary: string;
   scope: Scope;
-  query: QuerySpec;
+  /**
+   * The query parameters it accepts, in the order the OpenAPI document lists them: file names of
+   * schemas/params. Validation, the read-model arguments, the cache key, the cursor's binding, the
+   * next page's Link, the OpenAPI parameters and the MCP tool's input all follow from this list
+   * (serve/params.ts). A list that pages (`page`) lists `cursor`.
+   */
+  params: readonly QueryParamName[];
+  /**
+   * With start_date / end_date: the length of the range one end alone (or none) gives. 'year': 365
+   * days, the trend's span; absent: the service's current window (7 days).
+   */
+  defaultRange?: 'year';
   schema: string;
   /**
    * The kinds of change (store/versions.ts ChangeKind) whose data the body reads: 'runs' (runs, run

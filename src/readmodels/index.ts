@@ -29,6 +29,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   forumMetrics, forumLeads, forumOpportunities,
 ];
 
-export type { Endpoint, QuerySpec, Scope } from './endpoint';
+export type { Endpoint, Scope } from './endpoint';
+export type { QueryArgs, QueryParamName } from './params.gen';
 export type { ReadArgs } from './args';
 export { ReadStore, accountForKeyHash, projectVisible, runGroupProject } from './store';

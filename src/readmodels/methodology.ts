@@ -108,14 +108,14 @@ export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS, maxStalene
       {
         name: 'range', days: null, inclusive: true, timezone: 'UTC',
         definition: 'start_date..end_date when the request names them (days from 1970-01-01 to 8999-12-31, at most 366, start on or before end): exactly those days, in place of the window above. One end alone: the endpoint\'s default length starting or ending that day (the current window\'s days; 365 for the trend and daily scores). A range is a sum of its days\' exact counts, never an average of daily rates; mentions count runs completed on its days, forum metrics posts discovered on them.',
-        endpoints: ENDPOINTS.filter((e) => e.query.range !== undefined).map((e) => e.name),
+        endpoints: ENDPOINTS.filter((e) => e.params.includes('start_date')).map((e) => e.name),
       },
     ],
     periods: {
       parameter: 'interval',
       values: ['day', 'week', 'month'],
       definition: 'One point per UTC day (the default), per ISO 8601 week (Monday to Sunday; 2027-01-01 is in the week of Monday 2026-12-28), or per calendar month. A point is dated by the first day of its period, even when the range starts later in it, and covers the period\'s days inside the range; its figures come from the counts summed over those days.',
-      endpoints: ENDPOINTS.filter((e) => e.query.interval === true).map((e) => e.name),
+      endpoints: ENDPOINTS.filter((e) => e.params.includes('interval')).map((e) => e.name),
     },
     freshness: {
       max_staleness_ms: maxStalenessMs,

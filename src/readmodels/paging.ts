@@ -1,6 +1,7 @@
 // Pages of the long lists (issue 12): keyset pages for time-ordered lists, snapshot pages for ranked ones.
 import { LRUCache } from 'lru-cache';
 import type { PagePosition, ReadArgs, SortKey } from './args';
+import { PARAMS, type QueryArgs, type QueryParamName } from './params.gen';
 import type { ReadStore } from './store';
 
 /** One page of a list and where the next one starts; next is null on the last page. */
@@ -47,8 +48,6 @@ export function fetchCount(limit: number): number {
  *   from then on. Items whose rank crossed the cursor in between can then be missed or repeated.
  */
 export interface Ranked<T> {
-  /** Snapshot key prefix (the endpoint's name). */
-  name: string;
   /** The whole list, in order. */
   all(store: ReadStore, args: ReadArgs): T[];
   keyOf(item: T): SortKey;
@@ -63,18 +62,32 @@ const snapshots = new LRUCache<string, { list: readonly unknown[]; bytes: number
   sizeCalculation: (s) => Math.max(1, s.bytes),
 });
 
-/**
- * Which list a walk pages: the endpoint, the project and the filters, not the page size (it may
- * change mid-walk). Snapshots are kept per list, and a cursor is bound to one (serve/cursor.ts).
- */
-export function listIdentity(name: string, args: Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>): string {
-  // A range is part of the list (v1 lists without one keep the identity they had).
-  const range = args.startDate !== null || args.endDate !== null ? [args.startDate ?? '*', args.endDate ?? '*'] : [];
-  return [name, args.projectId, args.engineIds ? args.engineIds.join(',') : '*', args.entityType ?? '*', ...range].join('\n');
+/** A paged endpoint as its list's identity needs it: its name and its query parameters (Endpoint). */
+export interface ListOf {
+  name: string;
+  params: readonly QueryParamName[];
 }
 
-function snapshotKey(name: string, args: ReadArgs, version: number): string {
-  return `${listIdentity(name, args)}\n${version}`;
+/** Bound by every list since v1, given or not ('*'): their place is kept so that cursors issued then stay valid. */
+const V1_BOUND: ReadonlyArray<keyof QueryArgs> = ['engineIds', 'entityType'];
+
+const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : Array.isArray(v) ? v.join(',') : String(v));
+
+/**
+ * Which list a walk pages: the endpoint, the project and every query argument the endpoint lists but
+ * the page size (limit: it may change mid-walk). Snapshots are kept per list, and a cursor is bound
+ * to one (serve/cursor.ts). The v1 filters always hold their place; the other parameters (a range)
+ * join only when one of them is given, so the v1 lists keep the identity they had.
+ */
+export function listIdentity(list: ListOf, args: Pick<ReadArgs, 'projectId'> & QueryArgs): string {
+  const later = list.params.map((n) => PARAMS[n]).filter((p) => p['x-page-size'] !== true)
+    .map((p) => p.arg).filter((a): a is keyof QueryArgs => a !== null && !V1_BOUND.includes(a));
+  const rest = later.some((a) => args[a] !== null) ? later.map((a) => spelled(args[a])) : [];
+  return [list.name, args.projectId, ...V1_BOUND.map((a) => spelled(args[a])), ...rest].join('\n');
+}
+
+function snapshotKey(of: ListOf, args: ReadArgs, version: number): string {
+  return `${listIdentity(of, args)}\n${version}`;
 }
 
 /** Test seam and /cache-style introspection: how many ordered lists are kept. */
@@ -88,27 +101,28 @@ export function dropSnapshots(): void {
 }
 
 /** The page of `list` at `offset`; a walk that goes on keeps the list (once) for its next pages. */
-function rankedSlice<T>(r: Ranked<T>, args: ReadArgs, list: readonly T[], version: number, offset: number, keep: boolean): Page<T> {
+function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, list: readonly T[], version: number, offset: number, keep: boolean): Page<T> {
   const items = pageSlice(list, offset, args.limit);
   const end = offset + items.length;
   if (items.length === 0 || end >= list.length) return { items, next: null };
-  const key = snapshotKey(r.name, args, version);
+  const key = snapshotKey(of, args, version);
   if (keep && !snapshots.has(key)) snapshots.set(key, { list, bytes: JSON.stringify(list).length });
   return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
 }
 
-export function rankedPage<T>(r: Ranked<T>, store: ReadStore, args: ReadArgs, ctx: PageContext): Page<T> {
+/** The page of a ranked list `args.cursor` names; `of`: the endpoint it is the list of. */
+export function rankedPage<T>(r: Ranked<T>, of: ListOf, store: ReadStore, args: ReadArgs, ctx: PageContext): Page<T> {
   const c = args.cursor;
-  if (!c) return rankedSlice(r, args, r.all(store, args), ctx.version, 0, true);
+  if (!c) return rankedSlice(r, of, args, r.all(store, args), ctx.version, 0, true);
   if (c.pinned) {
-    const kept = snapshots.get(snapshotKey(r.name, args, c.pinned.version));
-    if (kept) return rankedSlice(r, args, kept.list as readonly T[], c.pinned.version, c.pinned.offset, false);
+    const kept = snapshots.get(snapshotKey(of, args, c.pinned.version));
+    if (kept) return rankedSlice(r, of, args, kept.list as readonly T[], c.pinned.version, c.pinned.offset, false);
     // Same version, same data: built again, the list is the one the walk began with.
-    if (c.pinned.version === ctx.version) return rankedSlice(r, args, r.all(store, args), ctx.version, c.pinned.offset, true);
+    if (c.pinned.version === ctx.version) return rankedSlice(r, of, args, r.all(store, args), ctx.version, c.pinned.offset, true);
   }
   // The walk's list is gone and the data moved: go on after the last item seen, in today's order.
   const list = r.all(store, args);
   let start = list.findIndex((item) => r.compare(r.keyOf(item), c.after) > 0);
   if (start < 0) start = list.length;
-  return rankedSlice(r, args, list, ctx.version, start, true);
+  return rankedSlice(r, of, args, list, ctx.version, start, true);
 }

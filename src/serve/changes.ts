@@ -44,7 +44,7 @@ export const CHANGES_ENDPOINT: Endpoint = {
   path: CHANGES_PATH,
   summary: 'Live change feed of the project (Server-Sent Events)',
   scope: 'project',
-  query: {},
+  params: ['last_event_id'],
   schema: 'change-event',
   dependsOn: [],
   build: () => {

@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';
 import type { PagePosition, SortKey } from '../readmodels/args';
-import { listIdentity } from '../readmodels/paging';
+import { listIdentity, type ListOf } from '../readmodels/paging';
+import type { QueryArgs } from '../readmodels/params.gen';
 import type { ReadStore } from '../readmodels';
 import { BASE_PATH } from './base-path';
 import { cursorSecretProblem } from './cursor-secret';
@@ -59,12 +60,10 @@ function mac(key: SigningKey, identity: string, payload: Buffer): Buffer {
   return createHmac('sha256', key).update(identity).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
 }
 
-type ListArgs = Pick<ReadArgs, 'projectId' | 'engineIds' | 'entityType' | 'startDate' | 'endDate'>;
-
-export function encodeCursor(key: SigningKey, endpoint: Pick<Endpoint, 'name'>, args: ListArgs, pos: PagePosition): string {
+export function encodeCursor(key: SigningKey, endpoint: ListOf, args: Pick<ReadArgs, 'projectId'> & QueryArgs, pos: PagePosition): string {
   const wire: Wire = { f: FORMAT, a: pos.after, ...(pos.pinned ? { v: pos.pinned.version, o: pos.pinned.offset } : {}) };
   const payload = Buffer.from(JSON.stringify(wire));
-  return Buffer.concat([payload, mac(key, listIdentity(endpoint.name, args), payload)]).toString('base64url');
+  return Buffer.concat([payload, mac(key, listIdentity(endpoint, args), payload)]).toString('base64url');
 }
 
 const INVALID = 'cursor is not a cursor of this list: send the one in the previous page\'s Link header (rel="next") unchanged, with the same path and filters, or omit it for the first page';
@@ -111,25 +110,19 @@ export function cursorArg(query: ParsedUrlQuery, endpoint: Endpoint, args: ReadA
   const bytes = Buffer.from(raw, 'base64url');
   if (bytes.length <= MAC_BYTES || bytes.toString('base64url') !== raw) throw invalid();
   const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
-  if (!timingSafeEqual(bytes.subarray(bytes.length - MAC_BYTES), mac(key, listIdentity(endpoint.name, args), payload))) throw invalid();
+  if (!timingSafeEqual(bytes.subarray(bytes.length - MAC_BYTES), mac(key, listIdentity(endpoint, args), payload))) throw invalid();
   const w = parseWire(payload);
   if (w === null) throw invalid();
   return { after: w.a, ...(w.v !== undefined ? { pinned: { version: w.v, offset: w.o! } } : {}) };
 }
 
-/** The raw cursor of a request, for the cache key (absent: ''). Only endpoints that page read it. */
-export function cursorKey(query: ParsedUrlQuery, endpoint: Endpoint): string {
-  const raw = query.cursor;
-  return endpoint.page && typeof raw === 'string' ? raw : '';
-}
-
 /**
  * RFC 8288: `Link: </v1/public/...?limit=..&cursor=..>; rel="next"`. Built from the normalized request
  * (the body is cached per normalized request, so two spellings of one request share one Link), with
- * every query parameter the endpoint takes (params.ts queryString): the client follows it as it is,
+ * every query parameter the endpoint lists (params.ts queryString): the client follows it as it is,
  * keeping its limit, filters and range.
  */
 export function nextLink(endpoint: Endpoint, args: ReadArgs, next: PagePosition, key: SigningKey): string {
   const path = endpoint.path.replace(':project_id', encodeURIComponent(args.projectId)).replace(':run_group_id', encodeURIComponent(args.runGroupId));
-  return `<${BASE_PATH}${path}?${queryString(endpoint, args, encodeCursor(key, endpoint, args, next))}>; rel="next"`;
+  return `<${BASE_PATH}${path}?${queryString(endpoint, args, { cursor: encodeCursor(key, endpoint, args, next) })}>; rel="next"`;
 }

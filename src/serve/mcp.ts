@@ -53,7 +53,7 @@ export function toolName(endpoint: Endpoint): string {
 
 /**
  * The tool's input: the endpoint's path parameters (required) and query parameters, each the JSON
- * Schema of schemas/params/<name>.json with the endpoint's own bounds - the very objects the HTTP
+ * Schema of the schemas/params file the endpoint lists (with its bounds) - the very objects the HTTP
  * layer validates a request with and the OpenAPI document lists (params.ts). The arguments are then
  * handed to that same validation, so a wrong value gets the HTTP 400's message.
  */

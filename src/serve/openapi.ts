@@ -2,7 +2,7 @@ import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
-import { pathParams, queryParams } from './params';
+import { pathParams, queryParams, type ParamDef } from './params';
 import { CHANGES_ENDPOINT } from './changes';
 import { STALE_CACHE_STATUS } from './send';
 
@@ -22,16 +22,21 @@ function rewriteRefs(node: unknown, titles: Map<string, string>): unknown {
   return out;
 }
 
-/**
- * An endpoint's parameters: the same objects (schemas/params) its requests are validated with
- * (params.ts), with the endpoint's own bounds (limit's maximum and default).
- */
-function parameters(e: Endpoint): Json[] {
-  return [...pathParams(e), ...queryParams(e)].map((p) => ({
+/** Parameter Objects of schemas/params (params.ts), as the document lists them (without the x- fields). */
+function documented(params: readonly ParamDef[]): Json[] {
+  return params.map((p) => ({
     name: p.name, in: p.in, required: p.required, description: p.description,
     ...(p.style ? { style: p.style, explode: p.explode } : {}),
     schema: p.schema,
   }));
+}
+
+/**
+ * An endpoint's parameters: the same objects (schemas/params) its requests are validated with
+ * (params.ts), its path's then the query's it lists (with their bounds: limit's maximum and default).
+ */
+function parameters(e: Endpoint): Json[] {
+  return documented([...pathParams(e), ...queryParams(e)]);
 }
 
 /**
@@ -168,9 +173,9 @@ function changeFeedOperation(): Json {
       'without endpoints) first on a fresh stream; `event: reset` (endpoints: all) when Last-Event-ID cannot be resumed from; ' +
       'comment lines as heartbeats. The stream ends when the key or the project\'s share is revoked, or the service stops.',
     parameters: [
-      ...parameters(e),
+      ...documented(pathParams(e)),
       { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id (EventSource sends it on reconnection)', schema: { type: 'string' } },
-      { name: 'last_event_id', in: 'query', required: false, description: 'Last-Event-ID for clients that cannot set headers', schema: { type: 'string' } },
+      ...documented(queryParams(e)),
     ],
     responses: {
       '200': {

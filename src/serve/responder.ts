@@ -4,7 +4,7 @@ import type { Access } from './access';
 import type { DataVersion } from './ready-body';
 import type { Builder } from './builders';
 import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } from './cache';
-import { cursorArg, cursorKey, type SigningKey } from './cursor';
+import { cursorArg, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { inputsVersion } from '../store';
 import { pathUuid, queryArgs, queryKey } from './params';
@@ -97,7 +97,7 @@ export class Responder {
     // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
-    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(q)}|${cursorKey(input.query, endpoint)}`;
+    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(endpoint, q, input.query)}`;
     const build = () => this.builder.build({ endpoint, args, scopes });
     return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
   }

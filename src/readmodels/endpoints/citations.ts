@@ -81,7 +81,6 @@ type Citation = Citations[number];
 
 /** Counts grow as runs arrive and the window moves: pages come from one pinned list (paging.ts Ranked). */
 const citations: Ranked<Citation> = {
-  name: 'citations',
   all(store, args) {
     const own = ownDomains(store, args.projectId);
     return citedUrls(store, args, args.engineIds).map((u) => ({
@@ -100,11 +99,11 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/citations',
   summary: 'Source citations: URLs cited in AI answers over the current window, most cited first',
   scope: 'project',
-  query: { engineIds: true, limit: { default: 100, max: 1000 }, range: 'window' },
+  params: ['engine_ids', 'limit-default-100', 'start_date', 'end_date', 'cursor'],
   schema: 'citations',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Citations {
     return citations.all(store, args).slice(0, args.limit);
   },
-  page: (store, args, ctx) => rankedPage(citations, store, args, ctx),
+  page: (store, args, ctx) => rankedPage(citations, endpoint, store, args, ctx),
 };

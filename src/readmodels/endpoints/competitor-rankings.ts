@@ -13,7 +13,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/competitor-rankings',
   summary: 'The brand and every tracked competitor over the current window, ranked by visibility score',
   scope: 'project',
-  query: { engineIds: true, range: 'window' },
+  params: ['engine_ids', 'start_date', 'end_date'],
   schema: 'competitor-rankings',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): CompetitorRankings {

@@ -11,7 +11,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/competitors',
   summary: 'Tracked competitors that are not deleted, by name then id',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'competitors',
   dependsOn: ['setup'],
   build(store, args): Competitors {

@@ -47,7 +47,8 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/scores/daily',
   summary: 'Daily visibility scores: one row per day (or ISO week, or month) with counted runs, newest first',
   scope: 'project',
-  query: { limit: { default: 30, max: 365 }, range: 'year', interval: true },
+  params: ['limit-days', 'start_date', 'end_date', 'interval'],
+  defaultRange: 'year',
   schema: 'daily-scores',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): DailyScores {

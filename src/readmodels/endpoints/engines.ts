@@ -9,7 +9,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/engines',
   summary: 'Engines (models) tracked for the project, by name then id',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'engines',
   dependsOn: ['setup', 'engines'],
   build(store, args): Engines {

@@ -18,7 +18,6 @@ function compareKeys(a: SortKey, b: SortKey): number {
 
 /** Relevance and status change as posts are re-scored and handled: pages come from one pinned list (paging.ts Ranked). */
 const leads: Ranked<ForumPost> = {
-  name: 'forum-leads',
   all: (store, args) => forumPosts(store, args.projectId).filter(isOpenLead).sort((a, b) => compareKeys(keyOf(a), keyOf(b))),
   keyOf,
   compare: compareKeys,
@@ -30,12 +29,12 @@ export const endpoint: Endpoint = {
   summary: 'Forum leads (high intent or relevance >= 0.7) still open, most relevant first',
   scope: 'project',
   // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
-  query: { limit: { default: 0, max: 1000 } },
+  params: ['limit', 'cursor'],
   schema: 'forum-leads',
   dependsOn: ['forum'],
   build(store, args): ForumLeads {
     const all = leads.all(store, args);
     return args.limit > 0 ? all.slice(0, args.limit) : all;
   },
-  page: (store, args, ctx) => rankedPage(leads, store, args, ctx),
+  page: (store, args, ctx) => rankedPage(leads, endpoint, store, args, ctx),
 };

@@ -32,7 +32,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/forum/metrics',
   summary: 'Forum opportunity summary: counts by status, open leads, average relevance, per platform',
   scope: 'project',
-  query: { range: 'window' },
+  params: ['start_date', 'end_date'],
   schema: 'forum-metrics',
   dependsOn: ['forum'],
   build(store, args): ForumMetrics {

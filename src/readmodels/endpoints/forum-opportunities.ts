@@ -19,7 +19,7 @@ export const endpoint: Endpoint = {
   summary: 'All forum opportunities, newest discovered first',
   scope: 'project',
   // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
-  query: { limit: { default: 0, max: 1000 } },
+  params: ['limit', 'cursor'],
   schema: 'forum-opportunities',
   dependsOn: ['forum'],
   build(store, args): ForumOpportunities {

@@ -74,7 +74,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/mentions',
   summary: 'Brand and competitor mentions in AI answers, newest first',
   scope: 'project',
-  query: { engineIds: true, entityType: true, limit: { default: 100, max: 1000 }, range: 'window' },
+  params: ['engine_ids', 'limit-default-100', 'entity_type', 'start_date', 'end_date', 'cursor'],
   schema: 'mentions',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): Mentions {

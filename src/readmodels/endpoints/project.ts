@@ -9,7 +9,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id',
   summary: 'One project visible to the key\'s account',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'project',
   dependsOn: ['project'],
   build(store, args): Project {

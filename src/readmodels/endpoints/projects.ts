@@ -18,7 +18,7 @@ export const endpoint: Endpoint = {
   path: '/projects',
   summary: 'Projects visible to the key\'s account, by name then id',
   scope: 'account',
-  query: {},
+  params: [],
   schema: 'projects',
   dependsOn: ['project'],
   build(store, args): Projects {

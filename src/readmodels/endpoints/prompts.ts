@@ -11,7 +11,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/prompts',
   summary: 'Tracked prompts that are not deleted, by text then id',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'prompts',
   dependsOn: ['setup'],
   build(store, args): Prompts {

@@ -8,7 +8,7 @@ export const endpoint: Endpoint = {
   path: '/runs/:run_group_id',
   summary: 'A run group with its prompt runs',
   scope: 'run_group',
-  query: {},
+  params: [],
   schema: 'run-group',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): RunGroup {

@@ -15,7 +15,7 @@ export const endpoint: Endpoint = {
   path: '/runs/:run_group_id/results',
   summary: 'Every prompt run of a run group with its mentions and citations',
   scope: 'run_group',
-  query: {},
+  params: [],
   schema: 'run-results',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): RunResults {

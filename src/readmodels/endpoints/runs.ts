@@ -21,7 +21,7 @@ export const endpoint: Endpoint = {
   summary: 'Run groups of the project that have started, newest first',
   scope: 'project',
   // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
-  query: { limit: { default: 0, max: 1000 } },
+  params: ['limit', 'cursor'],
   schema: 'runs',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): Runs {

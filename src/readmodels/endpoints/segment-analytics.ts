@@ -11,7 +11,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/segments/analytics',
   summary: 'Visibility per active segment over the current window (a run belongs to the segments of its prompt)',
   scope: 'project',
-  query: { engineIds: true, range: 'window' },
+  params: ['engine_ids', 'start_date', 'end_date'],
   schema: 'segment-analytics',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): SegmentAnalytics {

@@ -9,7 +9,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/segments',
   summary: 'Active customer segments with their prompt counts, by name then id',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'segments',
   dependsOn: ['setup'],
   build(store, args): Segments {

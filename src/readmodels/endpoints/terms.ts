@@ -9,7 +9,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/terms',
   summary: 'Tracked brand and domain terms that are not deleted, by value then id',
   scope: 'project',
-  query: {},
+  params: [],
   schema: 'terms',
   dependsOn: ['setup'],
   build(store, args): Terms {

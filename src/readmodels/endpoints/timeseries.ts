@@ -12,7 +12,8 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility/timeseries',
   summary: 'Visibility trend: one point per day (or ISO week, or month) with counted runs, oldest first, over the last 365 days or the range asked',
   scope: 'project',
-  query: { range: 'year', interval: true },
+  params: ['start_date', 'end_date', 'interval'],
+  defaultRange: 'year',
   schema: 'timeseries',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityTimeseries {
