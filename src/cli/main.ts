@@ -6,7 +6,7 @@ interface Entry { summary: string; load: () => Promise<Command> }
 
 // Commands load on demand: `replay` and `digest` never pay for the HTTP stack, and the list below
 // (what `visibility-api help` prints) loads none of them.
-const COMMANDS: Record<string, Entry> = {
+export const COMMANDS: Readonly<Record<string, Entry>> = {
   serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve.js')).command },
   replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay.js')).command },
   digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest.js')).command },
