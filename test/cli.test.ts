@@ -113,6 +113,17 @@ t.test('every command explains itself: --help, -h and help CMD print its flag ta
   tt.match(h.stdout, /^usage: visibility-api serve /, '-h is --help');
 });
 
+t.test("the README's excerpt of help serve is what it prints", async (tt) => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /```\n\$ visibility-api help serve\n([\s\S]*?)```/.exec(readme);
+  tt.ok(block, 'the README shows help serve');
+  // The default of --build-threads names this machine's count.
+  const printed = cli(['help', 'serve']).stdout.replace(/\(\d+ here\)/, '(N here)').split('\n');
+  const excerpt = block![1]!.split('\n').filter((l) => l !== '' && l !== '...');
+  tt.ok(excerpt.length > 20, 'a line per flag');
+  for (const line of excerpt) tt.ok(printed.includes(line), `printed: ${line}`);
+});
+
 t.test('help, --help: the commands, each with what it does; no command: the same on stderr, exit 2', async (tt) => {
   for (const args of [['help'], ['--help']]) {
     const r = cli(args);

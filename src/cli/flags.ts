@@ -108,6 +108,8 @@ export function intFlag<T extends FlagTable>(p: Parsed<T>, name: NamesOf<T, IntF
   return n;
 }
 
+const HELP_ROW = '--help, -h';
+
 /** How --help states a flag's default. */
 function shownDefault(f: Flag): string {
   if (f.shows !== undefined) return f.shows;
@@ -125,13 +127,13 @@ export function helpText(name: string, summary: string, c: Command): string {
     head: f.type === 'boolean' ? `--${flag}` : `--${flag} ${f.value}`, env: f.env ?? '-', def: shownDefault(f), help: f.help,
   }));
   const envRows = (c.env ?? []).map((s) => ({ head: s.env, env: '', def: s.default, help: s.help }));
-  const headWidth = Math.max(4, ...[...rows, ...envRows].map((r) => r.head.length)) + 2;
+  const headWidth = Math.max(HELP_ROW.length, ...[...rows, ...envRows].map((r) => r.head.length)) + 2;
   const envWidth = Math.max(3, ...rows.map((r) => r.env.length)) + 2;
   const lines = [`usage: visibility-api ${name} ${c.synopsis}`, '', summary, ''];
   lines.push('flags (the environment variable is read when the flag is not given):');
   lines.push(`  ${'FLAG'.padEnd(headWidth)}${'ENV'.padEnd(envWidth)}DEFAULT`);
   for (const r of rows) lines.push(`  ${r.head.padEnd(headWidth)}${r.env.padEnd(envWidth)}${r.def}`, `      ${r.help}`);
-  lines.push(`  ${'--help, -h'.padEnd(headWidth)}${'-'.padEnd(envWidth)}-`, '      print this help and exit');
+  lines.push(`  ${HELP_ROW.padEnd(headWidth)}${'-'.padEnd(envWidth)}-`, '      print this help and exit');
   if (envRows.length > 0) {
     lines.push('', 'environment only:', `  ${'VARIABLE'.padEnd(headWidth)}DEFAULT`);
     for (const r of envRows) lines.push(`  ${r.head.padEnd(headWidth)}${r.def}`, `      ${r.help}`);
