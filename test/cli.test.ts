@@ -1,12 +1,24 @@
-// The CLI in child processes: replay's summary, its one-line usage errors (exit 2), gzip input,
-// resuming after the lines already applied, and digest (64 hex characters, equal data -> equal digest).
+// The CLI in child processes: every command's --help (from its flag table), replay's summary, its
+// one-line usage errors (exit 2), gzip input, resuming after the lines already applied, digest (64 hex
+// characters, equal data -> equal digest), and the log's format (pretty on a terminal, JSON otherwise).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
+import { command as cacheStats } from '../src/cli/cache-stats';
+import { command as digestCommand } from '../src/cli/digest';
+import { COMMANDS } from '../src/cli/main';
+import { command as mcp } from '../src/cli/mcp';
+import { command as produce } from '../src/cli/produce';
+import { command as replay } from '../src/cli/replay';
+import { command as serve } from '../src/cli/serve';
+import { command as snapshot } from '../src/cli/snapshot';
+import type { Command } from '../src/cli/flags';
+import { chooseLogFormat, logOptionsFromEnv } from '../src/lib/log';
 import { digest, openDb, Projector, writeSnapshot } from '../src/store';
 import { asSource, ev, run, tmpDb, tmpDir, W, world, writeNdjson, type Ev } from './helpers';
+import { startServe } from './serve-process';
 
 const ROOT = path.join(__dirname, '..');
 /** The CLI in a child process, as bin/visibility-api.js runs it (from source, through tsx). */
@@ -19,7 +31,20 @@ function cli(args: string[]): Run {
   const env = { ...process.env };
   delete env.VISIBILITY_DB; // the flags' environment twins must not leak in from the test's environment
   delete env.BATCH_SIZE;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CLI, ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 });
+  delete env.LOG_FORMAT;
+  // '--': node takes what follows as the script's arguments, --help included.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', CLI, '--', ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The built CLI (bin/visibility-api.js over dist/, as `npm test` builds it first): for the many short
+ * runs of the help tests, at a third of the start-up time of the sources through tsx.
+ */
+function bin(args: string[]): Run {
+  const env = { ...process.env };
+  delete env.LOG_FORMAT;
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'visibility-api.js'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -70,6 +95,97 @@ function digestOf(evs: Ev[]): string {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 }
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Each command's table, imported here as main() loads it (a dynamic import, which tap's loader does not give named exports). */
+const TABLES: Record<string, Command> = { serve, replay, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp };
+
+t.test('every command explains itself: --help, -h and help CMD print its flag table on stdout, exit 0', async (tt) => {
+  tt.strictSame(Object.keys(TABLES).sort(), Object.keys(COMMANDS).sort(), 'every command is checked');
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    const { flags } = TABLES[name]!;
+    const r = bin([name, '--help']);
+    tt.equal(r.status, 0, `${name} --help exits 0`);
+    tt.equal(r.stderr, '', `${name} --help: nothing on stderr`);
+    tt.match(r.stdout, new RegExp(`^usage: visibility-api ${name} `), `${name} --help starts with its usage`);
+    tt.ok(r.stdout.includes(entry.summary), `${name} --help says what it does`);
+    const lines = r.stdout.split('\n');
+    for (const [flag, f] of Object.entries(flags)) {
+      // The flag's line: the flag (and its placeholder), its environment twin or '-', its default; then what it does.
+      const at = lines.findIndex((l) => new RegExp(`^  --${escape(flag)}( [A-Z_]+)? +${f.env ? escape(f.env) : '-'} +\\S`).test(l));
+      tt.ok(at >= 0, `${name} --help: --${flag} with ${f.env ?? 'no environment variable'} and a default`);
+      tt.equal(lines[at + 1]?.trim(), f.help, `${name} --help: what --${flag} does`);
+    }
+    tt.equal(bin(['help', name]).stdout, r.stdout, `help ${name} prints the same as ${name} --help`);
+  }
+  const h = bin(['serve', '-h']);
+  tt.equal(h.status, 0);
+  tt.match(h.stdout, /^usage: visibility-api serve /, '-h is --help');
+});
+
+t.test("the README's excerpt of help serve is what it prints", async (tt) => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /```\n\$ visibility-api help serve\n([\s\S]*?)```/.exec(readme);
+  tt.ok(block, 'the README shows help serve');
+  // The default of --build-threads names this machine's count.
+  const printed = bin(['help', 'serve']).stdout.replace(/\(\d+ here\)/, '(N here)').split('\n');
+  const excerpt = block![1]!.split('\n').filter((l) => l !== '' && l !== '...');
+  tt.ok(excerpt.length > 20, 'a line per flag');
+  for (const line of excerpt) tt.ok(printed.includes(line), `printed: ${line}`);
+});
+
+t.test('help, --help: the commands, each with what it does; no command: the same on stderr, exit 2', async (tt) => {
+  for (const args of [['help'], ['--help']]) {
+    const r = bin(args);
+    tt.equal(r.status, 0, `${args[0]} exits 0`);
+    tt.equal(r.stderr, '');
+    for (const [name, entry] of Object.entries(COMMANDS)) tt.match(r.stdout, new RegExp(`^  ${escape(name)} +${escape(entry.summary)}$`, 'm'), `lists ${name}`);
+  }
+  const none = bin([]);
+  tt.equal(none.status, 2, 'no command is a mistake');
+  tt.equal(none.stdout, '');
+  tt.equal(none.stderr, `${bin(['help']).stdout}`, 'the list, on stderr');
+  oneLineError(tt, bin(['help', 'nope']), 2, /unknown command "nope"/);
+});
+
+t.test('an unknown flag of any command: exit 2, one line naming it and pointing to --help', async (tt) => {
+  for (const name of Object.keys(COMMANDS)) {
+    tt.test(name, async (t2) => oneLineError(t2, bin([name, '--no-such-flag']), 2, new RegExp(`^visibility-api ${escape(name)}: unknown flag '--no-such-flag' \\(visibility-api ${escape(name)} --help lists the flags\\)\n$`)));
+  }
+});
+
+t.test('the log format: LOG_FORMAT when set, otherwise pretty on a terminal and JSON lines anywhere else', async (tt) => {
+  tt.equal(chooseLogFormat(undefined, true), 'pretty', 'a terminal: lines for a person');
+  tt.equal(chooseLogFormat(undefined, false), 'json', 'a pipe or a file: JSON lines');
+  tt.equal(chooseLogFormat('', true), 'pretty', 'empty is unset');
+  tt.equal(chooseLogFormat('json', true), 'json', 'LOG_FORMAT=json on a terminal');
+  tt.equal(chooseLogFormat('PRETTY', false), 'pretty', 'LOG_FORMAT=pretty into a pipe');
+  tt.throws(() => chooseLogFormat('xml', true), /LOG_FORMAT must be one of json, pretty \(got "xml"\)/);
+  // The fd the log is written to decides: a pseudo-terminal's, and /dev/null's.
+  const terminal = fs.openSync('/dev/ptmx', 'r+');
+  const file = fs.openSync('/dev/null', 'w');
+  tt.teardown(() => [terminal, file].forEach((fd) => fs.closeSync(fd)));
+  tt.equal(logOptionsFromEnv({}, terminal).format, 'pretty');
+  tt.equal(logOptionsFromEnv({}, file).format, 'json');
+  tt.equal(logOptionsFromEnv({ LOG_FORMAT: 'json' }, terminal).format, 'json');
+});
+
+t.test('serve with its stdout piped and no LOG_FORMAT writes JSON lines', async (tt) => {
+  const { db, projector, file } = tmpDb();
+  projector.applyBatch(asSource(world()));
+  projector.settle();
+  db.close();
+  tt.teardown(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
+  const srv = await startServe(['--db', file]);
+  srv.child.kill('SIGTERM');
+  const exit = await srv.exited;
+  tt.equal(exit.code, 0, exit.stderr);
+  const lines = exit.stdout.split('\n').filter((l) => l !== '');
+  tt.ok(lines.length >= 3, 'listening, stopping, stopped');
+  for (const l of lines) tt.doesNotThrow(() => JSON.parse(l), `a JSON line: ${l}`);
+  tt.match(JSON.parse(lines.at(-1)!), { level: 30, msg: 'visibility-api: stopped' });
+});
 
 t.test('replay prints one summary line whose counts match the file', async (tt) => {
   const dir = workDir(tt);

@@ -1,5 +1,5 @@
 import { bearer } from '../ops/auth';
-import { parse, UsageError } from './args';
+import { boolFlag, stringFlag, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 
 interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }
 interface CacheFigures {
@@ -23,11 +23,16 @@ export function formatCacheStats(c: CacheFigures): string {
   return lines.join('\n');
 }
 
+const FLAGS = {
+  'ops-url': { type: 'string', value: 'URL', env: 'OPS_URL', shows: 'http://127.0.0.1:$OPS_PORT (9464 when unset)', help: "the service's ops port" },
+  'ops-token': { type: 'string', value: 'T', env: 'OPS_TOKEN', help: 'the ops token, when the service has one' },
+  json: { type: 'boolean', help: 'print the figures as JSON, for a machine' },
+} satisfies FlagTable;
+
 /** Prints what the ops /cache endpoint shows, for a person (or --json for a machine). */
-export async function cacheStatsCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, { 'ops-url': { type: 'string' }, 'ops-token': { type: 'string' }, json: { type: 'boolean' } }, { 'ops-url': 'OPS_URL', 'ops-token': 'OPS_TOKEN' });
-  const token = typeof p.values['ops-token'] === 'string' ? p.values['ops-token'] : undefined;
-  const base = typeof p.values['ops-url'] === 'string' ? p.values['ops-url'] : `http://127.0.0.1:${process.env.OPS_PORT ?? 9464}`;
+async function cacheStatsCommand(p: Parsed<typeof FLAGS>): Promise<number> {
+  const token = stringFlag(p, 'ops-token');
+  const base = stringFlag(p, 'ops-url') ?? `http://127.0.0.1:${process.env.OPS_PORT ?? 9464}`;
   let res: Response;
   try {
     res = await fetch(new URL('/cache', base), { signal: AbortSignal.timeout(5000), headers: token ? bearer(token) : {} });
@@ -37,6 +42,8 @@ export async function cacheStatsCommand(argv: string[]): Promise<number> {
   if (res.status === 401) throw new UsageError(`${base}/cache answered 401: ${token ? 'the ops token is wrong' : 'it needs the ops token (--ops-token or OPS_TOKEN)'}`);
   if (!res.ok) throw new UsageError(`${base}/cache answered ${res.status}`);
   const figures = (await res.json()) as CacheFigures;
-  console.log(p.values.json ? JSON.stringify(figures, null, 2) : formatCacheStats(figures));
+  console.log(boolFlag(p, 'json') ? JSON.stringify(figures, null, 2) : formatCacheStats(figures));
   return 0;
 }
+
+export const command: Command<typeof FLAGS> = { synopsis: '[flags]', flags: FLAGS, run: cacheStatsCommand };

@@ -1,9 +1,11 @@
 import { digest, openDb, pendingPeriods } from '../store';
-import { parse, requireString } from './args';
+import { requireString, type Command, type FlagTable, type Parsed } from './flags';
 
+const FLAGS = {
+  db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to digest (opened read-only, never created or migrated)' },
+} satisfies FlagTable;
 
-export async function digestCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, { db: { type: 'string' } }, { db: 'VISIBILITY_DB' });
+async function digestCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   const file = requireString(p, 'db');
   // Read-only: a missing, empty, foreign, newer or damaged file is a DbOpenError naming it (one line, exit 2).
   const db = openDb(file, { readonly: true });
@@ -18,3 +20,5 @@ export async function digestCommand(argv: string[]): Promise<number> {
     db.close();
   }
 }
+
+export const command: Command<typeof FLAGS> = { synopsis: '--db FILE', flags: FLAGS, run: digestCommand };

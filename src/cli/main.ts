@@ -1,41 +1,75 @@
 import { StartError } from '../errors';
 import { DbOpenError } from '../store';
-import { UsageError } from './args';
+import { helpText, parse, UsageError, type Command } from './flags';
 
-type Command = { usage: string; load: () => Promise<(argv: string[]) => Promise<number>> };
+interface Entry { summary: string; load: () => Promise<Command> }
 
-// Commands load on demand: `replay` and `digest` never pay for the HTTP stack.
-const COMMANDS: Record<string, Command> = {
-  replay: { usage: 'replay --db FILE [--batch-size N] [--from-start] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./replay.js')).replayCommand },
-  digest: { usage: 'digest --db FILE', load: async () => (await import('./digest.js')).digestCommand },
-  serve: {
-    usage: 'serve (--db FILE | --demo) [--port N] [--ops-port N] [--host H] [--window-days N] [--cache-max-bytes N] [--rate-limit N] [--build-threads N] [--log-hit-sample N] [--ops-host H] [--ops-token T] [--bootstrap-from OPS_URL [--bootstrap-timeout S] [--bootstrap-idle-timeout S]] [--max-ready-lag N] [--max-staleness MS] [--cursor-secret S] [--kafka-brokers B] [--kafka-topics T] [--kafka-group-id G]',
-    load: async () => (await import('./serve.js')).serveCommand,
-  },
-  produce: { usage: 'produce --brokers B --topic T [--batch-size N] [--quiet] EVENTS.ndjson[.gz]...', load: async () => (await import('./produce.js')).produceCommand },
-  mcp: { usage: 'mcp --db FILE [--api-key KEY] [--window-days N] (key also from VISIBILITY_API_KEY; MCP over stdio)', load: async () => (await import('./mcp.js')).mcpCommand },
-  snapshot: { usage: 'snapshot --db FILE [--force] [--quiet] OUT', load: async () => (await import('./snapshot.js')).snapshotCommand },
-  'cache-stats': { usage: 'cache-stats [--ops-url URL] [--ops-token T] [--json]', load: async () => (await import('./cache-stats.js')).cacheStatsCommand },
+// Commands load on demand: `replay` and `digest` never pay for the HTTP stack, and the list below
+// (what `visibility-api help` prints) loads none of them.
+export const COMMANDS: Readonly<Record<string, Entry>> = {
+  serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve.js')).command },
+  replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay.js')).command },
+  digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest.js')).command },
+  snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot.js')).command },
+  produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce.js')).command },
+  'cache-stats': { summary: "Prints what a running service's ops /cache endpoint shows, for a person.", load: async () => (await import('./cache-stats.js')).command },
+  mcp: { summary: 'Serves the MCP tools over stdio for one API key (stdout is the protocol; log lines go to stderr).', load: async () => (await import('./mcp.js')).command },
 };
 
-function usage(): string {
-  return ['usage: visibility-api <command> [flags]', ...Object.values(COMMANDS).map((c) => `  visibility-api ${c.usage}`)].join('\n');
+function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
+  return [
+    'usage: visibility-api <command> [flags]',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
+    '',
+    "Every command's flags, their environment variables and defaults: visibility-api help <command> (or <command> --help).",
+  ].join('\n');
 }
 
-/** Entry point; returns the exit code. Bad flags or config: one line on stderr, exit 2. */
+/** `help` or `help CMD`: what to print, or null for an unknown command. */
+async function help(name: string | undefined): Promise<string | null> {
+  if (name === undefined) return overview();
+  const entry = COMMANDS[name];
+  return entry ? helpText(name, entry.summary, await entry.load()) : null;
+}
+
+function unknownCommand(name: string): number {
+  console.error(`visibility-api: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  return 2;
+}
+
+/** Entry point; returns the exit code. Help: stdout, exit 0. Bad flags or config: one line on stderr, exit 2. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    console.log(usage());
-    return name === undefined ? 2 : 0;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    console.error(`visibility-api: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  if (name === undefined) {
+    // No command is a mistake: the list goes where errors go, and the exit is non-zero.
+    console.error(overview());
     return 2;
   }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const text = await help(rest[0]);
+    if (text === null) return unknownCommand(rest[0]!);
+    console.log(text);
+    return 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) return unknownCommand(name);
   try {
-    return await (await command.load())(rest);
+    const command = await entry.load();
+    let p;
+    try {
+      p = parse(rest, command.flags);
+    } catch (e) {
+      if (e instanceof UsageError) throw new UsageError(`${e.message} (visibility-api ${name} --help lists the flags)`);
+      throw e;
+    }
+    if (p.help) {
+      console.log(helpText(name, entry.summary, command));
+      return 0;
+    }
+    return await command.run(p);
   } catch (e) {
     // A person has to fix these (a flag, a port, the database file): one line, exit 2, no stack trace.
     if (e instanceof UsageError || e instanceof StartError || e instanceof DbOpenError) {

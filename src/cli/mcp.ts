@@ -15,25 +15,27 @@ import { createMcpServer } from '../serve/mcp';
 import { Responder } from '../serve/responder';
 import { openReadStore } from '../store';
 import { flushLogger } from '../lib/log';
-import { intFlag, loggerFromEnv, parse, requireString, UsageError } from './args';
+import { intFlag, LOG_SETTINGS, loggerFromEnv, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { onStopSignal } from './signals';
 
 const FLAGS = {
-  db: { type: 'string' }, 'api-key': { type: 'string' }, 'window-days': { type: 'string' },
-  'cache-max-bytes': { type: 'string' }, 'build-threads': { type: 'string' },
-} as const;
-const ENV = { db: 'VISIBILITY_DB', 'api-key': 'VISIBILITY_API_KEY', 'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'build-threads': 'BUILD_THREADS' };
+  db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to serve (opened read-only)' },
+  'api-key': { type: 'string', value: 'KEY', env: 'VISIBILITY_API_KEY', shows: 'required', help: 'the API key the tools act for: they see what it sees over HTTP' },
+  'window-days': { type: 'int', value: 'N', env: 'WINDOW_DAYS', default: 7, min: 1, max: 365, help: 'the days a call covers when it names no start_date' },
+  'cache-max-bytes': { type: 'int', value: 'N', env: 'CACHE_MAX_BYTES', default: 64 * 1024 * 1024, min: 0, max: 64 * 1024 ** 3, help: 'the bytes of response bodies the cache keeps' },
+  // One agent's calls: building inline is enough by default.
+  'build-threads': { type: 'int', value: 'N', env: 'BUILD_THREADS', default: 0, min: 0, max: 64, help: 'worker threads that build response bodies (0: build on the event loop)' },
+} satisfies FlagTable;
 
 /** Runs until the client closes stdin, or SIGTERM / SIGINT; exit 0. */
-export async function mcpCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, FLAGS, ENV);
+async function mcpCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   if (p.positionals.length > 0) throw new UsageError(`unexpected argument "${p.positionals[0]}"`);
   const dbFile = requireString(p, 'db');
   const key = p.values['api-key'];
   if (typeof key !== 'string' || key.trim() === '') throw new UsageError('an API key is required: --api-key KEY or VISIBILITY_API_KEY');
-  const windowDays = intFlag(p, 'window-days', 7, 1, 365);
-  const cacheMaxBytes = intFlag(p, 'cache-max-bytes', 64 * 1024 * 1024, 0, 64 * 1024 ** 3);
-  const threads = intFlag(p, 'build-threads', 0, 0, 64); // one agent's calls: building inline is enough by default
+  const windowDays = intFlag(p, 'window-days');
+  const cacheMaxBytes = intFlag(p, 'cache-max-bytes');
+  const threads = intFlag(p, 'build-threads');
   if (!fs.existsSync(dbFile)) throw new UsageError(`--db ${dbFile}: no such file`);
 
   const store = openReadStore(dbFile);
@@ -71,3 +73,5 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   await flushLogger(logger);
   return 0;
 }
+
+export const command: Command<typeof FLAGS> = { synopsis: '--db FILE --api-key KEY [flags]', flags: FLAGS, env: LOG_SETTINGS, run: mcpCommand };

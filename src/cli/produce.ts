@@ -1,20 +1,24 @@
 import fs from 'node:fs';
 import { describeKafkaError, isKafkaSetupError, kafkaConnectionFromEnv, parseTopic, produceFiles, type ProduceTotals } from '../ingest/kafka';
-import { intFlag, parse, requireString, UsageError } from './args';
+import { boolFlag, intFlag, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { Progress, totalSize } from './progress';
 
+const FLAGS = {
+  brokers: { type: 'string', value: 'B', env: 'KAFKA_BROKERS', shows: 'required', help: 'the Kafka bootstrap servers, host:port,...' },
+  topic: { type: 'string', value: 'T', env: 'KAFKA_TOPIC', shows: 'required', help: 'the topic to publish to' },
+  'batch-size': { type: 'int', value: 'N', default: 1000, min: 1, max: 100_000, help: 'events per send (each send is acknowledged before the next)' },
+  quiet: { type: 'boolean', help: 'no progress line on a terminal: only the summary' },
+} satisfies FlagTable;
+
 /** `produce --brokers B --topic T [--batch-size N] EVENTS...`: NDJSON files (gzip too) to a Kafka topic. */
-export async function produceCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, {
-    brokers: { type: 'string' }, topic: { type: 'string' }, 'batch-size': { type: 'string' }, quiet: { type: 'boolean' },
-  }, { brokers: 'KAFKA_BROKERS', topic: 'KAFKA_TOPIC' });
-  const batchSize = intFlag(p, 'batch-size', 1000, 1, 100_000);
+async function produceCommand(p: Parsed<typeof FLAGS>): Promise<number> {
+  const batchSize = intFlag(p, 'batch-size');
   if (p.positionals.length === 0) throw new UsageError('produce needs at least one events file');
   for (const f of p.positionals) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UsageError(`events file not found: ${f}`);
   const started = Date.now();
   let sent = 0;
   const meter = { bytes: 0 };
-  const progress = new Progress({ label: 'produce', unit: 'events', totalBytes: totalSize(p.positionals), quiet: p.values.quiet === true });
+  const progress = new Progress({ label: 'produce', unit: 'events', totalBytes: totalSize(p.positionals), quiet: boolFlag(p, 'quiet') });
   try {
     const conn = kafkaConnectionFromEnv(process.env, { brokers: requireString(p, 'brokers') });
     const topic = parseTopic(requireString(p, 'topic'), '--topic');
@@ -38,3 +42,10 @@ export async function produceCommand(argv: string[]): Promise<number> {
     return 1;
   }
 }
+
+export const command: Command<typeof FLAGS> = {
+  synopsis: '--brokers B --topic T [flags] EVENTS.ndjson[.gz]...',
+  flags: FLAGS,
+  notes: ['TLS, SASL and the client id: the KAFKA_* settings in docs/kafka.md.'],
+  run: produceCommand,
+};

@@ -1,9 +1,16 @@
 import fs from 'node:fs';
 import { fileSource, replayInThread, ReplayThreadError, type ReplayTotals } from '../ingest';
 import { openDb, SourcePositions, type Db } from '../store';
-import { intFlag, parse, requireString, UsageError } from './args';
+import { boolFlag, intFlag, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { Progress, totalSize } from './progress';
 import { onStopSignal, type StopSignal } from './signals';
+
+const FLAGS = {
+  db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to write (created when missing, an older schema migrated first)' },
+  'batch-size': { type: 'int', value: 'N', env: 'BATCH_SIZE', default: 1000, min: 1, max: 100_000, help: 'events per transaction: a stop keeps every whole batch, a re-run resumes after it' },
+  'from-start': { type: 'boolean', help: 'read every line again instead of resuming after the last one applied from the same file' },
+  quiet: { type: 'boolean', help: 'no progress line on a terminal: only the summary' },
+} satisfies FlagTable;
 
 function counts(t: ReplayTotals): string {
   return `${t.applied} applied, ${t.duplicate} duplicate, ${t.stale} stale (superseded), ${t.deadLettered} dead-lettered, ${t.skipped} lines skipped (already applied)`;
@@ -32,12 +39,9 @@ function resumePoint(db: Db, files: string[]): string {
   return 'nothing was committed';
 }
 
-export async function replayCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, {
-    db: { type: 'string' }, 'batch-size': { type: 'string' }, 'from-start': { type: 'boolean' }, quiet: { type: 'boolean' },
-  }, { db: 'VISIBILITY_DB', 'batch-size': 'BATCH_SIZE' });
+async function replayCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   const dbFile = requireString(p, 'db');
-  const batchSize = intFlag(p, 'batch-size', 1000, 1, 100_000);
+  const batchSize = intFlag(p, 'batch-size');
   if (p.positionals.length === 0) throw new UsageError('replay needs at least one events file');
   for (const f of p.positionals) if (!fs.existsSync(f) || !fs.statSync(f).isFile()) throw new UsageError(`events file not found: ${f}`);
   const pages = maxPageCount();
@@ -55,11 +59,11 @@ export async function replayCommand(argv: string[]): Promise<number> {
     // Opened here first: a file that is not a database, or an old schema, fails before any thread starts.
     const db = openDb(dbFile, { fast: true, maxPageCount: pages });
     const started = Date.now();
-    const progress = new Progress({ label: 'replay', unit: 'events', totalBytes: totalSize(p.positionals), quiet: p.values.quiet === true });
+    const progress = new Progress({ label: 'replay', unit: 'events', totalBytes: totalSize(p.positionals), quiet: boolFlag(p, 'quiet') });
     try {
       // The writing happens in a thread with a capped heap (src/ingest/replay-thread.ts): RSS stays flat.
       const replay = replayInThread(
-        { dbFile, files: p.positionals, batchSize, fromStart: p.values['from-start'] === true, maxPageCount: pages },
+        { dbFile, files: p.positionals, batchSize, fromStart: boolFlag(p, 'from-start'), maxPageCount: pages },
         (lines, skipped, bytes) => progress.update(lines - skipped, bytes),
       );
       stopReplay = () => replay.stop();
@@ -93,3 +97,10 @@ export async function replayCommand(argv: string[]): Promise<number> {
     removeHandlers();
   }
 }
+
+export const command: Command<typeof FLAGS> = {
+  synopsis: '--db FILE [flags] EVENTS.ndjson[.gz]...',
+  flags: FLAGS,
+  env: [{ env: 'VISIBILITY_MAX_PAGE_COUNT', default: '(none)', help: "a cap on the database's size in pages: past it a write fails as on a full disk" }],
+  run: replayCommand,
+};

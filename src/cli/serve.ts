@@ -9,7 +9,8 @@ import { flushLogger, type Logger } from '../lib/log';
 import { packageRoot } from '../lib/root';
 import { defaultBuildThreads } from '../lib/cores';
 import { openDb, Projector, removeFiles } from '../store';
-import { intFlag, loggerFromEnv, parse, UsageError, type Parsed, requireString } from './args';
+import { KAFKA_DEFAULTS } from '../ingest/kafka/config';
+import { boolFlag, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
 import { onStopSignal, type StopSignal } from './signals';
 import { cursorSecretProblem } from '../serve/cursor-secret';
 
@@ -17,26 +18,30 @@ export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
 
 const FLAGS = {
-  db: { type: 'string' }, demo: { type: 'boolean' }, port: { type: 'string' }, 'ops-port': { type: 'string' },
-  host: { type: 'string' }, 'ops-host': { type: 'string' }, 'window-days': { type: 'string' },
-  'cache-max-bytes': { type: 'string' }, 'rate-limit': { type: 'string' }, 'build-threads': { type: 'string' },
-  'kafka-brokers': { type: 'string' }, 'kafka-topics': { type: 'string' }, 'kafka-group-id': { type: 'string' },
-  'log-hit-sample': { type: 'string' }, 'bootstrap-from': { type: 'string' }, 'max-ready-lag': { type: 'string' },
-  'cursor-secret': { type: 'string' },
-  'max-staleness': { type: 'string' },
-  'ops-token': { type: 'string' }, 'bootstrap-timeout': { type: 'string' }, 'bootstrap-idle-timeout': { type: 'string' },
-} as const;
+  db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required unless --demo', help: 'the SQLite database to serve (an older schema is migrated in place first; with Kafka a missing file is created)' },
+  demo: { type: 'boolean', help: `replay ${DEMO_EVENTS} into a fresh database first (at --db, else a temporary one removed at the stop)` },
+  port: { type: 'int', value: 'N', env: 'PORT', default: 8080, min: 0, max: 65535, help: 'the API port (0: a free one, logged at start)' },
+  host: { type: 'string', value: 'H', env: 'HOST', default: '0.0.0.0', help: 'the address the API listens on (0.0.0.0: every interface)' },
+  'ops-port': { type: 'int', value: 'N', env: 'OPS_PORT', default: 9464, min: 0, max: 65535, help: 'the ops port: health, metrics, /cache, /snapshot (0: a free one)' },
+  'ops-host': { type: 'string', value: 'H', env: 'OPS_HOST', default: '127.0.0.1', help: 'the address the ops port listens on; not loopback needs --ops-token' },
+  'ops-token': { type: 'string', value: 'T', env: 'OPS_TOKEN', help: "with it (16+ characters) the ops port's /snapshot and /cache need Authorization: Bearer T" },
+  'window-days': { type: 'int', value: 'N', env: 'WINDOW_DAYS', default: 7, min: 1, max: 365, help: 'the days a request covers when it names no start_date' },
+  'cache-max-bytes': { type: 'int', value: 'N', env: 'CACHE_MAX_BYTES', default: 256 * 1024 * 1024, min: 0, max: 64 * 1024 ** 3, help: 'the bytes of response bodies the cache keeps' },
+  'rate-limit': { type: 'int', value: 'N', env: 'RATE_LIMIT', default: 0, min: 0, max: 1_000_000, help: 'requests per second per API key, bursts of twice that (0: off)' },
+  'build-threads': { type: 'int', value: 'N', env: 'BUILD_THREADS', default: defaultBuildThreads, min: 0, max: 64, shows: `the cores but one, at least 1 (${defaultBuildThreads()} here)`, help: 'worker threads that build response bodies (0: build on the event loop)' },
+  'log-hit-sample': { type: 'int', value: 'N', env: 'LOG_HIT_SAMPLE', default: DEFAULT_HIT_SAMPLE, min: 1, max: 1_000_000, help: 'at info, one access line per N cache hits of the hot path (1: every hit)' },
+  'max-staleness': { type: 'int', value: 'MS', env: 'MAX_STALENESS', default: DEFAULT_MAX_STALENESS_MS, min: 0, max: 3_600_000, help: 'ms a cached body may be served behind the newest data while a newer one is built (0: only current bodies)' },
+  'cursor-secret': { type: 'string', value: 'S', env: 'CURSOR_SECRET', shows: "the database's own", help: 'the key that signs page cursors (32+ characters): the same on replicas that each build their own database' },
+  'bootstrap-from': { type: 'string', value: 'OPS_URL', env: 'BOOTSTRAP_FROM', help: "a peer's ops URL: when --db does not exist, start from the peer's snapshot" },
+  'bootstrap-timeout': { type: 'int', value: 'S', env: 'BOOTSTRAP_TIMEOUT', default: DEFAULT_BOOTSTRAP_TIMEOUT_MS / 1000, min: 1, max: 7 * 24 * 3600, help: 'seconds a bootstrap may take in all' },
+  'bootstrap-idle-timeout': { type: 'int', value: 'S', env: 'BOOTSTRAP_IDLE_TIMEOUT', default: DEFAULT_BOOTSTRAP_IDLE_MS / 1000, min: 1, max: 24 * 3600, help: 'seconds a bootstrap waits on a peer that sends under 64 KiB/s before it gives up' },
+  'kafka-brokers': { type: 'string', value: 'B', env: 'KAFKA_BROKERS', envReadByOwner: true, help: 'host:port,...: consume Kafka into the database it serves (off without it)' },
+  'kafka-topics': { type: 'string', value: 'T', env: 'KAFKA_TOPICS', envReadByOwner: true, shows: KAFKA_DEFAULTS.topics, help: 'the topics to consume, comma-separated' },
+  'kafka-group-id': { type: 'string', value: 'G', env: 'KAFKA_GROUP_ID', envReadByOwner: true, shows: KAFKA_DEFAULTS.groupId, help: "the consumer group (its offsets are kept in the database, not the group's)" },
+  'max-ready-lag': { type: 'int', value: 'N', env: 'MAX_READY_LAG', default: DEFAULT_MAX_READY_LAG, min: 0, max: Number.MAX_SAFE_INTEGER, help: 'with Kafka, /readyz is 503 while more events than this are unconsumed (0: off)' },
+} satisfies FlagTable;
 
-const ENV = {
-  db: 'VISIBILITY_DB', port: 'PORT', 'ops-port': 'OPS_PORT', host: 'HOST', 'ops-host': 'OPS_HOST',
-  'window-days': 'WINDOW_DAYS', 'cache-max-bytes': 'CACHE_MAX_BYTES', 'rate-limit': 'RATE_LIMIT',
-  'build-threads': 'BUILD_THREADS', 'log-hit-sample': 'LOG_HIT_SAMPLE', 'bootstrap-from': 'BOOTSTRAP_FROM', 'max-ready-lag': 'MAX_READY_LAG',
-  'cursor-secret': 'CURSOR_SECRET',
-  'max-staleness': 'MAX_STALENESS',
-  'ops-token': 'OPS_TOKEN', 'bootstrap-timeout': 'BOOTSTRAP_TIMEOUT', 'bootstrap-idle-timeout': 'BOOTSTRAP_IDLE_TIMEOUT',
-};
-
-const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[name] === 'string' ? p.values[name] : undefined);
+type Parsed = ParsedOf<typeof FLAGS>;
 
 /**
  * --demo: a fresh database filled from the committed demo fixtures, at --db or in a temporary
@@ -44,7 +49,7 @@ const flag = (p: Parsed, name: string): string | undefined => (typeof p.values[n
  * so that every `npm start` does not leave ~50 MB behind in the system's temporary directory.
  */
 async function demoDb(p: Parsed, logger: Logger): Promise<{ file: string; remove: () => void }> {
-  const given = flag(p, 'db');
+  const given = stringFlag(p, 'db');
   const dir = given === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'visibility-demo-')) : null;
   const remove = (): void => {
     if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
@@ -69,11 +74,11 @@ async function demoDb(p: Parsed, logger: Logger): Promise<{ file: string; remove
 
 /** Kafka is on when --kafka-brokers or KAFKA_BROKERS is set; the other settings come from KAFKA_* (docs/kafka.md). */
 async function kafkaConfig(p: Parsed): Promise<KafkaIngestConfig | undefined> {
-  if (flag(p, 'kafka-brokers') === undefined && (process.env.KAFKA_BROKERS ?? '').trim() === '') return undefined;
+  if (stringFlag(p, 'kafka-brokers') === undefined && (process.env.KAFKA_BROKERS ?? '').trim() === '') return undefined;
   const kafka = await import('../ingest/kafka/index.js'); // no kafkajs without Kafka
   try {
     return kafka.kafkaIngestConfigFromEnv(process.env, {
-      brokers: flag(p, 'kafka-brokers'), topics: flag(p, 'kafka-topics'), groupId: flag(p, 'kafka-group-id'),
+      brokers: stringFlag(p, 'kafka-brokers'), topics: stringFlag(p, 'kafka-topics'), groupId: stringFlag(p, 'kafka-group-id'),
     });
   } catch (e) {
     if (kafka.isKafkaSetupError(e)) throw new UsageError(e.message);
@@ -83,26 +88,26 @@ async function kafkaConfig(p: Parsed): Promise<KafkaIngestConfig | undefined> {
 
 function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
   return {
-    port: intFlag(p, 'port', 8080, 0, 65535),
-    opsPort: intFlag(p, 'ops-port', 9464, 0, 65535),
-    windowDays: intFlag(p, 'window-days', 7, 1, 365),
-    cacheMaxBytes: intFlag(p, 'cache-max-bytes', 256 * 1024 * 1024, 0, 64 * 1024 ** 3),
-    rateLimit: intFlag(p, 'rate-limit', 0, 0, 1_000_000),
-    buildThreads: intFlag(p, 'build-threads', defaultBuildThreads(), 0, 64),
-    logHitSample: intFlag(p, 'log-hit-sample', DEFAULT_HIT_SAMPLE, 1, 1_000_000),
-    maxReadyLag: intFlag(p, 'max-ready-lag', DEFAULT_MAX_READY_LAG, 0, Number.MAX_SAFE_INTEGER),
-    maxStalenessMs: intFlag(p, 'max-staleness', DEFAULT_MAX_STALENESS_MS, 0, 3_600_000),
+    port: intFlag(p, 'port'),
+    opsPort: intFlag(p, 'ops-port'),
+    windowDays: intFlag(p, 'window-days'),
+    cacheMaxBytes: intFlag(p, 'cache-max-bytes'),
+    rateLimit: intFlag(p, 'rate-limit'),
+    buildThreads: intFlag(p, 'build-threads'),
+    logHitSample: intFlag(p, 'log-hit-sample'),
+    maxReadyLag: intFlag(p, 'max-ready-lag'),
+    maxStalenessMs: intFlag(p, 'max-staleness'),
     ...bootstrapOption(p),
     ...cursorSecretOption(p),
-    host: flag(p, 'host') ?? '0.0.0.0',
+    host: stringFlag(p, 'host')!,
     ...opsAccess(p),
   };
 }
 
 /** --ops-host and --ops-token, checked before anything starts (a demo replay included): auth.ts says what is refused. */
 function opsAccess(p: Parsed): Pick<StartOptions, 'opsHost' | 'opsToken'> {
-  const opsHost = flag(p, 'ops-host') ?? '127.0.0.1';
-  const opsToken = flag(p, 'ops-token');
+  const opsHost = stringFlag(p, 'ops-host')!;
+  const opsToken = stringFlag(p, 'ops-token');
   const problem = opsAccessProblem(opsHost, opsToken);
   if (problem !== null) throw new UsageError(problem);
   return { opsHost, opsToken };
@@ -110,7 +115,7 @@ function opsAccess(p: Parsed): Pick<StartOptions, 'opsHost' | 'opsToken'> {
 
 /** --bootstrap-from: a peer's ops URL (http or https), e.g. http://10.0.0.5:9464. */
 function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom' | 'bootstrapTimeoutMs' | 'bootstrapIdleMs'> {
-  const value = flag(p, 'bootstrap-from');
+  const value = stringFlag(p, 'bootstrap-from');
   if (value === undefined || value.trim() === '') return {};
   let url: URL;
   try {
@@ -121,8 +126,8 @@ function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom' | 'boots
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--bootstrap-from must be an http(s) URL, got "${value}"`);
   return {
     bootstrapFrom: url.href,
-    bootstrapTimeoutMs: 1000 * intFlag(p, 'bootstrap-timeout', DEFAULT_BOOTSTRAP_TIMEOUT_MS / 1000, 1, 7 * 24 * 3600),
-    bootstrapIdleMs: 1000 * intFlag(p, 'bootstrap-idle-timeout', DEFAULT_BOOTSTRAP_IDLE_MS / 1000, 1, 24 * 3600),
+    bootstrapTimeoutMs: 1000 * intFlag(p, 'bootstrap-timeout'),
+    bootstrapIdleMs: 1000 * intFlag(p, 'bootstrap-idle-timeout'),
   };
 }
 
@@ -131,7 +136,7 @@ function bootstrapOption(p: Parsed): Pick<StartOptions, 'bootstrapFrom' | 'boots
  * builds its own database (docs/operations.md); absent or empty, the database's own.
  */
 function cursorSecretOption(p: Parsed): Pick<StartOptions, 'cursorSecret'> {
-  const value = flag(p, 'cursor-secret');
+  const value = stringFlag(p, 'cursor-secret');
   if (value === undefined || value === '') return {};
   const problem = cursorSecretProblem(value);
   if (problem !== null) throw new UsageError(`--cursor-secret ${problem}`);
@@ -160,9 +165,8 @@ function showDemo(logger: Logger, url: string, dbFile: string, keys: DemoKeys): 
 }
 
 
-/** Parses flags, starts the service, and stops it gracefully on SIGTERM or SIGINT (exit 0). */
-export async function serveCommand(argv: string[]): Promise<number> {
-  const p = parse(argv, FLAGS, ENV);
+/** Starts the service, and stops it gracefully on SIGTERM or SIGINT (exit 0). */
+async function serveCommand(p: Parsed): Promise<number> {
   // Listening from the start: a signal while the demo replays or a snapshot downloads stops the
   // service as soon as it is up, with exit 0, instead of killing it half-started (a second one exits at once).
   // The same signal aborts a bootstrap under way (it could otherwise hold the stop for minutes).
@@ -174,7 +178,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
-  const demo = p.values.demo === true ? await demoDb(p, logger) : null;
+  const demo = boolFlag(p, 'demo') ? await demoDb(p, logger) : null;
   try {
     const dbFile = demo?.file ?? requireString(p, 'db');
     const keys = demo ? demoKeys() : null;
@@ -204,3 +208,11 @@ async function stopped(logger: Logger): Promise<number> {
   await flushLogger(logger);
   return 0;
 }
+
+export const command: Command<typeof FLAGS> = {
+  synopsis: '(--db FILE | --demo) [flags]',
+  flags: FLAGS,
+  env: LOG_SETTINGS,
+  notes: ['Kafka: the other KAFKA_* settings (client id, dead-letter topic, TLS, SASL, timeouts) are in docs/kafka.md.', 'Start-up, stopping, health endpoints and exit statuses: docs/operations.md.'],
+  run: serveCommand,
+};

@@ -1,7 +1,9 @@
-// Every log line of the service goes through pino: one JSON object per line on stdout by default,
-// pino-pretty's coloured lines for humans with LOG_FORMAT=pretty, the level from LOG_LEVEL.
+// Every log line of the service goes through pino: one JSON object per line when the output is a
+// file or a pipe (a collector), pino-pretty's coloured lines when it is a terminal (a person);
+// LOG_FORMAT=json|pretty decides instead when set, LOG_LEVEL sets the level.
 // Command output that is the result of a command (replay's summary, digest, snapshot) is not a log
 // line and stays plain.
+import tty from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -29,11 +31,22 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   throw new LogConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
 }
 
-/** LOG_LEVEL (default info) and LOG_FORMAT (default json) from the environment; throws LogConfigError on a bad value. */
-export function logOptionsFromEnv(env: NodeJS.ProcessEnv): Pick<LoggerOptions, 'level' | 'format'> {
+/**
+ * LOG_FORMAT when set; otherwise pretty for a terminal and JSON for anything else, as pino users
+ * expect: a person reads a terminal, a collector reads a pipe or a file.
+ */
+export function chooseLogFormat(value: string | undefined, isTTY: boolean): LogFormat {
+  return oneOf('LOG_FORMAT', value, LOG_FORMATS, isTTY ? 'pretty' : 'json');
+}
+
+/**
+ * LOG_LEVEL (default info) and LOG_FORMAT (default: by whether `fd`, where the lines go, is a
+ * terminal) from the environment; throws LogConfigError on a bad value.
+ */
+export function logOptionsFromEnv(env: NodeJS.ProcessEnv, fd = 1): Pick<LoggerOptions, 'level' | 'format'> {
   return {
     level: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
-    format: oneOf('LOG_FORMAT', env.LOG_FORMAT, LOG_FORMATS, 'json'),
+    format: chooseLogFormat(env.LOG_FORMAT, tty.isatty(fd)),
   };
 }
 
@@ -46,7 +59,7 @@ export function createLogger(o: LoggerOptions = {}): Logger {
   const options: pino.LoggerOptions = { level: o.level ?? 'info', base: { pid: process.pid } };
   if (o.stream) return jsonTo(pino(options, o.stream), o.stream);
   if (o.format === 'pretty') {
-    // Loaded only when asked for: it is for a developer's terminal, synchronous and slower.
+    // Loaded only for a terminal or when asked for: synchronous and slower, for a person to read.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
     return pino(options, pretty({ destination: o.fd ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' }));
