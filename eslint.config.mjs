@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The stages each stage may not import from. src/index.ts (the service wiring) counts as `cli`;
-// src/lib and src/errors.ts are shared leaves any stage may use.
+// src/lib and src/start-error.ts are shared leaves any stage may use.
 const later = {
   events: ['ingest', 'store', 'readmodels', 'serve', 'ops', 'cli'],
   store: ['ingest', 'readmodels', 'serve', 'ops', 'cli'],

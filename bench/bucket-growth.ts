@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb, Projector, type SourceEvent } from '../src/store';
-import { numberFlag, parseFlags } from './flags';
+import { numberFlag, parseFlags } from './bench-flags';
 import { fmt, machineLine } from './machine';
 
 const { values } = parseFlags({

@@ -17,7 +17,7 @@ import * as here from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { openReader, type Db } from '../src/store';
 import { buildCases, type BuildCase } from './build-cases';
-import { orExit } from './flags';
+import { orExit } from './bench-flags';
 import { median } from './lib';
 import { fmt, machineLine } from './machine';
 

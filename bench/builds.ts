@@ -16,7 +16,7 @@
 // code optimised, as after its first requests: every case is built WARM_UP_ROUNDS times before any
 // is measured) and SQLite's page cache is warm: what a cache miss costs in a running service. A
 // "fresh" column also times build + JSON with a new connection and a new ReadStore per iteration
-// (open + prepare every statement + cold page cache of that connection).
+// (open + encodeBody every statement + cold page cache of that connection).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,11 +26,11 @@ import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies';
 import { readVersion, sumVersions } from '../src/serve/ready-body';
-import { prepare, prepareText } from '../src/serve/cache';
+import { encodeBody, encodeBodyText } from '../src/serve/cache';
 import { knownSchemaVersion, openReader } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';
-import { numberFlag, numberListFlag, parseFlags } from './flags';
+import { numberFlag, numberListFlag, parseFlags } from './bench-flags';
 import { writeLog } from './lib';
 
 const { values } = parseFlags({
@@ -111,8 +111,8 @@ function timedBuild(store: ReadStore, schemas: BodySchemas, e: Endpoint, args: R
   const t2 = performance.now();
   const bytes = Buffer.byteLength(text ?? JSON.stringify(body));
   const t3 = performance.now();
-  if (text === null) prepare(body, version.version, version.updated_at);
-  else prepareText(text, version.version, version.updated_at);
+  if (text === null) encodeBody(body, version.version, version.updated_at);
+  else encodeBodyText(text, version.version, version.updated_at);
   const t4 = performance.now();
   const json = text === null ? t3 - t2 : 0;
   return { build: t1 - t0, validate: t2 - t1, json, ready: t1 - t0 + (t2 - t1) + (t4 - t3), bytes };

@@ -85,7 +85,7 @@ export function cpuSnapshot(servicePid: number, brokerPid: number | null): CpuSn
 
 /**
  * Cores used between two snapshots. The service's threads: the serving thread (the process's main
- * thread), the ingest threads (at INGEST_NICE: the Kafka thread and its preparing thread), and the
+ * thread), the ingest threads (at INGEST_NICE: the Kafka thread and its precompute thread), and the
  * rest (build threads, V8's and libuv's). A thread that started in between counts from 0.
  */
 export function cpuShare(a: CpuSnapshot, b: CpuSnapshot, servicePid: number): CpuShare {

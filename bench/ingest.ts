@@ -23,7 +23,7 @@ import { readLines } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
 import { PER_TRANSACTION, storeFloor, type StoreFloor } from './store-floor';
-import { numberFlag, parseFlags } from './flags';
+import { numberFlag, parseFlags } from './bench-flags';
 import { writeLog } from './lib';
 
 const { values } = parseFlags({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });

@@ -6,7 +6,7 @@ import type { Admin } from 'kafkajs';
 import { cpuShare, cpuSnapshot, type CpuShare } from './cpu';
 import { producedCount } from './kafka-broker';
 import { CommittedOffsets, scrapeOps, type OpsSample, type Service } from './kafka-service';
-import type { StreamMessage, StreamStart } from './kafka-stream';
+import type { StreamMessage, StreamStart } from './kafka-live.worker';
 import type { BenchWorld } from './kafka-world';
 import { startWorker } from '../src/lib/worker';
 import { wrkLoad } from './wrk';
@@ -185,7 +185,7 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   let streaming = true;
   const sampling = sampler(service, admin, topic, offsets, started, () => streaming);
   const start: StreamStart = { brokers, topic, rate: o.rate, seconds: o.seconds, templates: world.templates, tag: o.tag };
-  const worker = startWorker(__dirname, 'kafka-stream', start);
+  const worker = startWorker(__filename, start);
   const probes: Array<Promise<number | null>> = [];
   let probesStopped = false;
   const streamFrom = await cacheCounts(service.ops);

@@ -22,7 +22,7 @@ import { catchUpTable, liveTable, type CatchUp } from './kafka-report';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
 import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
 import { localBrokerPid } from './cpu';
-import { numberFlag, numberListFlag, orExit, parseFlags } from './flags';
+import { numberFlag, numberListFlag, orExit, parseFlags } from './bench-flags';
 import { wrkPath } from './wrk';
 import { fmt, machineLine } from './machine';
 

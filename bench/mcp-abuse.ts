@@ -18,7 +18,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DEMO_KEYS } from '../fixtures/world';
-import { numberFlag, parseFlags } from './flags';
+import { numberFlag, parseFlags } from './bench-flags';
 import { freePort, median } from './lib';
 import { fmt, machineLine } from './machine';
 

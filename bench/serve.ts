@@ -25,7 +25,7 @@ import { replayFiles } from '../src/ingest';
 import { packageRoot } from '../src/lib/root';
 import { openDb, Projector } from '../src/store';
 import { fmt, machineLine } from './machine';
-import { numberFlag, parseFlags } from './flags';
+import { numberFlag, parseFlags } from './bench-flags';
 import { median, writeLog } from './lib';
 
 const { values } = parseFlags({

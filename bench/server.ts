@@ -11,7 +11,7 @@ import { createLogger, type LogLevel } from '../src/lib/log';
 import { accessLog, createMetrics } from '../src/ops';
 import { createService } from '../src/serve';
 import { commitCounter, openDb } from '../src/store';
-import { numberFlag, orExit, parseFlags } from './flags';
+import { numberFlag, orExit, parseFlags } from './bench-flags';
 import { naiveVisibility } from './naive';
 
 const { values, positionals } = parseFlags({
@@ -81,7 +81,7 @@ function listener(): http.RequestListener {
  * reports this thread's event-loop delay meanwhile.
  */
 function ingest(file: string): Promise<Record<string, number>> {
-  const worker = startWorker(__dirname, 'ingest-worker', { dbFile: values.db!, file, commits: commitCounter() });
+  const worker = startWorker(__filename, { dbFile: values.db!, file, commits: commitCounter() });
   const eld = monitorEventLoopDelay({ resolution: 1 });
   return new Promise((resolve, reject) => {
     worker.on('error', reject);

@@ -19,9 +19,9 @@ import { Kafka, logLevel } from 'kafkajs';
 import { packageRoot } from '../src/lib/root';
 import { startWorker } from '../src/lib/worker';
 import { fmt, machineLine } from './machine';
-import type { ProducerReport } from './soak-producer';
+import type { ProducerReport } from './soak.worker';
 import { copyDb, ensureSoakData, soakMix, soakWorld, type MixRequest } from './soak-world';
-import { numberFlag, parseFlags } from './flags';
+import { numberFlag, parseFlags } from './bench-flags';
 import { freePort } from './lib';
 
 const { values } = parseFlags({
@@ -306,7 +306,7 @@ async function main(): Promise<number> {
   let producerReady: () => void = () => {};
   const ready = new Promise<void>((r) => (producerReady = r));
   const producerDone = new Promise<ProducerReport | null>((resolve) => {
-    producer = startWorker(__dirname, 'soak-producer', { brokers: BROKERS, topic: TOPIC, rate: EVENTS_PER_SECOND, templates: data.templates, tag: RUN });
+    producer = startWorker(__filename, { brokers: BROKERS, topic: TOPIC, rate: EVENTS_PER_SECOND, templates: data.templates, tag: RUN });
     producer.on('message', (m: ProducerReport) => {
       if (m.type === 'ready') return producerReady();
       if (m.type === 'error') {

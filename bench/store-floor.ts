@@ -1,6 +1,6 @@
 // The floor under any replay of a log on this host: what SQLite alone costs to store its runs, with
 // nothing decoded or aggregated while timed. Part of `npm run bench:ingest` (bench/ingest.ts).
-// Each run event is decoded and prepared first (not timed); then, 1,000 runs a transaction, with the
+// Each run event is decoded and precomputed first (not timed); then, 1,000 runs a transaction, with the
 // settings replay uses (WAL, synchronous = OFF, 16 KiB pages), into a fresh file on disk:
 //   - its row as replay stores it (RunStore.apply: runs with its two indexes and its keys; run ids
 //     held in memory, as replay holds them until its flush);
@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readLines } from '../src/ingest';
-import { openDb, prepareEvent, type Db } from '../src/store';
-import { RunStore, type PreparedRun } from '../src/store/runs';
+import { openDb, precomputeEvent, type Db } from '../src/store';
+import { RunStore, type PrecomputedRun } from '../src/store/run-store';
 import type { Version } from '../src/store/versions';
 
 export const PER_TRANSACTION = 1000;
@@ -24,7 +24,7 @@ export interface StoreFloor {
   minimal: number;
 }
 
-interface Pending { run: PreparedRun; v: Version; line: string }
+interface Pending { run: PrecomputedRun; v: Version; line: string }
 
 function freshDb(dir: string, name: string): Db {
   const db = openDb(path.join(dir, name), { fast: true });
@@ -61,7 +61,7 @@ export async function storeFloor(file: string): Promise<StoreFloor> {
     };
     let batch: Pending[] = [];
     for await (const line of readLines(file)) {
-      const e = prepareEvent({ raw: line, source: 'file:floor', position: 0 });
+      const e = precomputeEvent({ raw: line, source: 'file:floor', position: 0 });
       if (!e.ok || !e.run) continue;
       batch.push({ run: e.run, v: e.version, line });
       if (batch.length === PER_TRANSACTION) {

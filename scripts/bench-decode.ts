@@ -22,7 +22,8 @@ async function load(name: string, dist: string): Promise<Build> {
   // Compiled modules of a build chosen at run time: typed here by what is used of them.
   const url = (file: string): string => pathToFileURL(path.resolve(dist, file)).href;
   const decode = (await import(url('src/events/decode.js'))) as Pick<Build, 'decodeEvent'>;
-  const lines = (await import(url('src/ingest/lines.js'))) as Pick<Build, 'readLines' | 'readLineBatches'>;
+  // line-reader.js was lines.js before the file was renamed: a base build may be older.
+  const lines = (await import(url(fs.existsSync(path.resolve(dist, 'src/ingest/line-reader.js')) ? 'src/ingest/line-reader.js' : 'src/ingest/lines.js'))) as Pick<Build, 'readLines' | 'readLineBatches'>;
   return { name, decodeEvent: decode.decodeEvent, readLines: lines.readLines, readLineBatches: lines.readLineBatches };
 }
 

@@ -137,12 +137,12 @@ export const MUTATIONS: Mutation[] = [
   },
   // ---- De-duplication
   {
-    name: 'a URL cited twice in one answer counts twice', kind: 'de-duplication', file: 'src/store/runs.ts',
+    name: 'a URL cited twice in one answer counts twice', kind: 'de-duplication', file: 'src/store/run-store.ts',
     original: 'urls: urlsOf(run.citations),', replacement: 'urls: run.citations.map((c) => ({ url: c.url, domain: citedDomain(c.url), title: c.title || null })),',
     catchers: [EVIDENCE, CATALOG],
   },
   {
-    name: 'an older version of a run replaces the newer one', kind: 'de-duplication', file: 'src/store/runs.ts',
+    name: 'an older version of a run replaces the newer one', kind: 'de-duplication', file: 'src/store/run-store.ts',
     original: 'if (!isNewer(v, cur.version.at, cur.version.id)) {', replacement: 'if (isSame(v, cur.version.at, cur.version.id)) {',
     catchers: [EVIDENCE, CATALOG],
   },
@@ -152,7 +152,7 @@ export const MUTATIONS: Mutation[] = [
     catchers: [EVIDENCE],
   },
   {
-    name: 'the brand counts at its worst position in a run, not its best', kind: 'de-duplication', file: 'src/store/runs.ts',
+    name: 'the brand counts at its worst position in a run, not its best', kind: 'de-duplication', file: 'src/store/run-store.ts',
     original: "for (const m of mentions) if (m.entity_type === 'brand' && (!best || m.position < best.position)) best = m;",
     replacement: "for (const m of mentions) if (m.entity_type === 'brand' && (!best || m.position > best.position)) best = m;",
     catchers: [EVIDENCE, CATALOG],

@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './lib/log';
 import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
 import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
-import { StartError } from './errors';
+import { StartError } from './start-error';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
 
 export { BASE_PATH, StartError };
@@ -53,7 +53,7 @@ export interface StartOptions {
   bootstrapTimeoutMs?: number;
   /** Stops start() while it bootstraps: the download is removed and start() rejects with StartAborted. */
   signal?: AbortSignal;
-  /** Readers, freshness and deadlines of the ops port's /snapshot (src/ops/snapshot.ts). */
+  /** Readers, freshness and deadlines of the ops port's /snapshot (src/ops/snapshot-route.ts). */
   snapshotLimits?: Partial<SnapshotLimits>;
   /** With Kafka: /readyz is 503 while the known lag is above this many events (0: never for lag). Default 10,000. */
   maxReadyLag?: number;

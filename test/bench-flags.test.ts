@@ -1,5 +1,5 @@
 // The benches are commands people type: a bad flag or value ends one with a single line naming it
-// and exit code 2, before it generates, spawns or writes anything (bench/flags.ts).
+// and exit code 2, before it generates, spawns or writes anything (bench/bench-flags.ts).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';

@@ -6,7 +6,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Ready } from '../src/serve/cache';
-import { gzipOf, prepare, readySize } from '../src/serve/cache';
+import { encodeBody, gzipOf, readySize } from '../src/serve/cache';
 import { represent } from '../src/serve/send';
 import { freshDb, run, W, world, asSource } from './helpers';
 import { request, startApi, withKey } from './http';
@@ -17,16 +17,16 @@ function blocks(r: Ready): Array<[string, Buffer]> {
   return [['json', r.json], ['gzip', r.gzip], ['br', r.br]].filter((e): e is [string, Buffer] => e[1] !== null);
 }
 
-t.test('prepare(): small and large bodies own exactly their bytes', async (t) => {
+t.test('encodeBody(): small and large bodies own exactly their bytes', async (t) => {
   for (const body of [{ a: 1 }, rows(400), rows(8000)]) {
-    const r = prepare(body, 1, '2026-01-01T00:00:00.000Z');
+    const r = encodeBody(body, 1, '2026-01-01T00:00:00.000Z');
     for (const [name, b] of blocks(r)) t.equal(b.buffer.byteLength, b.length, `${name} (${b.length} bytes): a block of its own`);
   }
 });
 
-t.test('prepare(): a body of any size decompresses to its JSON from either encoding, and is smaller', async (t) => {
+t.test('encodeBody(): a body of any size decompresses to its JSON from either encoding, and is smaller', async (t) => {
   for (const n of [40, 400, 8000, 40000]) {
-    const r = prepare(rows(n), 1, '2026-01-01T00:00:00.000Z');
+    const r = encodeBody(rows(n), 1, '2026-01-01T00:00:00.000Z');
     t.ok(gzipOf(r) && r.br, `${n} rows (${r.json.length} bytes): compressed`);
     t.ok(gunzipSync(r.gzip!).equals(r.json), `${n} rows: gzip is the JSON`);
     t.ok(brotliDecompressSync(r.br!).equals(r.json), `${n} rows: br is the JSON`);
@@ -35,9 +35,9 @@ t.test('prepare(): a body of any size decompresses to its JSON from either encod
 });
 
 t.test('a large body: brotli with the build, gzip on the first request that takes gzip but not br, once', async (t) => {
-  const small = prepare(rows(400), 1, '2026-01-01T00:00:00.000Z');
+  const small = encodeBody(rows(400), 1, '2026-01-01T00:00:00.000Z');
   t.ok(small.gzip && !small.gzipLater, `a body of ${small.json.length} bytes has both variants at once`);
-  const r = prepare(rows(8000), 1, '2026-01-01T00:00:00.000Z');
+  const r = encodeBody(rows(8000), 1, '2026-01-01T00:00:00.000Z');
   t.ok(r.json.length > 64 * 1024 && r.br !== null, `a body of ${r.json.length} bytes has its brotli variant`);
   t.same([r.gzip, r.gzipLater], [null, true], 'and no gzip variant yet');
   const counted = readySize(r);

@@ -15,7 +15,7 @@ import addFormats from 'ajv-formats';
 import { decodeEvent, decodeWith } from '../src/events/decode';
 import { schemaFormats, isDate, isDateTime, isUri, isUuid, originalFormats } from '../src/events/formats';
 import { AJV_OPTIONS, compileEventSchemas } from '../src/events/schemas';
-import { LineSplitter, readLineBatches, readLines, type ByteMeter } from '../src/ingest/lines';
+import { LineSplitter, readLineBatches, readLines, type ByteMeter } from '../src/ingest/line-reader';
 import { UUID_PATTERN } from '../src/lib/ids';
 import { toUtcIso } from '../src/lib/time';
 import { DEMO_FILE } from '../fixtures/generate';

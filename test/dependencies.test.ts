@@ -1,6 +1,6 @@
 // Each endpoint's dependsOn (src/readmodels/endpoint.ts) against real commits: for events of every
 // kind, applied one batch at a time to a real store, every body whose bytes changed must depend on a
-// kind of change whose counter the batch moved (store/changes.ts projectVersions). Otherwise the body
+// kind of change whose counter the batch moved (store/change-log.ts projectVersions). Otherwise the body
 // cache would keep sending the old bytes as current (serve/cache.ts relabel), and the change feed
 // would not name the endpoint. A missing dependency fails here, naming the endpoint and the event.
 import t from 'tap';

@@ -1,10 +1,10 @@
-// A run's facts (src/store/runs.ts): the text the writer stores (factsJson, or migration 013's
+// A run's facts (src/store/run-store.ts): the text the writer stores (factsJson, or migration 013's
 // json_array for a migrated row) and the brief parses the read models use: for sums (briefFacts),
 // which reads the text only up to the cited URLs, and for whether a run counts (factsKey). They must
 // give what parsing the whole text gives, whatever the URLs and titles hold.
 import t from 'tap';
 import Database from 'better-sqlite3';
-import { briefFacts, factsJson, factsKey, type FactsArray, type RunFacts } from '../src/store/runs';
+import { briefFacts, factsJson, factsKey, type FactsArray, type RunFacts } from '../src/store/run-store';
 import { id } from './helpers';
 
 const TITLES = [null, '', 'Plain title', 'Brackets ]] and [[ and ],[', 'Quotes " and \\ backslash', 'Line\nbreak \u0001 control', 'Emoji 🦊 and ü',

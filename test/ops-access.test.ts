@@ -1,4 +1,4 @@
-// Who may call the ops port (src/ops/auth.ts): health and /metrics are open; /snapshot (every
+// Who may call the ops port (src/ops/ops-access.ts): health and /metrics are open; /snapshot (every
 // tenant's data and key hashes) and /cache need the ops token whenever one is set; a port that
 // listens beyond loopback without one does not start. Also: the listening line says what is bound.
 import fs from 'node:fs';

@@ -3,7 +3,7 @@
 -- batch. test/deltas.test.ts replaces the tables with these (the roll-ups: temporary tables in place
 -- of their views) and expects the same digest. Rounding is SQLite's round() (half away from zero),
 -- which is what rrFixed and sentimentFixed do in JavaScript. A run's mentions and
--- citations are read from its event as stored; domain_of(url) is src/store/runs.ts domainOf, which the
+-- citations are read from its event as stored; domain_of(url) is src/store/run-store.ts domainOf, which the
 -- caller registers (test/helpers.ts oracleAggregates): SQL has no URL parser.
 
 DELETE FROM agg_run_group;

@@ -8,7 +8,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import { readSchemaDir } from '../src/events';
 import { ENDPOINTS, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { PARAMS, type ParamDef } from '../src/readmodels/params.gen';
-import { CHANGES_ENDPOINT } from '../src/serve/changes';
+import { CHANGES_ENDPOINT } from '../src/serve/change-feed';
 import { cursorArg, encodeCursor, nextLink } from '../src/serve/cursor';
 import { toolList, toolName } from '../src/serve/mcp';
 import { buildOpenApi } from '../src/serve/openapi';

@@ -1,6 +1,6 @@
 -- The day tables of schema 10, which migration 011 dropped, made again from the stored runs, and the
 -- rest of schema 011 taken back: a database as a build before 011 left it (test/migrations.test.ts,
--- which registers domain_of(url): src/store/runs.ts domainOf).
+-- which registers domain_of(url): src/store/run-store.ts domainOf).
 -- The rows are what that build's writer kept (its oracle's SQL, test/oracle-aggregates.sql at the time).
 
 CREATE TABLE agg_prompt_day (

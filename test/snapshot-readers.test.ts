@@ -1,4 +1,4 @@
-// GET /snapshot with several readers (src/ops/snapshot.ts): a reader that stalls or trickles does not
+// GET /snapshot with several readers (src/ops/snapshot-route.ts): a reader that stalls or trickles does not
 // hold the others (they share a copy; it is cut by its own deadline, and its share is freed), the
 // number of readers is capped, and HEAD never makes a copy. Readers are raw sockets over loopback
 // that read as slowly as a test says; the database is the demo's (~40 MB: far more than the

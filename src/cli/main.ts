@@ -1,4 +1,4 @@
-import { StartError } from '../errors';
+import { StartError } from '../start-error';
 import { DbOpenError } from '../store';
 import { helpText, parse, UsageError, type Command } from './flags';
 
@@ -7,13 +7,13 @@ interface Entry { summary: string; load: () => Promise<Command> }
 // Commands load on demand: `replay` and `digest` never pay for the HTTP stack, and the list below
 // (what `visibility-api help` prints) loads none of them.
 export const COMMANDS: Readonly<Record<string, Entry>> = {
-  serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve.js')).command },
-  replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay.js')).command },
-  digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest.js')).command },
-  snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot.js')).command },
-  produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce.js')).command },
-  'cache-stats': { summary: "Prints what a running service's ops /cache endpoint shows, for a person.", load: async () => (await import('./cache-stats.js')).command },
-  mcp: { summary: 'Serves the MCP tools over stdio for one API key (stdout is the protocol; log lines go to stderr).', load: async () => (await import('./mcp.js')).command },
+  serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve-command.js')).command },
+  replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay-command.js')).command },
+  digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest-command.js')).command },
+  snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot-command.js')).command },
+  produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce-command.js')).command },
+  'cache-stats': { summary: "Prints what a running service's ops /cache endpoint shows, for a person.", load: async () => (await import('./cache-stats-command.js')).command },
+  mcp: { summary: 'Serves the MCP tools over stdio for one API key (stdout is the protocol; log lines go to stderr).', load: async () => (await import('./mcp-command.js')).command },
 };
 
 function overview(): string {

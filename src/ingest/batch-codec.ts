@@ -1,8 +1,8 @@
 import type { DeadLetterReason, EventType } from '../events';
-import type { PreparedEvent, RunFacts } from '../store';
+import type { PrecomputedEvent, RunFacts } from '../store';
 
 /**
- * Prepared events as they cross from a preparing thread to the writer's. Posting the prepared
+ * Precomputed events as they cross from a precompute thread to the writer's. Posting the precomputed
  * objects themselves cost ~9 us an event to serialize (a run is some sixty small values) and as much
  * again to take apart and collect on the writer's side, which is the busy one. Here a batch is a few
  * flat arrays: every string once (`strings`: a batch repeats its projects, prompts, engines, URLs and
@@ -63,7 +63,7 @@ export class BatchEncoder {
 
   constructor(private readonly source: string) {}
 
-  add(e: PreparedEvent): void {
+  add(e: PrecomputedEvent): void {
     this.size += 1;
     this.nums.push(e.position);
     this.line(e.raw);
@@ -162,9 +162,9 @@ export class BatchEncoder {
  * Written as one plain loop (no closures, spreads or destructured arrays per event): it runs on the
  * writer's thread, the busy one, for every event.
  */
-export function decodeBatch(b: EncodedBatch): PreparedEvent[] {
+export function decodeBatch(b: EncodedBatch): PrecomputedEvent[] {
   const { strings, refs, nums, source, lines } = b;
-  const out: PreparedEvent[] = [];
+  const out: PrecomputedEvent[] = [];
   let r = 0;
   let n = 0;
   while (r < refs.length) {

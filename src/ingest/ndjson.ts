@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
 import { SourcePositions, type BatchResult, type Db, type Projector } from '../store';
-import type { PrepareJob, PreparedBatch } from './prepare-worker';
+import type { FileJob, FileBatch } from './ndjson.worker';
 import { decodeBatch } from './batch-codec';
 
-export { readLines } from './lines';
+export { readLines } from './line-reader';
 
 /** An events file that could not be read to its end (a truncated gzip, an I/O error). */
 export class SourceReadError extends Error {
@@ -56,7 +56,7 @@ export interface ReplayOptions {
 }
 
 /**
- * Applies NDJSON files in batches. Each file is read and its events prepared (decoded, validated,
+ * Applies NDJSON files in batches. Each file is read and its events precomputed (decoded, validated,
  * rows built) in a worker thread while this thread writes the previous batch: the two cores each
  * do half the work. Positions are stored with the facts, so an interrupted replay resumes after
  * its last committed line; applying a line twice changes nothing anyway.
@@ -80,11 +80,11 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
   return totals;
 }
 
-/** One file through a prepare thread; stops between batches when `shouldStop` says so. */
-function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
+/** One file through a file thread (ndjson.worker.ts); stops between batches when `shouldStop` says so. */
+function replayFile(projector: Projector, job: FileJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
   return new Promise((resolve, reject) => {
     // A small young generation: the thread's garbage is a batch at a time, and RSS should not grow with it.
-    const worker = startWorker(__dirname, 'prepare-worker', job, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
+    const worker = startWorker(__filename, job, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
     let settled = false;
     const finish = (err?: unknown): void => {
       if (settled) return;
@@ -100,11 +100,11 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       totals.stopped = { file: job.file, nextLine: appliedTo + 1 };
       finish();
     };
-    worker.on('message', (b: PreparedBatch) => {
+    worker.on('message', (b: FileBatch) => {
       if (settled) return;
       if (opts.shouldStop?.()) return stop();
       try {
-        if (b.count > 0) addBatch(totals, projector.applyPrepared(decodeBatch(b.events)));
+        if (b.count > 0) addBatch(totals, projector.applyPrecomputed(decodeBatch(b.events)));
       } catch (e) {
         finish(e); // the batch was rolled back whole: what committed before it stands
         return;
@@ -124,6 +124,6 @@ function replayFile(projector: Projector, job: PrepareJob, opts: ReplayOptions, 
       });
     });
     worker.on('error', (e) => finish(new SourceReadError(job.file, e.message)));
-    worker.on('exit', (code) => finish(new Error(`the prepare thread for ${job.file} exited (code ${code}) before the end of the file`)));
+    worker.on('exit', (code) => finish(new Error(`the file thread for ${job.file} exited (code ${code}) before the end of the file`)));
   });
 }

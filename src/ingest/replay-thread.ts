@@ -32,7 +32,7 @@ export class ReplayThreadError extends Error {
 export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped: number, bytes: number) => void): { done: Promise<ReplayTotals>; stop(): void } {
   // A 16 MB young generation (V8 picks 48 MB here): the writer's short-lived batch objects are
   // collected sooner. Peak RSS of the 230k-event bench log 252-279 -> 233-241 MB, ~5 % slower.
-  const worker = startWorker(__dirname, 'replay-worker', job, { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: INGEST_HEAP_MB });
+  const worker = startWorker(__filename, job, { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: INGEST_HEAP_MB });
   let outcome: ReplayMessage | null = null;
   let crash: Error | null = null;
   const done = new Promise<ReplayTotals>((resolve, reject) => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
- * Old-generation cap of the ingest threads (replay's writer and prepare threads, serve's Kafka
+ * Old-generation cap of the ingest threads (replay's writer and file threads, serve's Kafka
  * thread). Their live data is a few batches (tens of MB), but under V8's default limit on a large
  * machine (GBs) each let 50-100 MB of dead batches pile up before collecting: replay peaked near
  * 300 MB, serve's catch-up near 300 MB. With this cap V8 collects sooner, at the same speed
@@ -11,7 +11,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 export const INGEST_HEAP_MB = 256;
 
 /**
- * Nice value of serve's ingest threads (the Kafka thread and its preparing thread): on a busy host
+ * Nice value of serve's ingest threads (the Kafka thread and its precompute thread): on a busy host
  * the serving thread, at the default 0, is run first when it wakes, so a catch-up does not delay
  * the answers (its event-loop delay p99 during a catch-up was 23-30 ms at 0 and 9-16 ms at 10,
  * while the catch-up ran as fast: docs/benchmarks.md). The ingest threads still take every core the
@@ -20,12 +20,14 @@ export const INGEST_HEAP_MB = 256;
 export const INGEST_NICE = 10;
 
 /**
- * Starts `<dir>/<name>.js` in a worker thread. Run from the TypeScript sources (tests, tsx), the
- * file is `<name>.ts` and the thread needs the TypeScript loader too: threads do not inherit it.
+ * Starts the thread of a pair: the module `parentFile` (its `__filename`: `<name>.ts`, the parent
+ * side) runs `<name>.worker.ts` beside it, compiled `<name>.worker.js`. Taking the parent's own file
+ * keeps every pair to that one naming rule (test/names.test.ts checks it). Run from the TypeScript
+ * sources (tests, tsx), the thread needs the TypeScript loader too: threads do not inherit it.
  */
-export function startWorker(dir: string, name: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
-  const ext = path.extname(__filename);
-  const file = path.join(dir, name + ext);
+export function startWorker(parentFile: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+  const ext = path.extname(parentFile);
+  const file = `${parentFile.slice(0, -ext.length)}.worker${ext}`;
   if (ext !== '.ts') return new Worker(file, { workerData, resourceLimits });
   return new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, workerData, resourceLimits });
 }

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { Logger } from '../lib/log';
 import type { BodyCache } from '../serve';
 import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
-import { OPEN_OPS_PATHS, opsTokenMatcher } from './auth';
-import { snapshotHandler, type SnapshotLimits } from './snapshot';
+import { OPEN_OPS_PATHS, opsTokenMatcher } from './ops-access';
+import { snapshotHandler, type SnapshotLimits } from './snapshot-route';
 
 export interface Readiness {
   ready: boolean;
@@ -19,9 +19,9 @@ export interface OpsOptions {
   memoBytes?: () => number;
   /** The served database: GET /snapshot streams a consistent copy of it (absent: 404). */
   dbFile?: string;
-  /** When set, every path but health and /metrics answers 401 without `Authorization: Bearer TOKEN` (auth.ts). */
+  /** When set, every path but health and /metrics answers 401 without `Authorization: Bearer TOKEN` (ops-access.ts). */
   token?: string;
-  /** Readers, freshness and deadlines of /snapshot (snapshot.ts; tests make them small). */
+  /** Readers, freshness and deadlines of /snapshot (snapshot-route.ts; tests make them small). */
   snapshotLimits?: Partial<SnapshotLimits>;
   /** Where a cut snapshot reader is reported. */
   logger?: Logger;

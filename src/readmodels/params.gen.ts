@@ -111,7 +111,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "description": "Last-Event-ID for clients that cannot set headers",
     "x-accepts": "an event id",
-    "x-read-by": "src/serve/changes.ts: where the stream resumes (the Last-Event-ID header wins)",
+    "x-read-by": "src/serve/change-feed.ts: where the stream resumes (the Last-Event-ID header wins)",
     "schema": {
       "type": "string"
     },

@@ -5,13 +5,13 @@ import Router from '@koa/router';
 import { ENDPOINTS, type Endpoint } from '../readmodels';
 import { openReadStore, type Db } from '../store';
 import { Access } from './access';
-import { presentedKeyHash } from './auth';
+import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
 import { configuredKey, signingKey, type SigningKey } from './cursor';
-import { BodyCache, prepare } from './cache';
-import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './changes';
+import { BodyCache, encodeBody } from './cache';
+import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './change-feed';
 import { errorMiddleware, httpError, HttpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
 import { createHotPath } from './hot';
 import { llmsTxtMiddleware } from './llms';
@@ -70,7 +70,7 @@ export interface AppOptions {
    * maxStalenessMs): commits within it share one rebuild. Default COALESCE_MS (250).
    */
   rebuildCoalesceMs?: number;
-  /** The change feed's heartbeat, poll interval, per-key stream cap (see changes.ts). */
+  /** The change feed's heartbeat, poll interval, per-key stream cap (see change-feed.ts). */
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
   dashboard?: { keys: readonly DemoKey[] };
@@ -122,9 +122,9 @@ export function createService(opts: AppOptions): Service {
     opts.onFailure?.(err);
     logger.error({ err, request_id: noteOf(ctx.req)?.requestId, route: ctx.state.route as string | undefined }, `${ctx.method} ${ctx.path} failed`);
   };
-  const openapi = prepare(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
+  const openapi = encodeBody(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
   // Typed by the schema's generated type (Methodology); test/methodology.test.ts validates it against the schema.
-  const methodologyBody = prepare(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
+  const methodologyBody = encodeBody(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
   /**
    * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out
@@ -179,7 +179,7 @@ export function createService(opts: AppOptions): Service {
     sendReady(ctx, methodologyBody);
   });
   for (const e of endpoints) router.get(e.name, e.path, handler(e));
-  // A stream, not a body: never cached, never on the hot path (changes.ts).
+  // A stream, not a body: never cached, never on the hot path (change-feed.ts).
   router.get('changes', CHANGES_PATH, (ctx) => {
     ctx.state.route = 'changes';
     if (!isReady()) throw httpError('not_ready');

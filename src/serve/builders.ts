@@ -128,7 +128,7 @@ class BuildThread {
 
   private spawn(): Worker {
     const data: BuildThreadData = { dbFile: this.dbFile, cursorKey: this.cursorKey };
-    const worker = startWorker(__dirname, 'builder-thread', data);
+    const worker = startWorker(__filename, data);
     let failure: Error | null = null;
     worker.on('message', (m: WorkerReply) => this.settle(m));
     worker.on('error', (e) => (failure = e));

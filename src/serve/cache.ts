@@ -91,12 +91,13 @@ export function strongEtag(bytes: Buffer): string {
   return `"${createHash('sha1').update(bytes).digest('base64url')}"`;
 }
 
-export function prepare(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
-  return prepareText(JSON.stringify(body), version, updatedAt, headers, inputs);
+/** A body encoded once into what every answer of it sends: its JSON bytes, compressed variants and headers. */
+export function encodeBody(body: unknown, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
+  return encodeBodyText(JSON.stringify(body), version, updatedAt, headers, inputs);
 }
 
-/** prepare() for a body that is JSON text already. */
-export function prepareText(text: string, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
+/** encodeBody() for a body that is JSON text already. */
+export function encodeBodyText(text: string, version: number, updatedAt: string, headers: Record<string, string> = {}, inputs = -1): Ready {
   const json = own(Buffer.from(text));
   const compress = json.length >= COMPRESS_MIN_BYTES;
   const effort = effortFor(json);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { Endpoint } from '../readmodels';
-import { keyFrom, keyHash as hashOf } from './auth';
+import { keyFrom, keyHash as hashOf } from './api-key';
 import type { RateLimiter } from './ratelimit';
 import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';

@@ -11,7 +11,7 @@ import { createAjv } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import type { Access } from './access';
-import { presentedKeyHash } from './auth';
+import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
 import { parseBody, readBody } from './mcp-body';

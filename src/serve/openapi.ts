@@ -3,7 +3,7 @@ import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
 import { pathParams, queryParams, type ParamDef } from './params';
-import { CHANGES_ENDPOINT } from './changes';
+import { CHANGES_ENDPOINT } from './change-feed';
 import { STALE_CACHE_STATUS } from './send';
 
 type Json = Record<string, unknown>;
@@ -162,7 +162,7 @@ const DATA_AS_OF: Json = {
   },
 };
 
-/** GET /projects/{project_id}/changes: a stream of Server-Sent Events, not a body (src/serve/changes.ts, README "Change feed"). */
+/** GET /projects/{project_id}/changes: a stream of Server-Sent Events, not a body (src/serve/change-feed.ts, README "Change feed"). */
 function changeFeedOperation(): Json {
   const e = CHANGES_ENDPOINT;
   return {

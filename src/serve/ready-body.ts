@@ -1,6 +1,6 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
 import type { BodySchemas } from './bodies';
-import { prepare, prepareText, type Ready } from './cache';
+import { encodeBody, encodeBodyText, type Ready } from './cache';
 import { nextLink, type SigningKey } from './cursor';
 import { inputsVersion, projectVersions, scopeVersion } from '../store';
 
@@ -56,5 +56,5 @@ export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: End
   const headers: Record<string, string> = {};
   if (next) headers.link = nextLink(endpoint, args, next, cursorKey);
   if (asOf) headers['x-data-as-of'] = asOf;
-  return text === null ? prepare(body, version.version, version.updated_at, headers, inputs) : prepareText(text, version.version, version.updated_at, headers, inputs);
+  return text === null ? encodeBody(body, version.version, version.updated_at, headers, inputs) : encodeBodyText(text, version.version, version.updated_at, headers, inputs);
 }

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { EngineDays, type Counting } from './engine-days';
 import { Rollups } from './rollups';
-import type { RunFacts, RunStore } from './runs';
+import type { RunFacts, RunStore } from './run-store';
 
 export { RR_SCALE, SENTIMENT_SCALE } from './contributions';
 
@@ -69,7 +69,7 @@ const REFS_KEPT = 100_000;
 type KnownRefs = Record<RefKind, Set<string>>;
 
 /**
- * What a batch's runs move, besides their own rows (runs.ts):
+ * What a batch's runs move, besides their own rows (run-store.ts):
  * - agg_run_group: counts per run group and project, added per batch (a superseded run subtracts);
  * - agg_engine_day: the counted sums per project, day and engine (engine-days.ts);
  * - the week and month roll-ups (rollups.ts), written once per period;

@@ -1,7 +1,7 @@
-import { citedDomain, type RunUrl } from './runs';
+import { citedDomain, type RunUrl } from './run-store';
 
-export type { CompetitorHit, RunUrl, StoredCitation, StoredMention } from './runs';
-export { competitorsOf, storedCitations, storedMentions, urlsOf } from './runs';
+export type { CompetitorHit, RunUrl, StoredCitation, StoredMention } from './run-store';
+export { competitorsOf, storedCitations, storedMentions, urlsOf } from './run-store';
 
 /**
  * What one prompt run contributes to the aggregates, and how contributions add up. Pure, so the
@@ -210,7 +210,7 @@ export function citeRun(urls: Map<string, UrlCitations>, run: CitingRun, cited: 
 }
 
 /**
- * The URLs of a run as its facts keep them ([url, title] once each: runs.ts FactsArray) into `urls`:
+ * The URLs of a run as its facts keep them ([url, title] once each: run-store.ts FactsArray) into `urls`:
  * a URL's domain is made only when the URL is new there.
  */
 export function citeFacts(urls: Map<string, UrlCitations>, cited: ReadonlyArray<[string, string | null]>, engineId: string, at: string, promptId: string, runId: string): void {

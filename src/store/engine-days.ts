@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import { addMention, isZero, zeroMention, type MentionDelta } from './contributions';
-import type { RunFacts, RunStore } from './runs';
+import type { RunFacts, RunStore } from './run-store';
 
 /**
  * agg_engine_day (migrations 008, 011): per project, day and engine, the sums of the counted runs

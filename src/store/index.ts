@@ -1,13 +1,13 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type BatchResult } from './projector';
-export { prepareEvent, type AcceptedEvent, type PreparedEvent, type RejectedEvent } from './prepare';
-export type { BriefFacts, FactsArray, RunFacts } from './runs';
+export { precomputeEvent, type AcceptedEvent, type PrecomputedEvent, type RejectedEvent } from './precompute';
+export type { BriefFacts, FactsArray, RunFacts } from './run-store';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { storedCursorSecret } from './secrets';
 export { pendingPeriods } from './rollups';
-export { briefFacts, domainOf, factsKey } from './runs';
+export { briefFacts, domainOf, factsKey } from './run-store';
 export { KEY_OF } from './keys';
 export { SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
@@ -15,6 +15,6 @@ export { openReader, checkpoint, closeDurably, SqliteError } from './connections
 export { hasReadModel } from './read-model';
 export { ReadStore, openReadStore } from './read-store';
 export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
-export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, scopeVersion, type LoggedChange, type ProjectVersions } from './changes';
+export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, scopeVersion, type LoggedChange, type ProjectVersions } from './change-log';
 export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';

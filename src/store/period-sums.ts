@@ -1,7 +1,7 @@
 import { addDelta, addMention, citeRun, EngineCitations, UrlCitations, winsOver, zeroMention, type MentionDelta } from './contributions';
 import { compareStrings } from './metrics';
 import type { RolledGrain } from './periods';
-import type { RunFacts } from './runs';
+import type { RunFacts } from './run-store';
 
 /** A project's brand sums of one engine and prompt in a period, with its competitors' mention sums. */
 export class PromptSums {

@@ -3,14 +3,14 @@ import { isStorageError, type Db } from './db';
 import { Aggregator } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
 import type { EntityTable } from './entities';
-import { RunStore, type PreparedRun, type RunFacts } from './runs';
+import { RunStore, type PrecomputedRun, type RunFacts } from './run-store';
 import { noteCommit } from './commits';
-import { prepareEvent, rawBytes, type AcceptedEvent, type PreparedEvent, type SourceEvent } from './prepare';
+import { precomputeEvent, rawBytes, type AcceptedEvent, type PrecomputedEvent, type SourceEvent } from './precompute';
 import { ChangeSet, type Outcome, type Version } from './versions';
-import { ChangeLogWriter, changeKindOf } from './changes';
+import { ChangeLogWriter, changeKindOf } from './change-log';
 import { TrendDays } from './trend-days';
 
-export type { SourceEvent } from './prepare';
+export type { SourceEvent } from './precompute';
 
 export interface BatchResult {
   applied: number;
@@ -30,7 +30,7 @@ interface Effects {
 }
 
 type Handler<T extends EventType> = (data: EventDataByType[T], v: Version, fx: Effects) => Outcome;
-/** Prompt runs arrive prepared (see prepare.ts) and are applied by applyRun, not a handler. */
+/** Prompt runs arrive precomputed (see precompute.ts) and are applied by applyRun, not a handler. */
 type Handlers = { [T in Exclude<EventType, 'prompt_run.completed'>]: Handler<T> };
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -99,7 +99,7 @@ export class Projector {
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
     // IMMEDIATE: the write lock is taken (or waited for) at BEGIN, so what the batch reads is what it writes over.
-    this.applyInTx = db.transaction((events: PreparedEvent[], isolate: boolean) => this.applyAll(events, isolate)).immediate;
+    this.applyInTx = db.transaction((events: PrecomputedEvent[], isolate: boolean) => this.applyAll(events, isolate)).immediate;
     this.settleInTx = db.transaction(() => {
       this.begin();
       this.aggregator.settle();
@@ -118,15 +118,15 @@ export class Projector {
    * dead-lettered. Savepoints are not free, so the fast path does without them.
    */
   applyBatch(events: SourceEvent[]): BatchResult {
-    return this.applyPrepared(events.map((e) => prepareEvent(e)));
+    return this.applyPrecomputed(events.map((e) => precomputeEvent(e)));
   }
 
   /**
-   * applyBatch for events already decoded and prepared (by prepareEvent, in this thread or another).
+   * applyBatch for events already decoded and precomputed (by precomputeEvent, in this thread or another).
    * The week and month roll-ups of each project's latest period wait in memory (store/rollups.ts):
    * a writer calls settle() when it ends.
    */
-  applyPrepared(events: PreparedEvent[]): BatchResult {
+  applyPrecomputed(events: PrecomputedEvent[]): BatchResult {
     try {
       return this.applyInTx(events, false);
     } catch (err) {
@@ -179,7 +179,7 @@ export class Projector {
     this.aggregator.fail();
   }
 
-  private applyAll(events: PreparedEvent[], isolate: boolean): BatchResult {
+  private applyAll(events: PrecomputedEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
@@ -231,14 +231,14 @@ export class Projector {
     // After every row of the batch, engines included: the days it left stale, rendered again.
     if (!this.deferTrend) this.trendDays.render();
     result.changed = changes.scopes();
-    // Project scopes are bumped by the change log, with their data-as-of, after engines (see changes.ts).
+    // Project scopes are bumped by the change log, with their data-as-of, after engines (see change-log.ts).
     for (const scope of result.changed) if (changes.shared.has(scope)) this.stmts.bump.run(scope, now);
     this.changeLog.record(changes, now);
     for (const [source, next] of positions) this.stmts.position.run(source, next);
     return result;
   }
 
-  private deadLetter(e: PreparedEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
+  private deadLetter(e: PrecomputedEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
     this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, rawBytes(e.raw), now);
   }
 
@@ -249,7 +249,7 @@ export class Projector {
   }
 
   /** applyRun without Effects: what it added or removed goes to the aggregator and the batch's changes directly. */
-  private applyRunStraight(run: PreparedRun, v: Version, changes: ChangeSet): Outcome {
+  private applyRunStraight(run: PrecomputedRun, v: Version, changes: ChangeSet): Outcome {
     const r = this.runs.apply(run, v);
     if (r.removed) {
       this.aggregator.remove(r.removed);
@@ -262,7 +262,7 @@ export class Projector {
     return r.outcome;
   }
 
-  private applyRun(run: PreparedRun, v: Version, fx: Effects): Outcome {
+  private applyRun(run: PrecomputedRun, v: Version, fx: Effects): Outcome {
     const r = this.runs.apply(run, v);
     if (r.removed) {
       fx.removed.push(r.removed);

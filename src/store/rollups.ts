@@ -3,7 +3,7 @@ import { citeFacts } from './contributions';
 import { PeriodSums } from './period-sums';
 import { RollupRows } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
-import type { RunFacts, RunStore } from './runs';
+import type { RunFacts, RunStore } from './run-store';
 
 /**
  * The week and month roll-ups (migrations 007, 009), written once per period instead of once per

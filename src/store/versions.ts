@@ -20,7 +20,7 @@ export function minIso(a: string | null | undefined, b: string): string {
 export type Outcome = 'applied' | 'duplicate' | 'stale';
 
 /**
- * What changed in a project, for the change feed (see changes.ts): 'runs' (prompt runs, run groups),
+ * What changed in a project, for the change feed (see change-log.ts): 'runs' (prompt runs, run groups),
  * 'forum' (forum posts), 'project' (the project itself), 'setup' (engines tracked, terms, segments,
  * prompts, competitors), 'engines' (an engine every project shows).
  */
@@ -31,7 +31,7 @@ export const CHANGE_KINDS: readonly ChangeKind[] = ['engines', 'forum', 'project
 
 /**
  * The data_version scope that counts one kind of change of one project: 'kind:<kind>:<id>', bumped in
- * the transaction that bumps 'project:<id>' (changes.ts). A read model that depends on some kinds only
+ * the transaction that bumps 'project:<id>' (change-log.ts). A read model that depends on some kinds only
  * (Endpoint.dependsOn) is current while theirs have not moved, whatever else the project's version
  * says. 'engines' has none per project: it is the shared 'engines' scope. A missing row reads as 0
  * (a database written before these scopes: the first change of a kind makes it 1).

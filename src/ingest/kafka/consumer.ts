@@ -4,9 +4,9 @@
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
 // committed to Kafka, as records are queued for the writer (up to QUEUED_MAX ahead of SQLite), but
 // only so standard tools can show the lag.
-import { SourcePositions, type BatchResult, type Db, type PreparedEvent, type Projector } from '../../store';
-import { Preparer } from '../preparer';
-import { SliceSizer } from '../sliced';
+import { SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
+import { Precomputer } from '../precomputer';
+import { SliceSizer } from '../sliced-applier';
 import {
   createKafkaClient, describeKafkaError, isUnknownTopicError, stderrKafkaLog, withDeadline, KafkaUnavailableError,
   type AdminAdapter, type BatchControl, type ConsumerAdapter, type ConsumerHooks, type InboundBatch, type InboundMessage,
@@ -68,7 +68,7 @@ export interface DurationHistogram {
  *   events.{applied,duplicate,stale,dead_lettered}  events by projector outcome (visibility_kafka_events_total{outcome})
  *   redelivered        records at or below the stored offset, skipped (visibility_kafka_events_total{outcome="redelivered"})
  *   batches            SQLite transactions committed (visibility_kafka_batches_total)
- *   batch_apply_seconds  time in projector.applyPrepared per transaction (visibility_kafka_batch_apply_seconds histogram)
+ *   batch_apply_seconds  time in projector.applyPrecomputed per transaction (visibility_kafka_batch_apply_seconds histogram)
  * Per-partition lag is in KafkaIngestStatus.partitions (visibility_kafka_lag{topic,partition}),
  * dead letters pending/published on the DLQ topic in KafkaIngestStatus.dlq.
  */
@@ -120,13 +120,13 @@ const CAUGHT_UP = 2_000;
 const CATCH_UP_CHUNK = 2000;
 /**
  * A started consumer's first catch-up transactions take this many events, doubling up to
- * CATCH_UP_CHUNK: the first commit then waits for the freshly started preparing thread to prepare
+ * CATCH_UP_CHUNK: the first commit then waits for the freshly started precompute thread to precompute
  * a few hundred records, not 2,000 (its code not yet optimised by V8), and the two threads overlap
  * sooner.
  */
 const CATCH_UP_FIRST = 250;
 /**
- * How long a live transaction should take. The consumer has a thread of its own (thread.ts), so a
+ * How long a live transaction should take. The consumer has a thread of its own (ingest-thread.ts), so a
  * transaction never delays a request: what bounds it is freshness (a run is visible when its
  * transaction commits) against the cost of a commit. ~40 ms is ~500 events on this writer.
  */
@@ -144,8 +144,8 @@ const SETTLE_WHEN_IDLE_MS = 1000;
  * 4 MB a partition takes on a LAN. It also bounds what a consumer holds in memory (~2 fetches).
  */
 const QUEUED_MAX = 8000;
-/** Chunks handed to the preparing thread ahead of the one being written. */
-const PREPARED_AHEAD = 2;
+/** Chunks handed to the precompute thread ahead of the one being written. */
+const PRECOMPUTED_AHEAD = 2;
 
 class Timings {
   private count = 0;
@@ -210,12 +210,12 @@ export function kafkaReadiness(status: KafkaIngestStatus, readModelLoaded: boole
   };
 }
 
-/** A chunk of one partition's records in the preparing thread; `generation` is the assignment it was fetched in. */
+/** A chunk of one partition's records in the precompute thread; `generation` is the assignment it was fetched in. */
 interface Chunk {
   source: string;
   size: number;
   generation: number;
-  prepared: Promise<PreparedEvent[]>;
+  precomputed: Promise<PrecomputedEvent[]>;
 }
 
 class KafkaIngestRunner implements KafkaIngest {
@@ -223,7 +223,7 @@ class KafkaIngestRunner implements KafkaIngest {
   private readonly chunkSize: number;
   private readonly positions: SourcePositions;
   /** Decodes and validates in a thread of its own while this one writes; replaced if it fails. */
-  private preparer: Preparer | null = null;
+  private precomputer: Precomputer | null = null;
   private readonly timings = new Timings();
   private readonly events = { applied: 0, duplicate: 0, stale: 0, dead_lettered: 0 };
   private redelivered = 0;
@@ -252,7 +252,7 @@ class KafkaIngestRunner implements KafkaIngest {
   private unsettled = false;
   /** Fetched batches not yet written, oldest first, of every partition (see onBatch). */
   private readonly fetched = new FetchedBatches<InboundMessage>();
-  /** Chunks taken from `fetched` and being prepared, oldest first. */
+  /** Chunks taken from `fetched` and being precomputed, oldest first. */
   private ahead: Chunk[] = [];
   /** Events in `fetched` and `ahead` not yet written. */
   private queued = 0;
@@ -289,7 +289,7 @@ class KafkaIngestRunner implements KafkaIngest {
 
   /** Connects and subscribes within a deadline; consumption then continues in the background. */
   async start(): Promise<void> {
-    this.preparer = new Preparer(); // its thread boots while the consumer connects and joins
+    this.precomputer = new Precomputer(); // its thread boots while the consumer connects and joins
     this.dlq?.kick(); // dead letters left unpublished by a previous run
     this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     await this.pollOffsets();
@@ -318,7 +318,7 @@ class KafkaIngestRunner implements KafkaIngest {
     };
     this.dropQueue(); // kafkajs's stop waits for every eachBatch: none waits for room any more
     await quietly(this.consumer?.stop());
-    await quietly(this.preparer?.close());
+    await quietly(this.precomputer?.close());
     await quietly(this.writing);
     // The weeks and months waiting in memory are written: a clean stop leaves nothing pending.
     this.settleNow();
@@ -476,18 +476,18 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /**
-   * Writes the queue, one transaction per chunk, while the next chunks are prepared in the
-   * preparing thread; returns when the queue is empty (the next onBatch starts it again).
+   * Writes the queue, one transaction per chunk, while the next chunks are precomputed in the
+   * precompute thread; returns when the queue is empty (the next onBatch starts it again).
    */
   private async write(): Promise<void> {
     try {
       for (;;) {
-        this.prepareAhead();
+        this.precomputeAhead();
         const chunk = this.ahead.shift();
         if (!chunk) return;
-        let events: PreparedEvent[];
+        let events: PrecomputedEvent[];
         try {
-          events = await chunk.prepared;
+          events = await chunk.precomputed;
         } catch (e) {
           if (this.stopped || chunk.generation !== this.generation) continue;
           this.failWrites(e);
@@ -496,7 +496,7 @@ class KafkaIngestRunner implements KafkaIngest {
         // Stopped, or fetched before an assignment: the seek to the stored offsets fetches it again.
         if (this.stopped) return;
         if (chunk.generation !== this.generation) continue;
-        this.prepareAhead(); // the preparing thread works on the next chunks while this one is written
+        this.precomputeAhead(); // the precompute thread works on the next chunks while this one is written
         try {
           this.writeChunk(chunk.source, events);
         } catch (e) {
@@ -512,7 +512,7 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /** One transaction, of the events above the partition's stored offset: none is ever applied twice. */
-  private writeChunk(source: string, events: PreparedEvent[]): void {
+  private writeChunk(source: string, events: PrecomputedEvent[]): void {
     const next = this.positions.nextOf(source);
     const fresh = next === undefined ? events : events.filter((e) => e.position >= next);
     this.redelivered += events.length - fresh.length;
@@ -523,20 +523,20 @@ class KafkaIngestRunner implements KafkaIngest {
     if (result.deadLettered > 0) this.dlq?.kick();
   }
 
-  /** Takes chunks from the queue into the preparing thread until PREPARED_AHEAD are there. */
-  private prepareAhead(): void {
-    while (this.ahead.length < PREPARED_AHEAD) {
+  /** Takes chunks from the queue into the precompute thread until PRECOMPUTED_AHEAD are there. */
+  private precomputeAhead(): void {
+    while (this.ahead.length < PRECOMPUTED_AHEAD) {
       const source = this.fetched.oldestSource;
       if (source === undefined) return;
       const messages = this.fetched.take(source, this.chunkLength());
-      const prepared = this.prepare(source, messages);
-      prepared.catch(() => undefined); // a chunk dropped before it is awaited is let go, not an error
-      this.ahead.push({ source, size: messages.length, generation: this.generation, prepared });
+      const precomputed = this.precompute(source, messages);
+      precomputed.catch(() => undefined); // a chunk dropped before it is awaited is let go, not an error
+      this.ahead.push({ source, size: messages.length, generation: this.generation, precomputed });
     }
   }
 
   /**
-   * A transaction failed (the disk is full, the preparing thread died): the queue is dropped, nothing
+   * A transaction failed (the disk is full, the precompute thread died): the queue is dropped, nothing
    * more is queued (`halted`), and the consumer is restarted as after a crash; its assignment seeks
    * every partition to what SQLite holds.
    */
@@ -569,9 +569,9 @@ class KafkaIngestRunner implements KafkaIngest {
     return n;
   }
 
-  private prepare(source: string, chunk: InboundMessage[]): Promise<PreparedEvent[]> {
-    if (!this.preparer || this.preparer.broken) this.preparer = new Preparer();
-    return this.preparer.prepare(source, chunk.map((m) => ({ position: m.offset, value: m.value })));
+  private precompute(source: string, chunk: InboundMessage[]): Promise<PrecomputedEvent[]> {
+    if (!this.precomputer || this.precomputer.broken) this.precomputer = new Precomputer();
+    return this.precomputer.precompute(source, chunk.map((m) => ({ position: m.offset, value: m.value })));
   }
 
   /** Whether the next chunk is large: from CATCHING_UP behind until under CAUGHT_UP, over the assigned partitions. */
@@ -584,9 +584,9 @@ class KafkaIngestRunner implements KafkaIngest {
   }
 
   /** One SQLite transaction: facts, dead letters and the next offset of this partition. */
-  private applyChunk(events: PreparedEvent[]): BatchResult {
+  private applyChunk(events: PrecomputedEvent[]): BatchResult {
     const started = process.hrtime.bigint();
-    const result = this.projector.applyPrepared(events);
+    const result = this.projector.applyPrecomputed(events);
     this.timings.record(Number(process.hrtime.bigint() - started) / 1e9);
     this.batches += 1;
     this.settleWhenIdle();

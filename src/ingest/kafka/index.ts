@@ -15,6 +15,6 @@ export {
 } from './consumer';
 // Where the readiness check of the main thread has always found it (the query is the store's).
 export { hasReadModel } from '../../store';
-export { startKafkaIngestThread, type ThreadStart } from './thread';
+export { startKafkaIngestThread, type ThreadStart } from './ingest-thread';
 export { DeadLetterPublisher, DLQ_HEADERS, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
 export { eventKey, produceFiles, produceLines, type ProduceTotals, type ProduceOptions } from './produce';

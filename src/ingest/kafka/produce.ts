@@ -1,7 +1,7 @@
 // NDJSON files -> a Kafka topic, keyed so each project's events stay in order within one partition
 // (spec section 3). Lines that cannot be parsed are sent too, unkeyed: the consumer dead-letters
 // them, which is the point of producing them.
-import { readLines, type ByteMeter } from '../lines';
+import { readLines, type ByteMeter } from '../line-reader';
 import { createKafkaClient, stderrKafkaLog, type KafkaLog, type OutboundMessage, type ProducerAdapter } from './client';
 import type { KafkaConnection } from './config';
 

@@ -9,10 +9,10 @@
 --   version       the project's X-Data-Version after that commit (its version + the engines version,
 --                 what project responses carry), strictly increasing per project;
 --   kinds         what changed, comma-separated, sorted: engines, forum, project, runs, setup
---                 (see src/store/changes.ts for which events are which);
+--                 (see src/store/change-log.ts for which events are which);
 --   data_as_of    the project's data_as_of after that commit;
 --   committed_at  the writer's clock at the commit.
--- The writer keeps the last CHANGE_LOG_KEEP versions per project (src/store/changes.ts). Neither
+-- The writer keeps the last CHANGE_LOG_KEEP versions per project (src/store/change-log.ts). Neither
 -- depends on the events alone (batching, wall time): the digest reads neither.
 
 ALTER TABLE data_versions ADD COLUMN data_as_of TEXT;

@@ -53,7 +53,7 @@ INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id)
 --
 -- And a row keeps the event as it came (`event`, its JSON) in place of the mentions and citations
 -- rewritten as the API shows them and the hash of its data: the writer binds the bytes it received,
--- and the read models shape what they show (src/store/runs.ts storedMentions, storedCitations). What
+-- and the read models shape what they show (src/store/run-store.ts storedMentions, storedCitations). What
 -- the aggregates take of a run is kept beside it in small JSON (`hits`, `cited`): a range's days and a
 -- project counted again read those, not whole events. A stored row becomes an event of its own
 -- columns; the rows keep their rowids (run_ids refers to them).
@@ -84,7 +84,7 @@ INSERT INTO prompt_runs_011 (rowid, id, run_group_id, project_id, prompt_id, eng
       'data', json_object('id', id, 'run_group_id', run_group_id, 'project_id', project_id, 'prompt_id', prompt_id,
         'engine_id', engine_id, 'status', status, 'completed_at', completed_at, 'response_excerpt', response_excerpt,
         'mentions', json(mentions), 'citations', json(citations))),
-    -- In order of each competitor's (URL's) first mention (citation), as src/store/runs.ts lists them.
+    -- In order of each competitor's (URL's) first mention (citation), as src/store/run-store.ts lists them.
     (SELECT json_group_array(json_array(cid, pos, sent) ORDER BY first) FROM (
       SELECT m.value ->> 'competitor_id' AS cid, m.value ->> 'position' AS pos, m.value ->> 'sentiment' AS sent,
         row_number() OVER (PARTITION BY m.value ->> 'competitor_id' ORDER BY m.value ->> 'position', m.key) AS nth,

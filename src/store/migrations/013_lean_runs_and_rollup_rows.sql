@@ -11,7 +11,7 @@
 -- - facts = [engine_id, prompt_id, brand_position, brand_sentiment, mention_count, citation_count,
 --   hits, cited] where hits = [[competitor_id, position, sentiment], ...] (each competitor once, at its
 --   best position) and cited = [[url, title], ...] (each URL once, with the title of its first titled
---   citation), in order of first mention (citation), as src/store/runs.ts makes them.
+--   citation), in order of first mention (citation), as src/store/run-store.ts makes them.
 -- - A run's version is its event's (occurred_at, event_id): the same fact retried under a newer
 --   event id replaces the event it keeps, which changes no data the API shows.
 -- The view `prompt_runs` shows the runs with the columns they had (a reader's SQL, the tests, the digest).

@@ -151,9 +151,9 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
  * read models show its mentions and citations from it) and `facts` (factsJson). Pure work, done where
  * the event is decoded (another thread): the writer binds both texts' bytes as they came.
  */
-export interface PreparedRun {
+export interface PrecomputedRun {
   facts: RunFacts;
-  /** The event's JSON, or its UTF-8 bytes when a preparing thread sent them. */
+  /** The event's JSON, or its UTF-8 bytes when a precompute thread sent them. */
   event: string | Uint8Array;
   /** factsJson of the run, text or bytes likewise. */
   factsJson: string | Uint8Array;
@@ -219,7 +219,7 @@ export function factsJson(f: RunFacts, mentionCount: number, citationCount: numb
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-export function prepareRun(run: PromptRunCompleted, event: string | Uint8Array): PreparedRun {
+export function precomputeRun(run: PromptRunCompleted, event: string | Uint8Array): PrecomputedRun {
   const facts = runFacts(run);
   return { facts, event, factsJson: factsJson(facts, run.mentions.length, run.citations.length) };
 }
@@ -300,7 +300,7 @@ export class RunStore {
   constructor(db: Db) {
     this.index = new RunIndex(db);
     this.keys = new Keys(db);
-    // CAST: what a preparing thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
+    // CAST: what a precompute thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
     this.insert = db.prepare(`INSERT INTO runs (project, completed_at, run_group, status, id, facts, event)
       VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))`);
     this.stored = db.prepare(`SELECT r.id, p.id, g.id, r.status, r.completed_at, r.facts, r.event FROM runs r
@@ -321,7 +321,7 @@ export class RunStore {
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
   }
 
-  apply(run: PreparedRun, v: Version): RunEffects {
+  apply(run: PrecomputedRun, v: Version): RunEffects {
     const f = run.facts;
     const at = this.index.find(f.id);
     if (at === undefined) {

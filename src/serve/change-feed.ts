@@ -9,7 +9,7 @@ import type { Resolved, Responder } from './responder';
  * GET /projects/{project_id}/changes: the live change feed (issue 12), as Server-Sent Events. One
  * `change` event per commit that changed the project's read models, its id the X-Data-Version the
  * project's responses carry from then on; `Last-Event-ID` resumes from the change log the writer
- * keeps (src/store/changes.ts). Streams are not bodies: they bypass the body cache and the hot path.
+ * keeps (src/store/change-log.ts). Streams are not bodies: they bypass the body cache and the hot path.
  *
  * One timer serves every stream of the service: on each tick it asks the Access whether anything
  * was committed (a counter load, or PRAGMA data_version at most once per millisecond), and only

@@ -6,13 +6,13 @@ import { lowerThreadPriority } from '../../lib/thread-priority';
 import { adoptCommitCounter, openDb, Projector } from '../../store';
 import { dedupedKafkaLog, isKafkaSetupError } from './client';
 import { startKafkaIngest, type KafkaIngest } from './consumer';
-import { STATUS_EVERY_MS, type ThreadMessage, type ThreadStart } from './thread';
+import { STATUS_EVERY_MS, type ThreadMessage, type ThreadStart } from './ingest-thread';
 
 const start = workerData as ThreadStart;
 const send = (m: ThreadMessage): void => parentPort!.postMessage(m);
 
 async function main(): Promise<void> {
-  // Below the serving thread (INGEST_NICE); the preparing thread this one starts inherits it.
+  // Below the serving thread (INGEST_NICE); the precompute thread this one starts inherits it.
   lowerThreadPriority(INGEST_NICE);
   adoptCommitCounter(start.commits);
   // fast (synchronous=NORMAL, no fsync per commit): offsets commit with the facts, so what a power

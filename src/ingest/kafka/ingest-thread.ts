@@ -34,7 +34,7 @@ const STOP_TIMEOUT_MS = 7_000;
  * problems) when consuming cannot start; status() is the thread's latest report.
  */
 export function startKafkaIngestThread(start: ThreadStart, logger: Logger): Promise<KafkaIngest> {
-  const worker = startWorker(__dirname, 'thread-worker', start, { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: INGEST_HEAP_MB });
+  const worker = startWorker(__filename, start, { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: INGEST_HEAP_MB });
   let status: KafkaIngestStatus | null = null;
   let seconds: number[] = [];
   let stopped: Promise<void> | null = null;

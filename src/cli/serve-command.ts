@@ -104,7 +104,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
   };
 }
 
-/** --ops-host and --ops-token, checked before anything starts (a demo replay included): auth.ts says what is refused. */
+/** --ops-host and --ops-token, checked before anything starts (a demo replay included): ops/ops-access.ts says what is refused. */
 function opsAccess(p: Parsed): Pick<StartOptions, 'opsHost' | 'opsToken'> {
   const opsHost = stringFlag(p, 'ops-host')!;
   const opsToken = stringFlag(p, 'ops-token');

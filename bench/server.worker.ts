@@ -1,5 +1,5 @@
 // Applies an event file on a connection of its own in a worker thread, the way `serve` runs the
-// Kafka consumer (src/ingest/kafka/thread.ts): same Projector, same time-sliced transactions.
+// Kafka consumer (src/ingest/kafka/ingest-thread.ts): same Projector, same time-sliced transactions.
 import { parentPort, workerData } from 'node:worker_threads';
 import { readLines, SlicedApplier } from '../src/ingest';
 import { adoptCommitCounter, openDb, Projector, type SourceEvent } from '../src/store';

@@ -1,5 +1,5 @@
 import { decodeEvent, type DeadLetterReason, type EventType, type PromptRunCompleted } from '../events';
-import { prepareRun, type PreparedRun } from './runs';
+import { precomputeRun, type PrecomputedRun } from './run-store';
 import type { Version } from './versions';
 
 /** One raw event and where it came from: 'file:<path>' + line, or 'kafka:<topic>:<partition>' + offset. */
@@ -14,7 +14,7 @@ export interface RejectedEvent {
   ok: false;
   source: string;
   position: number;
-  /** The line, or its UTF-8 bytes when a preparing thread sent them. */
+  /** The line, or its UTF-8 bytes when a precompute thread sent them. */
   raw: string | Uint8Array;
   reason: DeadLetterReason;
   detail: string;
@@ -30,15 +30,15 @@ export interface AcceptedEvent {
   type: EventType;
   version: Version;
   data: unknown;
-  run?: PreparedRun;
+  run?: PrecomputedRun;
   /**
-   * For the dead letters, should projecting it fail: the line, or its UTF-8 bytes when a preparing
-   * thread sent them (ingest/prepare-worker.ts: views of one buffer per batch, moved, not copied).
+   * For the dead letters, should projecting it fail: the line, or its UTF-8 bytes when a precompute
+   * thread sent them (ingest/ndjson.worker.ts, ingest/precomputer.worker.ts: views of one buffer per batch, moved, not copied).
    */
   raw: string | Uint8Array;
 }
 
-export type PreparedEvent = RejectedEvent | AcceptedEvent;
+export type PrecomputedEvent = RejectedEvent | AcceptedEvent;
 
 /** An event's raw bytes, as the dead letters keep them. */
 export function rawBytes(raw: string | Uint8Array): Buffer {
@@ -50,7 +50,7 @@ export function rawBytes(raw: string | Uint8Array): Buffer {
  * bulk of any log), what the aggregates take of it. Pure, so the writer's thread can leave it to
  * another thread.
  */
-export function prepareEvent(e: SourceEvent): PreparedEvent {
+export function precomputeEvent(e: SourceEvent): PrecomputedEvent {
   const d = decodeEvent(e.raw);
   if (!d.ok) return { ok: false, source: e.source, position: e.position, raw: e.raw, reason: d.reason, detail: d.detail, eventId: d.eventId, type: d.type };
   const { event } = d;
@@ -59,6 +59,6 @@ export function prepareEvent(e: SourceEvent): PreparedEvent {
   // One object literal of one shape, not a base spread into another: this runs for every event.
   return {
     ok: true, source: e.source, position: e.position, type: event.type, version, raw: e.raw,
-    data: run ? null : event.data, run: run ? prepareRun(event.data as PromptRunCompleted, e.raw) : undefined,
+    data: run ? null : event.data, run: run ? precomputeRun(event.data as PromptRunCompleted, e.raw) : undefined,
   };
 }

@@ -1,13 +1,14 @@
-// Reads one NDJSON file and prepares its events (decode, validate, what the aggregates take of a run)
+// The file thread of a replay (ndjson.ts): reads one NDJSON file and precomputes its events
+// (decode, validate, what the aggregates take of a run)
 // in a thread of its own, so the writer's thread does only what needs the database. Batches go to the
 // parent as they fill, encoded flat (batch-codec.ts); at most CREDITS are in flight, so memory is
 // bounded by the batch size, not the file.
 import { parentPort, workerData } from 'node:worker_threads';
-import { prepareEvent, type PreparedEvent } from '../store';
+import { precomputeEvent, type PrecomputedEvent } from '../store';
 import { BatchEncoder, transferOf, type EncodedBatch } from './batch-codec';
-import { readByteLineBatches } from './lines';
+import { readByteLineBatches } from './line-reader';
 
-export interface PrepareJob {
+export interface FileJob {
   file: string;
   source: string;
   /** Lines before this one are counted as skipped (already applied by an earlier run). */
@@ -16,7 +17,7 @@ export interface PrepareJob {
 }
 
 /** One batch: the events of lines up to `lastLine`; `lines`/`skipped` count the lines read since the last batch. */
-export interface PreparedBatch {
+export interface FileBatch {
   events: EncodedBatch;
   /** Events in `events`. */
   count: number;
@@ -29,7 +30,7 @@ export interface PreparedBatch {
 }
 
 const CREDITS = 2;
-const job = workerData as PrepareJob;
+const job = workerData as FileJob;
 const port = parentPort!;
 let credits = CREDITS;
 let wake: (() => void) | null = null;
@@ -47,7 +48,7 @@ async function send(batch: { lastLine: number; lines: number; skipped: number },
   credits -= 1;
   const count = encoder.size;
   const events = encoder.take();
-  port.postMessage({ ...batch, events, count, bytes: meter.bytes, done } satisfies PreparedBatch, transferOf(events));
+  port.postMessage({ ...batch, events, count, bytes: meter.bytes, done } satisfies FileBatch, transferOf(events));
 }
 
 /**
@@ -55,7 +56,7 @@ async function send(batch: { lastLine: number; lines: number; skipped: number },
  * UTF-8 (no invalid sequence was replaced by U+FFFD in decoding): the batch then copies them rather
  * than encoding the text again.
  */
-function asReceived(e: PreparedEvent, raw: string, bytes: Buffer): PreparedEvent {
+function asReceived(e: PrecomputedEvent, raw: string, bytes: Buffer): PrecomputedEvent {
   if (raw.includes('\uFFFD')) return e;
   e.raw = bytes;
   if (e.ok && e.run) e.run.event = bytes;
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
       if (line < job.resumeAt) batch.skipped += 1;
       else {
         const raw = bytes.toString('utf8');
-        if (raw.trim() !== '') encoder.add(asReceived(prepareEvent({ raw, source: job.source, position: line }), raw, bytes));
+        if (raw.trim() !== '') encoder.add(asReceived(precomputeEvent({ raw, source: job.source, position: line }), raw, bytes));
       }
       if (encoder.size >= job.batchSize) {
         await send(batch, false);

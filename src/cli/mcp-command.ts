@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ENDPOINTS } from '../readmodels';
 import { Access } from '../serve/access';
-import { keyHash } from '../serve/auth';
+import { keyHash } from '../serve/api-key';
 import { BodySchemas } from '../serve/bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/builders';
 import { BodyCache } from '../serve/cache';

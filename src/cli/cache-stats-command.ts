@@ -1,4 +1,4 @@
-import { bearer } from '../ops/auth';
+import { bearer } from '../ops/ops-access';
 import { boolFlag, stringFlag, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 
 interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }

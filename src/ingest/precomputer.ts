@@ -1,16 +1,16 @@
 import type { Worker } from 'node:worker_threads';
 import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
-import type { PreparedEvent } from '../store';
+import type { PrecomputedEvent } from '../store';
 import { decodeBatch, type EncodedBatch } from './batch-codec';
 
-/** One raw event to prepare: where it is in its source, and its bytes (null: a record without a value). */
+/** One raw event to precompute: where it is in its source, and its bytes (null: a record without a value). */
 export interface RawEvent {
   position: number;
   value: Uint8Array | null;
 }
 
-/** What a Preparer posts its thread: every value in one buffer (moved), with each one's bounds. */
-export interface PrepareRequest {
+/** What a Precomputer posts its thread: every value in one buffer (moved), with each one's bounds. */
+export interface PrecomputeRequest {
   id: number;
   source: string;
   positions: Float64Array;
@@ -19,27 +19,28 @@ export interface PrepareRequest {
   bytes: ArrayBuffer;
 }
 
-export interface PrepareResponse {
+export interface PrecomputeResponse {
   id: number;
   batch: EncodedBatch;
 }
 
 /**
- * Decoding, validating and preparing events in a thread of its own (preparer-worker.ts), for a
- * writer whose events arrive in memory (Kafka's: a replay's prepare thread reads its file itself).
- * The writer's thread then does only what needs the database, and the next chunk is prepared while
+ * Decoding, validating and precomputing events (store/precompute.ts) in a thread of its own
+ * (precomputer.worker.ts), for a
+ * writer whose events arrive in memory (Kafka's: a replay's file thread, ndjson.worker.ts, reads its file itself).
+ * The writer's thread then does only what needs the database, and the next chunk is precomputed while
  * it writes this one: on two cores the two halves of the work run side by side.
  */
-export class Preparer {
+export class Precomputer {
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: (e: PreparedEvent[]) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (e: PrecomputedEvent[]) => void; reject: (e: Error) => void }>();
   private next = 1;
   private failed: Error | null = null;
 
   constructor() {
-    // A small young generation, as replay's prepare thread: its garbage is a chunk at a time.
-    this.worker = startWorker(__dirname, 'preparer-worker', null, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
-    this.worker.on('message', (m: PrepareResponse) => {
+    // A small young generation, as replay's file thread: its garbage is a chunk at a time.
+    this.worker = startWorker(__filename, null, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
+    this.worker.on('message', (m: PrecomputeResponse) => {
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       w?.resolve(decodeBatch(m.batch));
@@ -50,17 +51,17 @@ export class Preparer {
       this.waiting.clear();
     };
     this.worker.on('error', fail);
-    this.worker.on('exit', (code) => fail(new Error(`the preparing thread exited (code ${code})`)));
+    this.worker.on('exit', (code) => fail(new Error(`the precompute thread exited (code ${code})`)));
     this.worker.unref(); // it never keeps the process alive by itself: its owner closes it
   }
 
-  /** The thread failed or was closed: every prepare() from now on rejects. */
+  /** The thread failed or was closed: every precompute() from now on rejects. */
   get broken(): boolean {
     return this.failed !== null;
   }
 
-  /** The events of `source` prepared, in order, as the projector takes them. */
-  prepare(source: string, events: readonly RawEvent[]): Promise<PreparedEvent[]> {
+  /** The events of `source` precomputed, in order, as the projector takes them. */
+  precompute(source: string, events: readonly RawEvent[]): Promise<PrecomputedEvent[]> {
     if (this.failed) return Promise.reject(this.failed);
     let size = 0;
     for (const e of events) size += e.value?.byteLength ?? 0;
@@ -83,12 +84,12 @@ export class Preparer {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, source, positions, bounds, bytes } satisfies PrepareRequest, [bytes, positions.buffer, bounds.buffer]);
+      this.worker.postMessage({ id, source, positions, bounds, bytes } satisfies PrecomputeRequest, [bytes, positions.buffer, bounds.buffer]);
     });
   }
 
   async close(): Promise<void> {
-    this.failed ??= new Error('the preparer is closed');
+    this.failed ??= new Error('the precomputer is closed');
     await this.worker.terminate();
   }
 }
