@@ -149,7 +149,7 @@ async function getJson<T>(url: string, headers: Record<string, string> = {}): Pr
 
 interface Readyz { status: string; kafka?: { state: string; lag: number | null; partitions: Array<{ next_offset: number | null; lag: number | null }> } }
 
-interface Probe { rss: number; anon: number; file: number; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
+interface Probe { rss: number; anon: number; file: number; threadHeaps: Record<string, number>; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
 
 /** RSS and two of its parts (/proc/PID/status): anonymous memory (heaps, malloc) and mapped files (code, SQLite's -shm). */
 function rssOf(pid: number): { rss: number; anon: number; file: number } {
@@ -163,6 +163,13 @@ const metric = (text: string, name: string): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+/** Each worker thread's V8 heap (total), from /metrics, by thread. */
+function threadHeapsOf(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^visibility_thread_heap_bytes\{thread="([^"]+)",kind="total"\} ([0-9.eE+-]+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
 /** One sample of the service: RSS, event-loop delay since the previous scrape (prom-client resets it), lag. */
 async function probe(ops: string, pid: number): Promise<Probe> {
   const res = await fetch(`${ops}/metrics`, { signal: AbortSignal.timeout(5000) });
@@ -174,6 +181,7 @@ async function probe(ops: string, pid: number): Promise<Probe> {
   const parts = ready.body?.kafka?.partitions ?? [];
   return {
     ...rssOf(pid),
+    threadHeaps: threadHeapsOf(text),
     cacheBytes: cache.body?.bytes ?? null,
     heapBytes: metric(text, 'nodejs_heap_size_total_bytes'),
     externalBytes: metric(text, 'nodejs_external_memory_bytes'),
@@ -257,7 +265,7 @@ function runCannon(opts: autocannon.Options, onResponse?: (status: number) => vo
 // ---------------------------------------------------------------- the run
 
 interface Sample {
-  t: number; rss_mib: number; anon_mib: number; file_mib: number; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
+  t: number; rss_mib: number; anon_mib: number; file_mib: number; threads_heap_mib: number; thread_heaps_mib: Record<string, number>; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
   produced: number; requests: number; errors: number; kafka_state: string;
 }
 
@@ -350,7 +358,8 @@ async function main(): Promise<number> {
       try {
         const p = await probe(ops, pid);
         const s: Sample = {
-          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, anon_mib: p.anon / 1024 ** 2, file_mib: p.file / 1024 ** 2, cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
+          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, anon_mib: p.anon / 1024 ** 2, file_mib: p.file / 1024 ** 2, threads_heap_mib: Object.values(p.threadHeaps).reduce((a, b) => a + b, 0) / 1024 ** 2,
+          thread_heaps_mib: Object.fromEntries(Object.entries(p.threadHeaps).map(([k, v]) => [k, v / 1024 ** 2])), cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
           heap_mib: p.heapBytes === null ? null : p.heapBytes / 1024 ** 2, external_mib: p.externalBytes === null ? null : p.externalBytes / 1024 ** 2, eld_p99_ms: p.eldP99, eld_max_ms: p.eldMax, lag: p.lag, applied: p.applied,
           produced, requests: intervalRequests, errors: intervalErrors, kafka_state: p.state,
         };
@@ -489,6 +498,7 @@ async function main(): Promise<number> {
       cache_at_from: ref?.cache_mib ?? null, cache_at_end: end?.cache_mib ?? null, drift_without_cache_pct: driftWithoutCache,
       // The main thread's V8 heap and its external memory (Buffers: the cached bodies are there), from /metrics.
       anon_at_from: ref?.anon_mib ?? null, anon_at_end: end?.anon_mib ?? null, file_at_from: ref?.file_mib ?? null, file_at_end: end?.file_mib ?? null,
+      threads_heap_at_from: ref?.threads_heap_mib ?? null, threads_heap_at_end: end?.threads_heap_mib ?? null,
       heap_at_from: ref?.heap_mib ?? null, heap_at_end: end?.heap_mib ?? null, external_at_from: ref?.external_mib ?? null, external_at_end: end?.external_mib ?? null,
     },
     events: {
@@ -513,7 +523,7 @@ async function main(): Promise<number> {
     `  RSS ${f1(summary.rss_mib.at_from)} MiB at ${fmt(ref?.t ?? 0)} s, ${f1(summary.rss_mib.at_end)} MiB at the end: drift ${drift === null ? '-' : fmt(drift, 1)} % (max ${f1(summary.rss_mib.max)} MiB); ` +
       `body cache ${f1(summary.rss_mib.cache_at_from)} -> ${f1(summary.rss_mib.cache_at_end)} MiB, drift without it ${driftWithoutCache === null ? '-' : fmt(driftWithoutCache, 1)} %; ` +
       `anonymous ${f1(summary.rss_mib.anon_at_from)} -> ${f1(summary.rss_mib.anon_at_end)} MiB, files ${f1(summary.rss_mib.file_at_from)} -> ${f1(summary.rss_mib.file_at_end)} MiB; ` +
-      `main heap ${f1(summary.rss_mib.heap_at_from)} -> ${f1(summary.rss_mib.heap_at_end)} MiB`,
+      `main heap ${f1(summary.rss_mib.heap_at_from)} -> ${f1(summary.rss_mib.heap_at_end)} MiB, worker threads' heaps ${f1(summary.rss_mib.threads_heap_at_from)} -> ${f1(summary.rss_mib.threads_heap_at_end)} MiB`,
     `  events produced ${fmt(producedTotal)}, applied ${fmt(atEndOfLoad?.applied ?? 0)} by the end of the load (${fmt(summary.events.applied_per_second_during_load ?? 0)}/s), lag max ${summary.events.lag_max ?? '-'}, ` +
       `at the end ${summary.events.lag_at_end_of_load ?? '-'}; ${drained === null ? 'not drained' : `drained ${fmt(drained, 1)} s later`}; dead letters ${deadLettered}`,
     `  visible: ${visible}; SIGTERM: ${stop.seconds === null ? stop.signal ?? '-' : `exit ${stop.code ?? stop.signal} in ${fmt(stop.seconds, 1)} s`}`,

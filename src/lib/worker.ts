@@ -26,6 +26,8 @@ export const INGEST_NICE = 10;
 export function startWorker(dir: string, name: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
   const ext = path.extname(__filename);
   const file = path.join(dir, name + ext);
-  if (ext !== '.ts') return new Worker(file, { workerData, resourceLimits });
-  return new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, workerData, resourceLimits });
+  // Every thread reports its heap (thread-heap.ts: /metrics) before its own code runs.
+  const heap = `require(${JSON.stringify(path.join(__dirname, 'thread-heap' + ext))}).reportHeap(${JSON.stringify(name)});`;
+  const loader = ext === '.ts' ? "require('tsx/cjs/api').register(); " : '';
+  return new Worker(`${loader}${heap} require(${JSON.stringify(file)});`, { eval: true, workerData, resourceLimits });
 }
