@@ -201,7 +201,7 @@ const median = (xs: number[]): number | null => (xs.length === 0 ? null : [...xs
 function startService(dbFile: string, port: number, opsPort: number, pin: string[], logFile: string): ChildProcess {
   const args = ['serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-host', '127.0.0.1', '--ops-port', String(opsPort),
     ...(CACHE_MAX_BYTES === null ? [] : ['--cache-max-bytes', String(CACHE_MAX_BYTES)])];
-  // From source (tests): the CLI through tsx, as test/cli.test.ts runs it; otherwise the installed launcher.
+  // From source (tests): the CLI through tsx, as test/cli/replay-and-digest.test.ts runs it; otherwise the installed launcher.
   const node = values['from-source']
     ? [process.execPath, '--import', 'tsx', '-e', "require('./src/cli/main').main(process.argv.slice(1)).then((c) => { process.exitCode = c; }, (e) => { console.error(`visibility-api: ${e && e.message ? e.message : e}`); process.exitCode = 1; })", ...args]
     : [process.execPath, path.join(ROOT, 'bin', 'visibility-api.js'), ...args];
