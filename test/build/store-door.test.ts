@@ -5,8 +5,9 @@
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import t from 'tap';
+import { ROOT } from '../helpers/paths';
 
-const root = path.join(__dirname, '..');
+const root = ROOT;
 const eslint = new ESLint({ cwd: root });
 
 /** The rule's findings for `code` as if it were the file `file` (relative to the package root). */
