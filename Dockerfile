@@ -21,7 +21,7 @@ WORKDIR /app
 # The ops port listens beyond loopback (probes and scrapers reach it from outside the container), so
 # serve needs OPS_TOKEN, a secret of the operator's (docker run -e OPS_TOKEN=...; e.g. openssl rand
 # -hex 32): without it, it refuses to start. /livez, /readyz and /metrics need no token; /snapshot does.
-ENV NODE_ENV=production LOG_FORMAT=json HOST=0.0.0.0 PORT=8080 OPS_HOST=0.0.0.0 OPS_PORT=9464
+ENV NODE_ENV=production LOG_FORMAT=json MALLOC_ARENA_MAX=2 HOST=0.0.0.0 PORT=8080 OPS_HOST=0.0.0.0 OPS_PORT=9464
 # The code belongs to root and is read-only for the service; only /data is the service's to write.
 COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data

@@ -1,4 +1,4 @@
-// npm run bench:soak [-- --duration S --hot-rate R --events-per-second N --accounts N --days N --prompts N]
+// npm run bench:soak [-- --duration S --hot-rate R --events-per-second N --accounts N --days N --prompts N --cache-max-bytes N]
 // Soak: the `serve` CLI as users run it (a child process, Kafka on), under a steady read load of 80% of
 // its top hot rate on a realistic mix of endpoints and keys, while ~1,000 events/s of new prompt runs
 // dated now are produced to its topic, for --duration seconds (default 600). Every --sample seconds:
@@ -29,7 +29,7 @@ const { values } = parseFlags({
     duration: { type: 'string' }, 'hot-rate': { type: 'string' }, 'load-fraction': { type: 'string' }, 'events-per-second': { type: 'string' },
     'probe-seconds': { type: 'string' }, timeout: { type: 'string' }, sample: { type: 'string' }, connections: { type: 'string' }, 'drain-timeout': { type: 'string' },
     accounts: { type: 'string' }, days: { type: 'string' }, prompts: { type: 'string' }, 'out-dir': { type: 'string' }, json: { type: 'string' },
-    'from-source': { type: 'boolean' }, 'no-pin': { type: 'boolean' },
+    'from-source': { type: 'boolean' }, 'no-pin': { type: 'boolean' }, 'cache-max-bytes': { type: 'string' },
   },
 });
 const num = (name: string, dflt: number): number => {
@@ -38,6 +38,8 @@ const num = (name: string, dflt: number): number => {
 };
 const ROOT = packageRoot();
 const DURATION = num('duration', 600);
+/** The service's --cache-max-bytes (null: its default, 256 MiB). */
+const CACHE_MAX_BYTES = values['cache-max-bytes'] === undefined ? null : num('cache-max-bytes', 0);
 const LOAD_FRACTION = num('load-fraction', 0.8);
 const EVENTS_PER_SECOND = num('events-per-second', 1000);
 const PROBE_SECONDS = num('probe-seconds', 5);
@@ -149,7 +151,7 @@ async function getJson<T>(url: string, headers: Record<string, string> = {}): Pr
 
 interface Readyz { status: string; kafka?: { state: string; lag: number | null; partitions: Array<{ next_offset: number | null; lag: number | null }> } }
 
-interface Probe { rss: number; anon: number; file: number; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
+interface Probe { rss: number; anon: number; file: number; threadHeaps: Record<string, number>; cacheBytes: number | null; heapBytes: number | null; externalBytes: number | null; eldP99: number | null; eldMax: number | null; lag: number | null; applied: number; state: string; deadLettered: number }
 
 /** RSS and two of its parts (/proc/PID/status): anonymous memory (heaps, malloc) and mapped files (code, SQLite's -shm). */
 function rssOf(pid: number): { rss: number; anon: number; file: number } {
@@ -163,6 +165,13 @@ const metric = (text: string, name: string): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+/** Each worker thread's V8 heap (total), from /metrics, by thread. */
+function threadHeapsOf(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^visibility_thread_heap_bytes\{thread="([^"]+)",kind="total"\} ([0-9.eE+-]+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
 /** One sample of the service: RSS, event-loop delay since the previous scrape (prom-client resets it), lag. */
 async function probe(ops: string, pid: number): Promise<Probe> {
   const res = await fetch(`${ops}/metrics`, { signal: AbortSignal.timeout(5000) });
@@ -174,6 +183,7 @@ async function probe(ops: string, pid: number): Promise<Probe> {
   const parts = ready.body?.kafka?.partitions ?? [];
   return {
     ...rssOf(pid),
+    threadHeaps: threadHeapsOf(text),
     cacheBytes: cache.body?.bytes ?? null,
     heapBytes: metric(text, 'nodejs_heap_size_total_bytes'),
     externalBytes: metric(text, 'nodejs_external_memory_bytes'),
@@ -189,8 +199,9 @@ async function probe(ops: string, pid: number): Promise<Probe> {
 const median = (xs: number[]): number | null => (xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 
 function startService(dbFile: string, port: number, opsPort: number, pin: string[], logFile: string): ChildProcess {
-  const args = ['serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-host', '127.0.0.1', '--ops-port', String(opsPort)];
-  // From source (tests): the CLI through tsx, as test/cli.test.ts runs it; otherwise the installed launcher.
+  const args = ['serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-host', '127.0.0.1', '--ops-port', String(opsPort),
+    ...(CACHE_MAX_BYTES === null ? [] : ['--cache-max-bytes', String(CACHE_MAX_BYTES)])];
+  // From source (tests): the CLI through tsx, as test/cli/replay-and-digest.test.ts runs it; otherwise the installed launcher.
   const node = values['from-source']
     ? [process.execPath, '--import', 'tsx', '-e', "require('./src/cli/main').main(process.argv.slice(1)).then((c) => { process.exitCode = c; }, (e) => { console.error(`visibility-api: ${e && e.message ? e.message : e}`); process.exitCode = 1; })", ...args]
     : [process.execPath, path.join(ROOT, 'bin', 'visibility-api.js'), ...args];
@@ -257,7 +268,7 @@ function runCannon(opts: autocannon.Options, onResponse?: (status: number) => vo
 // ---------------------------------------------------------------- the run
 
 interface Sample {
-  t: number; rss_mib: number; anon_mib: number; file_mib: number; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
+  t: number; rss_mib: number; anon_mib: number; file_mib: number; threads_heap_mib: number; thread_heaps_mib: Record<string, number>; cache_mib: number | null; heap_mib: number | null; external_mib: number | null; eld_p99_ms: number | null; eld_max_ms: number | null; lag: number | null; applied: number;
   produced: number; requests: number; errors: number; kafka_state: string;
 }
 
@@ -350,7 +361,8 @@ async function main(): Promise<number> {
       try {
         const p = await probe(ops, pid);
         const s: Sample = {
-          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, anon_mib: p.anon / 1024 ** 2, file_mib: p.file / 1024 ** 2, cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
+          t: Math.round(t * 10) / 10, rss_mib: p.rss / 1024 ** 2, anon_mib: p.anon / 1024 ** 2, file_mib: p.file / 1024 ** 2, threads_heap_mib: Object.values(p.threadHeaps).reduce((a, b) => a + b, 0) / 1024 ** 2,
+          thread_heaps_mib: Object.fromEntries(Object.entries(p.threadHeaps).map(([k, v]) => [k, v / 1024 ** 2])), cache_mib: p.cacheBytes === null ? null : p.cacheBytes / 1024 ** 2,
           heap_mib: p.heapBytes === null ? null : p.heapBytes / 1024 ** 2, external_mib: p.externalBytes === null ? null : p.externalBytes / 1024 ** 2, eld_p99_ms: p.eldP99, eld_max_ms: p.eldMax, lag: p.lag, applied: p.applied,
           produced, requests: intervalRequests, errors: intervalErrors, kafka_state: p.state,
         };
@@ -448,6 +460,14 @@ async function main(): Promise<number> {
   const ref = loadSamples.find((s) => s.t >= RSS_FROM) ?? loadSamples[0];
   const end = loadSamples[loadSamples.length - 1];
   const drift = ref && end ? ((end.rss_mib - ref.rss_mib) / ref.rss_mib) * 100 : null;
+  // RSS swings by tens of MiB with when each thread's V8 heap is collected: a single sample at each
+  // end measures that swing as much as a trend. The median of the minute from RSS_FROM against the
+  // median of the last minute measures the trend.
+  const rssIn = (from: number, to: number): number | null => median(loadSamples.filter((s) => s.t >= from && s.t < to).map((s) => s.rss_mib));
+  const lastT = end?.t ?? 0;
+  const rssFirstMinute = rssIn(RSS_FROM, Math.min(RSS_FROM + 60, lastT));
+  const rssLastMinute = rssIn(Math.max(RSS_FROM + 60, lastT - 60), lastT + 1);
+  const medianDrift = rssFirstMinute !== null && rssLastMinute !== null ? ((rssLastMinute - rssFirstMinute) / rssFirstMinute) * 100 : null;
   const driftWithoutCache = ref?.cache_mib != null && end?.cache_mib != null
     ? ((end.rss_mib - end.cache_mib - (ref.rss_mib - ref.cache_mib)) / (ref.rss_mib - ref.cache_mib)) * 100 : null;
   const eldP99s = loadSamples.map((s) => s.eld_p99_ms).filter((x): x is number => x !== null);
@@ -468,7 +488,7 @@ async function main(): Promise<number> {
   if (interrupted) failures.push('interrupted');
 
   const summary = {
-    started_at: startedAt.toISOString(), machine: machineLine(), command: process.argv.slice(1).join(' '), pinned: pin.length > 0,
+    started_at: startedAt.toISOString(), machine: machineLine(), cache_max_bytes: CACHE_MAX_BYTES, command: process.argv.slice(1).join(' '), pinned: pin.length > 0,
     world: { name: data.name, events: data.events, projects: data.templates.length, accounts: WORLD.accounts, days: WORLD.days, prompts: WORLD.promptsPerProject },
     service: { pid, from_source: values['from-source'] === true },
     load: {
@@ -484,11 +504,13 @@ async function main(): Promise<number> {
       source: `ops /metrics nodejs_eventloop_lag_{p99,max}_seconds per ${SAMPLE_SECONDS} s interval, minus prom-client's ${ELD_RESOLUTION_MS} ms sampling interval`,
     },
     rss_mib: {
-      from_t: ref?.t ?? null, at_from: ref?.rss_mib ?? null, at_end: end?.rss_mib ?? null, drift_pct: drift, max: Math.max(0, ...loadSamples.map((s) => s.rss_mib)),
+      from_t: ref?.t ?? null, at_from: ref?.rss_mib ?? null, at_end: end?.rss_mib ?? null, drift_pct: drift,
+      median_first_minute: rssFirstMinute, median_last_minute: rssLastMinute, median_drift_pct: medianDrift, max: Math.max(0, ...loadSamples.map((s) => s.rss_mib)),
       // The body cache grows by design up to --cache-max-bytes (stale versions stay until evicted): RSS without it, too.
       cache_at_from: ref?.cache_mib ?? null, cache_at_end: end?.cache_mib ?? null, drift_without_cache_pct: driftWithoutCache,
       // The main thread's V8 heap and its external memory (Buffers: the cached bodies are there), from /metrics.
       anon_at_from: ref?.anon_mib ?? null, anon_at_end: end?.anon_mib ?? null, file_at_from: ref?.file_mib ?? null, file_at_end: end?.file_mib ?? null,
+      threads_heap_at_from: ref?.threads_heap_mib ?? null, threads_heap_at_end: end?.threads_heap_mib ?? null,
       heap_at_from: ref?.heap_mib ?? null, heap_at_end: end?.heap_mib ?? null, external_at_from: ref?.external_mib ?? null, external_at_end: end?.external_mib ?? null,
     },
     events: {
@@ -510,10 +532,11 @@ async function main(): Promise<number> {
     `  requests ${fmt(summary.requests)}, errors ${errors} (socket/timeouts ${result.errors}, unexpected statuses ${badStatuses})`,
     `  latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
     `  event-loop delay p99 ${f1(summary.event_loop_delay_ms.p99_median_of_intervals)} ms (median of ${SAMPLE_SECONDS} s intervals), worst interval ${f1(summary.event_loop_delay_ms.p99_max_of_intervals)} ms, max ${f1(summary.event_loop_delay_ms.max)} ms`,
+    `  RSS median ${f1(rssFirstMinute)} MiB in the minute from ${fmt(RSS_FROM)} s, ${f1(rssLastMinute)} MiB in the last minute: drift ${medianDrift === null ? '-' : fmt(medianDrift, 1)} %`,
     `  RSS ${f1(summary.rss_mib.at_from)} MiB at ${fmt(ref?.t ?? 0)} s, ${f1(summary.rss_mib.at_end)} MiB at the end: drift ${drift === null ? '-' : fmt(drift, 1)} % (max ${f1(summary.rss_mib.max)} MiB); ` +
       `body cache ${f1(summary.rss_mib.cache_at_from)} -> ${f1(summary.rss_mib.cache_at_end)} MiB, drift without it ${driftWithoutCache === null ? '-' : fmt(driftWithoutCache, 1)} %; ` +
       `anonymous ${f1(summary.rss_mib.anon_at_from)} -> ${f1(summary.rss_mib.anon_at_end)} MiB, files ${f1(summary.rss_mib.file_at_from)} -> ${f1(summary.rss_mib.file_at_end)} MiB; ` +
-      `main heap ${f1(summary.rss_mib.heap_at_from)} -> ${f1(summary.rss_mib.heap_at_end)} MiB`,
+      `main heap ${f1(summary.rss_mib.heap_at_from)} -> ${f1(summary.rss_mib.heap_at_end)} MiB, worker threads' heaps ${f1(summary.rss_mib.threads_heap_at_from)} -> ${f1(summary.rss_mib.threads_heap_at_end)} MiB`,
     `  events produced ${fmt(producedTotal)}, applied ${fmt(atEndOfLoad?.applied ?? 0)} by the end of the load (${fmt(summary.events.applied_per_second_during_load ?? 0)}/s), lag max ${summary.events.lag_max ?? '-'}, ` +
       `at the end ${summary.events.lag_at_end_of_load ?? '-'}; ${drained === null ? 'not drained' : `drained ${fmt(drained, 1)} s later`}; dead letters ${deadLettered}`,
     `  visible: ${visible}; SIGTERM: ${stop.seconds === null ? stop.signal ?? '-' : `exit ${stop.code ?? stop.signal} in ${fmt(stop.seconds, 1)} s`}`,

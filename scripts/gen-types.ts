@@ -1,5 +1,5 @@
 // Generates TypeScript types from the JSON Schemas, so the schemas stay the single source of truth.
-// `npm run gen` writes the files; test/gen-types.test.ts fails when they are stale.
+// `npm run gen` writes the files; test/build/generated-types.test.ts fails when they are stale.
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';

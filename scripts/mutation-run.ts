@@ -24,8 +24,8 @@ interface Mutation {
   catchers: string[];
 }
 
-const EVIDENCE = 'test/values-evidence.test.ts';   // endpoints 12-22
-const CATALOG = 'test/values-catalog.test.ts';     // endpoints 1-11
+const EVIDENCE = 'test/readmodels/evidence-oracle.test.ts';   // endpoints 12-22
+const CATALOG = 'test/readmodels/catalog-oracle.test.ts';     // endpoints 1-11
 
 export const MUTATIONS: Mutation[] = [
   // ---- Scoping

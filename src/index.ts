@@ -12,6 +12,7 @@ import { BASE_PATH } from './serve/base-path';
 import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './start-error';
 import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
+import { ThreadHeaps } from './lib/thread-heap';
 
 export { BASE_PATH, StartError };
 
@@ -252,7 +253,9 @@ export async function start(o: StartOptions): Promise<Running> {
       },
     });
     cleanup.push(() => service.close());
-    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined);
+    const threadHeaps = new ThreadHeaps();
+    cleanup.push(() => threadHeaps.close());
+    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps);
     observeLatency = metrics.observeRequest;
 
     const readiness = (): Readiness => {

@@ -3,7 +3,7 @@
 // an RFC 3986 regex with IPv6 alternatives) cost ~25 % of a decode. Each fast path accepts only
 // strings it has proved the original accepts; anything else goes to ajv-formats' own validator,
 // so an uncommon shape costs what it did before and gets the same answer.
-// test/decode-fast.test.ts holds them to the originals.
+// test/events/decode-fast.test.ts holds them to the originals.
 import type { FormatDefinition } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats';
 

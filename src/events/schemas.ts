@@ -45,7 +45,7 @@ let loaded: EventSchemas | undefined;
 
 /**
  * The event schemas' validators, generated from the schemas as code by `npm run gen`
- * (validators.gen.ts, which test/gen-types.test.ts keeps in step): compiling them here cost ~185 ms
+ * (validators.gen.ts, which test/build/generated-types.test.ts keeps in step): compiling them here cost ~185 ms
  * at each start of a decoding thread.
  */
 export function eventSchemas(): EventSchemas {

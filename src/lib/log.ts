@@ -91,7 +91,7 @@ interface SonicState { _writing?: boolean; _len?: number; once?: (event: 'drain'
  * Resolves once the destination has written every line it holds (at most `timeoutMs`: a stdout that
  * nobody reads must not hold up an exit). pino's flush() calls back at once when nothing is
  * buffered, even with a write still in flight; the flushSync pino runs at exit then wrote the last
- * lines before that write landed ("stopped" before "stopping", seen in test/lifecycle.test.ts).
+ * lines before that write landed ("stopped" before "stopping", seen in test/e2e/service-lifecycle.test.ts).
  */
 export function flushLogger(logger: Logger, timeoutMs = 2000): Promise<void> {
   const d = JSON_DESTINATIONS.get(logger) as SonicState | undefined;

@@ -28,6 +28,8 @@ export const INGEST_NICE = 10;
 export function startWorker(parentFile: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
   const ext = path.extname(parentFile);
   const file = `${parentFile.slice(0, -ext.length)}.worker${ext}`;
-  if (ext !== '.ts') return new Worker(file, { workerData, resourceLimits });
-  return new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, workerData, resourceLimits });
+  // Every thread reports its heap (thread-heap.ts: /metrics) before its own code runs, named after its pair.
+  const heap = `require(${JSON.stringify(path.join(__dirname, 'thread-heap' + ext))}).reportHeap(${JSON.stringify(path.basename(parentFile, ext))});`;
+  const loader = ext === '.ts' ? "require('tsx/cjs/api').register(); " : '';
+  return new Worker(`${loader}${heap} require(${JSON.stringify(file)});`, { eval: true, workerData, resourceLimits });
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BodyCache, RouteStats } from '../serve';
 import { LatencyHistogram } from './latency';
+import type { ThreadHeaps } from '../lib/thread-heap';
 
 /** Figures an ingest source reports (Kafka or a replay in the same process). */
 export interface IngestFigures {
@@ -25,7 +26,7 @@ export interface Metrics {
  * Prometheus metrics: request latency per route, the cache figures of /cache, and ingestion
  * (events by outcome, dead letters, lag per partition, batch apply time).
  */
-export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null): Metrics {
+export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null, threads?: ThreadHeaps): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const latency = new LatencyHistogram('visibility_http_request_duration_seconds', 'Time to answer a request, by route and status',
@@ -49,6 +50,19 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   new Gauge({ name: 'visibility_cache_max_bytes', help: 'CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.maxBytes); } });
   new Gauge({ name: 'visibility_cache_evictions', help: 'Bodies evicted to stay within CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.evictions); } });
   if (ingest) registerIngest(registry, ingest);
+  if (threads) {
+    new Gauge({
+      name: 'visibility_thread_heap_bytes', help: 'V8 heap of each worker thread (build, ingest), used and total, as it last reported (every 5 s)',
+      labelNames: ['thread', 'kind'], registers: [registry],
+      collect() {
+        this.reset();
+        for (const h of threads.list()) {
+          this.set({ thread: h.thread, kind: 'used' }, h.used);
+          this.set({ thread: h.thread, kind: 'total' }, h.total);
+        }
+      },
+    });
+  }
   return {
     registry,
     observeRequest: (route, status, seconds) => latency.observe(route, status, seconds),

@@ -45,7 +45,7 @@ export interface Endpoint {
    * prompts, segments, competitors, terms, tracked engines), 'engines' (engine names, and which
    * engines' runs count). A commit of other kinds leaves the body's bytes as they were: the cache keeps
    * it current (serve/cache.ts) and the change feed does not name it (serve/change-feed.ts). Never fewer
-   * than it reads (test/dependencies.test.ts checks each against real commits).
+   * than it reads (test/readmodels/depends-on.test.ts checks each against real commits).
    */
   dependsOn: readonly ChangeKind[];
   build(store: ReadStore, args: ReadArgs): unknown;

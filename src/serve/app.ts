@@ -8,7 +8,7 @@ import { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
-import { InlineBuilder, ThreadBuilder, type Builder } from './builders';
+import { InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
 import { configuredKey, signingKey, type SigningKey } from './cursor';
 import { BodyCache, encodeBody } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './change-feed';
@@ -55,6 +55,8 @@ export interface AppOptions {
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */
   buildThreads?: number;
+  /** What starts a build thread (builder-thread.ts in a worker); a test starts one it can make die. */
+  startBuildThread?: StartBuildThread;
   /**
    * What signs page cursors (serve --cursor-secret, at least 32 characters); absent, the database's own
    * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
@@ -107,7 +109,7 @@ export function createService(opts: AppOptions): Service {
   const schemas = new BodySchemas();
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
-  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey) : new InlineBuilder(store, schemas, cursorKey);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
@@ -123,7 +125,7 @@ export function createService(opts: AppOptions): Service {
     logger.error({ err, request_id: noteOf(ctx.req)?.requestId, route: ctx.state.route as string | undefined }, `${ctx.method} ${ctx.path} failed`);
   };
   const openapi = encodeBody(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
-  // Typed by the schema's generated type (Methodology); test/methodology.test.ts validates it against the schema.
+  // Typed by the schema's generated type (Methodology); test/readmodels/methodology.test.ts validates it against the schema.
   const methodologyBody = encodeBody(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
   /**

@@ -4,7 +4,7 @@ import { describeErrors, readSchemaDir, type JsonSchema } from '../events';
 /**
  * The JSON Schemas of the 200 bodies (schemas/api): the same ones the OpenAPI document serves, their
  * validators generated from them as code by `npm run gen` (body-validators.gen.ts, which
- * test/gen-types.test.ts keeps in step). Compiling them here cost ~210 ms of CPU at each start of
+ * test/build/generated-types.test.ts keeps in step). Compiling them here cost ~210 ms of CPU at each start of
  * serve's main thread and of each build thread, beside the Kafka thread's first catch-up.
  */
 export class BodySchemas {

@@ -73,19 +73,16 @@ export type WorkerReply =
   | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null } }
   | { id: number; error: string; code?: string };
 
-/** How an injected crash ends a build thread (tests): process.exit, an uncaught throw, or terminate() from outside. */
-export type CrashMode = 'exit' | 'throw' | 'terminate';
+/** Starts one build thread: builder-thread.ts by default; a test starts one it can make die. */
+export type StartBuildThread = (data: BuildThreadData) => Worker;
+
+const startBuildThread: StartBuildThread = (data) => startWorker(__filename, data);
 
 export interface WorkerJob {
   id: number;
   endpoint: string;
   args: ReadArgs;
   scopes: readonly string[];
-  /**
-   * Test seam (ThreadBuilder.injectCrash): the thread dies on receiving this job instead of building
-   * it; 'hold' keeps it unanswered for the terminate() that follows.
-   */
-  crash?: 'exit' | 'throw' | 'hold';
 }
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -106,9 +103,6 @@ function unavailable(code: 'build_failed' | 'shutting_down'): HttpError {
 
 interface Pending { job: WorkerJob; attempts: number; resolve: (r: Ready) => void; reject: (e: Error) => void }
 
-/** Crashes still to inject (tests), shared by the builder's threads. */
-interface CrashPlan { left: number; how: CrashMode }
-
 /** One build thread: its own read-only connection, read models, schemas and compression. */
 class BuildThread {
   private readonly pending = new Map<number, Pending>();
@@ -118,7 +112,7 @@ class BuildThread {
   /** Threads that died (not ended by close). */
   deaths = 0;
 
-  constructor(private readonly dbFile: string, private readonly crashes: CrashPlan, private readonly logger: Logger, private readonly cursorKey: SigningKey | undefined) {
+  constructor(private readonly dbFile: string, private readonly start: StartBuildThread, private readonly logger: Logger, private readonly cursorKey: SigningKey | undefined) {
     this.worker = this.spawn();
   }
 
@@ -128,7 +122,7 @@ class BuildThread {
 
   private spawn(): Worker {
     const data: BuildThreadData = { dbFile: this.dbFile, cursorKey: this.cursorKey };
-    const worker = startWorker(__filename, data);
+    const worker = this.start(data);
     let failure: Error | null = null;
     worker.on('message', (m: WorkerReply) => this.settle(m));
     worker.on('error', (e) => (failure = e));
@@ -178,12 +172,7 @@ class BuildThread {
 
   private post(worker: Worker, p: Pending): void {
     p.attempts += 1;
-    const crash = this.crashes.left > 0 ? this.crashes.how : null;
-    if (crash) this.crashes.left -= 1;
-    // An outside terminate() with the job in hand: the thread holds the job unanswered, or it could
-    // build and answer before the terminate lands (the test that counts deaths saw that race).
-    worker.postMessage(crash ? { ...p.job, crash: crash === 'terminate' ? 'hold' : crash } : p.job);
-    if (crash === 'terminate') void worker.terminate();
+    worker.postMessage(p.job);
   }
 
   run(job: WorkerJob): Promise<Ready> {
@@ -222,13 +211,15 @@ function threadOf(projectId: string, count: number): number {
 export class ThreadBuilder implements Builder {
   built = 0;
   private readonly threads: BuildThread[];
-  private readonly crashes: CrashPlan = { left: 0, how: 'exit' };
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
-  /** `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's. */
-  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey) {
-    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, this.crashes, logger, cursorKey));
+  /**
+   * `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's.
+   * `start`: what starts a thread (builder-thread.ts in a worker).
+   */
+  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey, start: StartBuildThread = startBuildThread) {
+    this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, start, logger, cursorKey));
   }
 
   busy(): boolean {
@@ -240,15 +231,6 @@ export class ThreadBuilder implements Builder {
   /** Build threads that died so far (replaced on demand). */
   get threadDeaths(): number {
     return this.threads.reduce((n, t) => n + t.deaths, 0);
-  }
-
-  /**
-   * Test seam: the next `count` jobs handed to a thread kill it instead of being built (a retry
-   * counts as a job), as a native crash, an uncaught error or an outside terminate() would.
-   */
-  injectCrash(count: number, how: CrashMode = 'exit'): void {
-    this.crashes.left = count;
-    this.crashes.how = how;
   }
 
   async build(job: BuildJob): Promise<Ready> {

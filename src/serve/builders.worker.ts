@@ -27,10 +27,4 @@ function answer(job: WorkerJob): WorkerReply {
   }
 }
 
-parentPort!.on('message', (job: WorkerJob) => {
-  // Injected crashes (tests): process.exit in a worker ends this thread only; a throw here is uncaught.
-  if (job.crash === 'exit') process.exit(70);
-  if (job.crash === 'throw') throw new Error('injected build thread crash');
-  if (job.crash === 'hold') return; // terminate() from outside follows
-  parentPort!.postMessage(answer(job));
-});
+parentPort!.on('message', (job: WorkerJob) => parentPort!.postMessage(answer(job)));

@@ -162,7 +162,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The days a date parameter accepts (schemas/params/start_date.json and end_date.json: their pattern
- * and x-accepts say the same; test/date-ranges.test.ts checks that they agree).
+ * and x-accepts say the same; test/readmodels/date-ranges.test.ts checks that they agree).
  */
 export const FIRST_DAY = '1970-01-01';
 export const LAST_DAY = '8999-12-31';

@@ -20,7 +20,7 @@ export const SENTIMENT_SCALE = 1_000_000;
 
 /** 1/position in RR_SCALE units. A sum of them stays exact in a double up to 38 million runs at position 1. */
 export const rrFixed = (position: number): number => Math.round(RR_SCALE / position);
-/** Half away from zero, as SQLite's round() (test/oracle-aggregates.sql); Math.round alone rounds -0.5 up. */
+/** Half away from zero, as SQLite's round() (test/helpers/oracle-aggregates.sql); Math.round alone rounds -0.5 up. */
 export const sentimentFixed = (sentiment: number): number => Math.sign(sentiment) * Math.round(Math.abs(sentiment * SENTIMENT_SCALE));
 
 /** A mention's sums: `runs` that mention the entity, at their best position. */

@@ -182,7 +182,7 @@ const CLOSE = 93; // ']'
  * busy live stream's runs (tens of thousands) cost the read models more than the writer. The text is
  * minified (factsJson, migration 013's json_array), and everything before the URLs is uuids, numbers
  * and null: the first '[' after the outer one opens the hits, which end at their first ']]' (an
- * empty list: '[]'). That prefix closed with ']' is the brief array (test/facts.test.ts holds it to
+ * empty list: '[]'). That prefix closed with ']' is the brief array (test/store/run-facts.test.ts holds it to
  * JSON.parse of the whole).
  */
 export function briefFacts(text: string): BriefFacts {

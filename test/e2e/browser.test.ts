@@ -1,0 +1,194 @@
+// The API reference (/v1/public/docs) and the reference dashboard (/) in a real browser (issue 13):
+// headless Chromium from Debian's packages, driven by puppeteer-core, against `serve --demo` run as
+// users run it. Checks that the reference renders the API's operations, that the dashboard's charts
+// are drawn and its tables show the numbers the API answers over HTTP for the chosen key and project,
+// that a revoked or unknown key shows an error, and that no request leaves 127.0.0.1. Saves the
+// screenshots the README shows (docs/img/). Skips where no Chromium is installed (.ci/run installs it).
+import fs from 'node:fs';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+// puppeteer-core is an ES module: loaded with import(), its types with resolution-mode.
+import type { Page } from 'puppeteer-core' with { 'resolution-mode': 'import' };
+import { ENDPOINTS } from '../../src/readmodels';
+import { count, day, fixed, interval, pct } from '../../web/format';
+import { startServe } from '../helpers/processes';
+import { ROOT } from '../helpers/paths';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'docs', 'img');
+const WAIT = { timeout: 60_000 };
+
+interface DemoKey { account: string; key: string; revoked: boolean }
+const KEYS = JSON.parse(fs.readFileSync(path.join(ROOT, 'fixtures/demo/keys.json'), 'utf8')) as DemoKey[];
+const NORTHWIND = KEYS.find((k) => k.account === 'Northwind Labs' && !k.revoked)!;
+const REVOKED = KEYS.find((k) => k.revoked)!;
+
+type Json = Record<string, unknown>;
+type Row = Json;
+
+const skip = fs.existsSync(CHROMIUM) ? false
+  : `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH to run the browser tests`;
+
+t.test('docs page and dashboard in Chromium', { skip }, async (t) => {
+  t.ok(fs.existsSync(path.join(ROOT, 'dist/web/dashboard.js')) && fs.existsSync(path.join(ROOT, 'dist/web/scalar.js')),
+    'dist/web/ is built (npm run build)');
+  const srv = await startServe(['--demo']);
+  t.teardown(async () => {
+    srv.child.kill('SIGTERM');
+    await srv.exited;
+  });
+  const origin = new URL(srv.base).origin;
+  t.match(srv.stdout(), `dashboard: ${origin}/`, 'serve --demo prints the dashboard URL');
+  t.match(srv.stdout(), `API reference: ${srv.base}/docs`, 'and the reference URL');
+
+  const { launch } = await import('puppeteer-core');
+  const browser = await launch({
+    executablePath: CHROMIUM, headless: true,
+    // root in a container: Chromium's sandbox needs user namespaces it may not have.
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  const requested: string[] = [];
+  page.on('request', (r) => void requested.push(r.url()));
+  fs.mkdirSync(SHOTS, { recursive: true });
+
+  await t.test('the API reference renders the served OpenAPI document', async (t) => {
+    const res = await page.goto(`${srv.base}/docs`, { waitUntil: 'networkidle0', ...WAIT });
+    t.equal(res?.status(), 200);
+    const names = ENDPOINTS.map((e) => e.summary);
+    // Rendered asynchronously after the document loads: wait until every name is there (or time out,
+    // and then the assertion below names the missing ones).
+    await page.waitForFunction(`${JSON.stringify(names)}.every((n) => document.body.innerText.includes(n))`, WAIT).catch(() => undefined);
+    const text = await inPage<string>(page, 'document.body.innerText');
+    const shown = names.filter((n) => text.includes(n));
+    t.same(shown, names, 'every endpoint\'s operation summary is on the page');
+    // The page shows this run's random port (server URL, curl samples): the screenshot shows the
+    // port `npm start` uses instead, so the committed image does not change from run to run.
+    await inPage(page, `(() => {
+      const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      // Code samples are highlighted token by token: the port can be a text node of its own.
+      const port = new RegExp('(?<![0-9])${new URL(origin).port}(?![0-9])', 'g');
+      for (let n = w.nextNode(); n; n = w.nextNode()) n.nodeValue = n.nodeValue.replace(port, '8080');
+    })()`);
+    await page.screenshot({ path: path.join(SHOTS, 'docs.png') });
+  });
+
+  await t.test('the dashboard shows the API\'s numbers for the chosen key and project', async (t) => {
+    await page.goto(`${origin}/`, { waitUntil: 'networkidle0', ...WAIT });
+    await ready(page); // the first working key and its first project, shown at once
+    const options = await values(page, '#key option').then((vs) => vs.filter((v) => v !== ''));
+    t.same(options.sort(), KEYS.map((k) => k.key).sort(), 'every demo key can be picked');
+
+    const other = KEYS.find((k) => !k.revoked && k.account !== NORTHWIND.account)!;
+    await page.select('#key', other.key);
+    await ready(page);
+    await page.select('#key', NORTHWIND.key);
+    await ready(page);
+    const projects = await api(origin, NORTHWIND.key, '/projects') as Row[];
+    t.ok(projects.length >= 2, 'the key sees two projects');
+    const shownProjects = await values(page, '#project option');
+    t.same(shownProjects, projects.map((p) => p.id), 'the project list is the API\'s');
+
+    for (const project of [projects[1]!, projects[0]!]) {
+      const id = String(project.id);
+      await page.select('#project', id);
+      await ready(page, id);
+      await compareProject(t, page, origin, id, String(project.name));
+    }
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
+  });
+
+  await t.test('a revoked key and an unknown key show an error', async (t) => {
+    await page.select('#key', REVOKED.key);
+    await page.waitForSelector('body[data-state="error"]', WAIT);
+    t.match(await errorText(page), /401: Invalid API key/, 'revoked: the API\'s 401 message');
+    t.equal(await inPage<boolean>(page, "document.getElementById('views').hidden"), true, 'no stale data stays on screen');
+
+    await page.select('#key', NORTHWIND.key);
+    await ready(page);
+    await page.type('#custom-key', 'not-a-real-key');
+    await page.click('#key-form button');
+    await page.waitForSelector('body[data-state="error"]', WAIT);
+    t.match(await errorText(page), /401: Invalid API key/, 'unknown key: the same message');
+  });
+
+  t.test('no request left 127.0.0.1', async (t) => {
+    const outside = requested.filter((u) => !u.startsWith(`${origin}/`) && !/^(data|blob):/.test(u));
+    t.same(outside, [], 'every request went to this service');
+    t.ok(requested.some((u) => u.endsWith('/docs/scalar.js')) && requested.some((u) => u.endsWith('/dashboard.js')), 'both bundles were served here');
+  });
+});
+
+async function ready(page: Page, project?: string): Promise<void> {
+  const sel = project === undefined ? 'body[data-state="ready"]' : `body[data-state="ready"][data-project="${project}"]`;
+  await page.waitForSelector(sel, WAIT);
+}
+
+/**
+ * Code run in the page, as a string: this file is type-checked for Node (no DOM types), and what
+ * runs in the browser is a few expressions.
+ */
+async function inPage<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate(expression) as Promise<T>;
+}
+
+async function values(page: Page, selector: string): Promise<string[]> {
+  return inPage(page, `[...document.querySelectorAll(${JSON.stringify(selector)})].map((o) => o.value)`);
+}
+
+async function errorText(page: Page): Promise<string> {
+  return inPage(page, "(() => { const e = document.getElementById('error'); return e.hidden ? '' : e.textContent; })()");
+}
+
+async function api(origin: string, key: string, p: string): Promise<unknown> {
+  const res = await fetch(`${origin}/v1/public${p}`, { headers: { 'X-API-Key': key } });
+  if (!res.ok) throw new Error(`${p}: ${res.status}`);
+  return res.json();
+}
+
+async function cells(page: Page, table: string): Promise<string[][]> {
+  return inPage(page, `[...document.querySelectorAll('#${table} tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))`);
+}
+
+/** The page's charts and tables against the API's bodies for the project, fetched over HTTP here. */
+async function compareProject(t: Test, page: Page, origin: string, id: string, name: string): Promise<void> {
+  const base = `/projects/${id}`;
+  const [days, rankings, citations, leads] = await Promise.all([
+    api(origin, NORTHWIND.key, `${base}/visibility/timeseries`), api(origin, NORTHWIND.key, `${base}/competitor-rankings`),
+    api(origin, NORTHWIND.key, `${base}/citations?limit=10`), api(origin, NORTHWIND.key, `${base}/forum/leads?limit=10`),
+  ]) as [Row[], Row[], Row[], Row[]];
+  const ci = (v: unknown): { low: number; high: number } | null => v as { low: number; high: number } | null;
+  const n = (v: unknown): number | null => v as number | null;
+
+  t.ok(days.length > 0, `${name}: the trend has days`);
+  // How many of the canvas's pixels are painted (alpha > 0): a drawn chart, not an empty box.
+  const trend = await inPage<{ label: string; width: number; painted: number }>(page, `(() => {
+    const canvas = document.getElementById('trend-chart');
+    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) painted++;
+    return { label: canvas.getAttribute('aria-label'), width: canvas.width, painted };
+  })()`);
+  t.ok(trend.width > 0 && trend.painted > 1000, `${name}: the trend chart is drawn`);
+  t.equal(trend.label, `Mention rate per day with its 95 % interval: ${days.length} days, ${days[0]!.date} to ${days[days.length - 1]!.date}`,
+    `${name}: the trend covers the API's days`);
+  const bars = await inPage<string>(page, "document.getElementById('rankings-chart').getAttribute('aria-label')");
+  t.equal(bars, `Share of voice of ${rankings.length} entities: ${rankings.map((r) => r.name).join(', ')}`, `${name}: the rankings chart's bars`);
+
+  t.same(await cells(page, 'rankings-table'), rankings.map((r) => [
+    count(n(r.rank)), String(r.name), String(r.entity_type), count(n(r.mention_count)), pct(n(r.mention_rate)), interval(ci(r.mention_rate_ci)),
+    pct(n(r.share_of_voice)), fixed(n(r.average_rank), 2), fixed(n(r.sentiment), 2), fixed(n(r.score), 1),
+  ]), `${name}: rankings rows are the API's`);
+  t.same(await cells(page, 'citations-table'), citations.map((c, i) => [
+    String(i + 1), String(c.title ?? c.url), String(c.domain), count(n(c.citation_count)), count(n(c.prompt_count)),
+    c.is_own_domain ? 'yes' : 'no', day(c.last_cited_at as string | null),
+  ]), `${name}: citation rows are the API's top 10`);
+  t.same(await cells(page, 'leads-table'), leads.length === 0 ? [['No open forum leads.']] : leads.map((l) => [
+    String(l.title), String(l.platform), String(l.community ?? '–'), String(l.intent ?? '–'), fixed(n(l.relevance), 2), count(n(l.score)),
+    day(l.posted_at as string | null),
+  ]), `${name}: forum lead rows are the API's`);
+  t.ok(citations.length > 0 && rankings.length > 0, `${name}: there were rows to compare`);
+}
+

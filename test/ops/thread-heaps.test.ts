@@ -1,0 +1,40 @@
+// /metrics shows the V8 heap of every worker thread (src/lib/thread-heap.ts): the main thread's
+// nodejs_heap_* figures leave out the build threads, and an operator reading memory needs them.
+import path from 'node:path';
+import t from 'tap';
+import { start } from '../../src/index';
+import { openDb, Projector } from '../../src/store';
+import { asSource, world } from '../helpers/events';
+import { capturedLogger } from '../helpers/log';
+
+t.test('each build thread reports its heap on /metrics, used and total', async (t) => {
+  const file = path.join(t.testdir(), 'heaps.db');
+  const db = openDb(file);
+  new Projector(db).applyBatch(asSource(world()));
+  db.close();
+  const { logger } = capturedLogger();
+  const running = await start({ dbFile: file, port: 0, opsPort: 0, host: '127.0.0.1', buildThreads: 2, logger });
+  t.teardown(() => running.close());
+  const heaps = async (): Promise<Map<string, { used: number; total: number }>> => {
+    const text = await (await fetch(`${running.opsUrl}/metrics`)).text();
+    const out = new Map<string, { used: number; total: number }>();
+    for (const m of text.matchAll(/^visibility_thread_heap_bytes\{thread="([^"]+)",kind="(used|total)"\} (\d+)$/gm)) {
+      const h = out.get(m[1]!) ?? { used: 0, total: 0 };
+      h[m[2] as 'used' | 'total'] = Number(m[3]);
+      out.set(m[1]!, h);
+    }
+    return out;
+  };
+  // Each thread reports as it starts and every 5 s after: wait for both build threads.
+  let seen = await heaps();
+  for (let i = 0; i < 140 && [...seen.keys()].filter((k) => k.startsWith('builders-')).length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    seen = await heaps();
+  }
+  const builders = [...seen].filter(([k]) => k.startsWith('builders-'));
+  t.equal(builders.length, 2, `two build threads: ${[...seen.keys()].join(', ')}`);
+  for (const [name, h] of builders) {
+    t.ok(h.used > 1 << 20, `${name}: a heap in use (${h.used} bytes)`);
+    t.ok(h.total >= h.used, `${name}: total >= used`);
+  }
+});

@@ -1,0 +1,171 @@
+// Rate-limit headers (issue 12 point 5): the IETF RateLimit-Policy and RateLimit fields on every
+// answer to a rate-limited key, on the hot path and the Koa path, and Retry-After on 429. The
+// limiter's clock is stopped (and moved by hand), so nothing here depends on timing.
+import net from 'node:net';
+import t, { type Test } from 'tap';
+import { RateLimiter } from '../../src/serve/ratelimit';
+import { activeKeys, demoDb } from '../helpers/demo';
+import { request, startApi, withKey, type Reply } from '../helpers/http';
+
+const RATE_LIMIT = /^"per-key";r=(\d+);t=(\d+)$/;
+
+/** r and t of a RateLimit field; fails the test when the field is missing or malformed. */
+function field(t: Test, value: string | string[] | null | undefined, what: string): { r: number; t: number } {
+  const m = typeof value === 'string' ? RATE_LIMIT.exec(value) : null;
+  t.ok(m, `${what}: RateLimit is "per-key";r=<n>;t=<n> (got ${String(value)})`);
+  return { r: Number(m?.[1] ?? -1), t: Number(m?.[2] ?? -1) };
+}
+
+/**
+ * A GET over a raw socket with the header lines as given. A repeated Accept-Encoding makes the hot
+ * path hand the request to the Koa app (see hotHeaders in src/serve/hot.ts): a cache hit answered by Koa.
+ */
+function rawGet(url: string, lines: string[]): Promise<{ status: number; headers: Record<string, string> }> {
+  const { hostname, port, pathname, search } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\n${lines.map((l) => `${l}\r\n`).join('')}Connection: close\r\n\r\n`));
+    let reply = '';
+    socket.on('data', (c: Buffer) => (reply += c.toString('latin1')));
+    socket.on('end', () => {
+      const [head = ''] = reply.split('\r\n\r\n');
+      const [statusLine = '', ...rest] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const l of rest) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers });
+    });
+    socket.on('error', reject);
+  });
+}
+
+t.test('the limiter: policy from the rate, r counts down to 0, t until the bucket is full, then 429', (t) => {
+  let now = 1_000;
+  const limiter = new RateLimiter(5, () => now);
+  t.equal(limiter.on, true);
+  t.equal(limiter.policy, '"per-key";q=10;w=2', 'q = the burst (2 x rate), w = the seconds it takes to refill');
+  const seen = Array.from({ length: 10 }, () => limiter.take('k'));
+  t.same(seen.map((v) => (v === null ? null : field(t, v, 'take').r)), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0], 'r: the requests left after this one');
+  t.equal(field(t, seen[0]!, 'first').t, 1, '1 request short of full: a fifth of a second, rounded up');
+  t.equal(field(t, seen[9]!, 'last').t, 2, 'empty: 2 s to full');
+  t.equal(limiter.take('k'), null, 'over the rate');
+  const e = limiter.exceeded('k');
+  t.equal(e.status, 429);
+  t.same(e.headers, { 'Retry-After': '2', 'RateLimit-Policy': '"per-key";q=10;w=2', RateLimit: '"per-key";r=0;t=2' },
+    'Retry-After is not earlier than the end of the effective window t');
+  t.equal(field(t, limiter.take('other'), 'another key').r, 9, 'another key has its own bucket');
+  now += 1_000; // 5 tokens back
+  t.same(field(t, limiter.take('k'), 'a second later'), { r: 4, t: 2 });
+  now += 60_000;
+  t.same(field(t, limiter.take('k'), 'long idle'), { r: 9, t: 1 }, 'never more than the burst');
+  const off = new RateLimiter(0);
+  t.equal(off.on, false);
+  t.equal(off.policy, '');
+  t.end();
+});
+
+t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, and 429 with Retry-After', async (t) => {
+  const { db } = await demoDb();
+  let now = 0;
+  const api = await startApi({ db, rateLimit: 5, rateLimitClock: () => now });
+  t.teardown(() => api.close().then(() => db.close()));
+  const [a, b] = [activeKeys[0]!.key, activeKeys[1]!.key];
+  const policy = '"per-key";q=10;w=2';
+  const remaining: number[] = [];
+  const check = (reply: { status: number; headers: Record<string, string | string[] | undefined> }, status: number, what: string): void => {
+    t.equal(reply.status, status, what);
+    t.equal(reply.headers['ratelimit-policy'], policy, `${what}: RateLimit-Policy`);
+    const f = field(t, reply.headers.ratelimit, what);
+    t.ok(f.t >= 1 && f.t <= 2, `${what}: t within the 2 s window`);
+    remaining.push(f.r);
+  };
+
+  const projects = await request(`${api.base}/projects`, withKey(a));
+  check(projects, 200, 'Koa path, a miss');
+  const project = (projects.json as Array<{ id: string }>)[0]!.id;
+  const url = `${api.base}/projects/${project}/visibility`;
+  check(await request(url, withKey(a)), 200, 'Koa path, a miss');
+  const hit = await request(url, withKey(a));
+  check(hit, 200, 'hot path, a hit');
+  check(await request(url, withKey(a, { 'if-none-match': hit.headers.etag! })), 304, 'hot path, 304');
+  check(await request(url, { ...withKey(a), method: 'HEAD' }), 200, 'hot path, HEAD');
+  check(await rawGet(url, [`X-API-Key: ${a}`, 'Accept-Encoding: gzip', 'Accept-Encoding: br']), 200, 'Koa path, a hit');
+  check(await request(`${api.base}/projects/00000000-0000-4000-8000-000000000000/visibility`, withKey(a)), 404, 'a project the key cannot see');
+  check(await request(`${api.base}/projects/${project}/mentions?limit=0`, withKey(a)), 400, 'a bad parameter');
+  check(await request(url, withKey(a)), 200, 'hot path');
+  check(await request(url, withKey(a)), 200, 'hot path, the last request of the burst');
+  t.same(remaining, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0], 'r counts every request of the key down by one, to 0 and no further');
+
+  const limitedHits: Reply[] = [await request(url, withKey(a)), await request(`${api.base}/projects/${project}/terms`, withKey(a))];
+  for (const [i, r] of limitedHits.entries()) {
+    const what = i === 0 ? '429 for a hit (hot path hands it to Koa)' : '429 for a miss';
+    t.equal(r.status, 429, what);
+    t.same(r.json, { error: true, message: 'Rate limit of 5 requests per second per API key exceeded' });
+    t.equal(r.headers['ratelimit-policy'], policy);
+    const f = field(t, r.headers.ratelimit, what);
+    t.equal(f.r, 0, `${what}: r=0`);
+    t.ok(Number(r.headers['retry-after']) >= f.t && f.t >= 1, `${what}: Retry-After (${String(r.headers['retry-after'])}) >= t (${f.t})`);
+  }
+
+  const other = await request(`${api.base}/projects`, withKey(b));
+  t.equal(other.status, 200);
+  t.equal(field(t, other.headers.ratelimit, 'another key').r, 9, 'another key has its own budget');
+
+  now += 1_000; // half the burst back
+  const later = await request(url, withKey(a));
+  t.equal(later.status, 200, 'a second later');
+  t.equal(field(t, later.headers.ratelimit, 'a second later').r, 4);
+
+  for (const [what, r] of [
+    ['no key (401)', await request(url)],
+    ['an unknown key (401)', await request(url, withKey('no-such-key'))],
+    ['the OpenAPI document', await request(`${api.base}/openapi.json`)],
+  ] as const) {
+    t.equal(r.headers.ratelimit, undefined, `${what}: no RateLimit (no key to count against)`);
+    t.equal(r.headers['ratelimit-policy'], undefined, `${what}: no RateLimit-Policy`);
+  }
+  t.equal((await request(url, withKey(a))).headers.ratelimit, '"per-key";r=3;t=2', 'the 401s and the document did not count');
+});
+
+t.test('limiter off (the default): no RateLimit fields on any answer', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  const key = activeKeys[0]!.key;
+  const project = ((await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>)[0]!.id;
+  const url = `${api.base}/projects/${project}/visibility`;
+  const replies = [
+    await request(`${api.base}/projects`, withKey(key)),
+    await request(url, withKey(key)),
+    await request(url, withKey(key)),
+    await rawGet(url, [`X-API-Key: ${key}`, 'Accept-Encoding: gzip', 'Accept-Encoding: br']),
+    await request(`${api.base}/projects/00000000-0000-4000-8000-000000000000`, withKey(key)),
+  ];
+  t.same(replies.map((r) => r.status), [200, 200, 200, 200, 404]);
+  for (const r of replies) {
+    t.equal(r.headers.ratelimit, undefined);
+    t.equal(r.headers['ratelimit-policy'], undefined);
+  }
+});
+
+t.test('the OpenAPI document declares the fields: optional on answers to a key, required on 429, absent on 401', async (t) => {
+  const { db } = await demoDb();
+  const api = await startApi({ db });
+  t.teardown(() => api.close().then(() => db.close()));
+  type Header = { required: boolean; schema: { pattern: string } };
+  const doc = (await request(`${api.base}/openapi.json`)).json as {
+    paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, Header> }> } }>;
+  };
+  const responses = doc.paths['/projects/{project_id}/visibility']!.get.responses;
+  for (const status of ['200', '304', '400', '404', '429', '500', '503']) {
+    const h = responses[status]!.headers ?? {};
+    const required = status === '429';
+    t.equal(h.RateLimit?.required, required, `${status}: RateLimit ${required ? 'required' : 'optional'}`);
+    t.equal(h['RateLimit-Policy']?.required, required, `${status}: RateLimit-Policy ${required ? 'required' : 'optional'}`);
+  }
+  t.equal(responses['401']!.headers?.RateLimit, undefined, '401: none');
+  const { RateLimit: field, 'RateLimit-Policy': policy } = responses['429']!.headers!;
+  const limiter = new RateLimiter(7, () => 0);
+  t.match(limiter.policy, new RegExp(policy!.schema.pattern), 'the policy the limiter sends matches the declared pattern');
+  t.match(limiter.take('k')!, new RegExp(field!.schema.pattern), 'so does the RateLimit value');
+  t.match(limiter.exceeded('k').headers.RateLimit!, new RegExp(field!.schema.pattern));
+});
