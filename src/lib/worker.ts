@@ -22,7 +22,7 @@ export const INGEST_NICE = 10;
 /**
  * Starts the thread of a pair: the module `parentFile` (its `__filename`: `<name>.ts`, the parent
  * side) runs `<name>.worker.ts` beside it, compiled `<name>.worker.js`. Taking the parent's own file
- * keeps every pair to that one naming rule (test/names.test.ts checks it). Run from the TypeScript
+ * keeps every pair to that one naming rule (test/build/names.test.ts checks it). Run from the TypeScript
  * sources (tests, tsx), the thread needs the TypeScript loader too: threads do not inherit it.
  */
 export function startWorker(parentFile: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker {

@@ -1,11 +1,12 @@
 // One naming rule (issue 40; README "Names"): a file name says one thing across src/, and every
 // thread is a pair `<name>.ts` (the parent side, which starts it with startWorker(__filename, ...))
 // and `<name>.worker.ts` (the code the thread runs) beside it. A rename that breaks either fails here.
-import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { ROOT } from '../helpers/paths';
 
-const root = path.join(__dirname, '..');
+const root = ROOT;
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
