@@ -22,7 +22,7 @@ import { testBroker } from '../helpers/broker';
 import { activeKeys, DEMO_FILE } from '../helpers/demo';
 import { tmpDir } from '../helpers/db';
 import { request, withKey } from '../helpers/http';
-import { freePort, runCli, spawnServeOnFreePorts, startServe, type ServeProcess } from '../helpers/processes';
+import { freePort, onFreePorts, runCli, spawnServeOnFreePorts, startServe, TAKEN, type ServeProcess } from '../helpers/processes';
 import { ROOT } from '../helpers/paths';
 import { sleep, until } from '../helpers/wait';
 
@@ -75,27 +75,24 @@ t.test('3 replicas behind HAProxy: one killed and replaced under load, no failed
   t.ok(await until(async () => (await ready(r2)) && (await ready(r3)), 60_000, 100), 'replicas 2 and 3 ready');
 
   // HAProxy binds a port picked free beforehand; picked again if another test's process took it meanwhile.
-  const startHaproxy = async (): Promise<{ lbPort: number; out: () => string }> => {
-    for (let attempt = 1; ; attempt += 1) {
-      const lbPort = await freePort();
-      const haproxy = spawn(HAPROXY!, ['-db', '-f', path.join(ROOT, 'deploy', 'haproxy.cfg')], {
-        env: {
-          ...process.env, HAPROXY_BIND: `127.0.0.1:${lbPort}`,
-          R1_API: `127.0.0.1:${r1.port}`, R2_API: `127.0.0.1:${r2.port}`, R3_API: `127.0.0.1:${r3.port}`,
-          R1_OPS: String(r1.opsPort), R2_OPS: String(r2.opsPort), R3_OPS: String(r3.opsPort),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      haproxy.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      haproxy.stderr.on('data', (c: Buffer) => (out += c.toString()));
-      t.teardown(() => kill(haproxy));
-      const exited = (): boolean => haproxy.exitCode !== null || haproxy.signalCode !== null;
-      await until(async () => exited() || (await request(`http://127.0.0.1:${lbPort}/v1/public/openapi.json`)).status === 200, 10_000, 100);
-      if (attempt < 3 && exited() && /Address already in use/.test(out)) continue;
-      return { lbPort, out: () => out };
-    }
-  };
+  const startHaproxy = (): Promise<{ lbPort: number; out: () => string }> => onFreePorts(1, async ([lbPort]) => {
+    const haproxy = spawn(HAPROXY!, ['-db', '-f', path.join(ROOT, 'deploy', 'haproxy.cfg')], {
+      env: {
+        ...process.env, HAPROXY_BIND: `127.0.0.1:${lbPort}`,
+        R1_API: `127.0.0.1:${r1.port}`, R2_API: `127.0.0.1:${r2.port}`, R3_API: `127.0.0.1:${r3.port}`,
+        R1_OPS: String(r1.opsPort), R2_OPS: String(r2.opsPort), R3_OPS: String(r3.opsPort),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    haproxy.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    haproxy.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    t.teardown(() => kill(haproxy));
+    const exited = (): boolean => haproxy.exitCode !== null || haproxy.signalCode !== null;
+    await until(async () => exited() || (await request(`http://127.0.0.1:${lbPort}/v1/public/openapi.json`)).status === 200, 10_000, 100);
+    if (exited() && /Address already in use/.test(out)) return TAKEN;
+    return { lbPort: lbPort!, out: () => out };
+  });
   const { lbPort, out: haproxyOut } = await startHaproxy();
   const lb = `http://127.0.0.1:${lbPort}/v1/public`;
   t.ok((await request(`${lb}/openapi.json`).catch(() => null))?.status === 200, `HAProxy answers ${haproxyOut()}`);

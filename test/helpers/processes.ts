@@ -109,16 +109,33 @@ export function freePort(): Promise<number> {
  */
 export async function spawnServeOnFreePorts(args: string[], env: NodeJS.ProcessEnv, started: (ports: { port: number; opsPort: number }) => Promise<boolean>,
   ms = 120_000): Promise<ReturnType<typeof spawnServe> & { port: number; opsPort: number }> {
-  for (let attempt = 1; ; attempt += 1) {
-    const ports = { port: await freePort(), opsPort: await freePort() };
+  return onFreePorts(2, async ([port, opsPort]) => {
+    const ports = { port: port!, opsPort: opsPort! };
     const s = spawnServe([...args, '--port', String(ports.port), '--ops-port', String(ports.opsPort)], env, ms);
     let exited = false;
     s.exited.then(() => (exited = true), () => (exited = true));
     while (!exited && !(await started(ports).catch(() => false))) await sleep(50);
     if (!exited) return { ...s, ...ports };
     const e = await s.exited.catch((err: Error) => ({ code: null, stdout: '', stderr: err.message }));
-    if (attempt < 3 && /EADDRINUSE/.test(e.stderr)) continue;
+    if (/EADDRINUSE/.test(e.stderr)) return TAKEN;
     throw new Error(`serve exited (${e.code}) before it started:\n${e.stdout}${e.stderr}`);
+  });
+}
+
+/** What a launch of onFreePorts answers when one of its ports was taken before it could bind it. */
+export const TAKEN = Symbol('a port was taken');
+
+/**
+ * Runs `launch` on `count` ports picked free just before; again on fresh ones (3 tries in all) while
+ * it answers TAKEN: another test's process may bind a port between the pick and the launch.
+ */
+export async function onFreePorts<T>(count: number, launch: (ports: number[]) => Promise<T | typeof TAKEN>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    const r = await launch(ports);
+    if (r !== TAKEN) return r;
+    if (attempt >= 3) throw new Error(`a port picked free was taken before it was bound, ${attempt} times in a row`);
   }
 }
 

@@ -35,6 +35,7 @@ import { request, withKey } from '../../helpers/http';
 import { runCli } from '../../helpers/processes';
 import { ROOT } from '../../helpers/paths';
 import { sleep } from '../../helpers/wait';
+import { mulberry32 } from '../../../fixtures/random';
 
 // The service as users run it. It also exits when this test process is gone (its parent changes), so
 // a test killed by a timeout leaves no consumer behind.
@@ -61,17 +62,6 @@ async function waitFor<T>(what: string, ms: number, probe: () => T | Promise<T>,
     if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}\nrecent kafka log:\n${recentLogs.join('\n')}`);
     await sleep(every);
   }
-}
-
-/** A small seeded generator (mulberry32): a failing trial can be run again with the same choices. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -410,7 +400,7 @@ t.test('killed with SIGKILL at random points of a stream, in seeded trials: the 
   const TRIALS = 3;
   for (let trial = 1; trial <= TRIALS; trial++) {
     await t.test(`trial ${trial} of ${TRIALS} (seed ${seed + trial})`, async (t) => {
-      const random = seeded(seed + trial);
+      const random = mulberry32(seed + trial); // seeded: a failing trial can be run again with the same choices
       const started = Date.now();
       const topic = await freshTopic();
       const dbFile = path.join(dir, `service-${trial}.db`);
