@@ -55,12 +55,27 @@ export interface Ranked<T> {
   compare(a: SortKey, b: SortKey): number;
 }
 
-/** Ordered lists of walks in progress, per thread; bounded by the bytes of their JSON. */
+/**
+ * Ordered lists of walks in progress, per thread; bounded by their bytes. A list is kept as each
+ * item's JSON text, not as the items: objects take 3-5 times their JSON's bytes of heap, so a cap
+ * counted in JSON bytes let a build thread's heap grow by ~160 MiB under a live stream (each commit
+ * a new version of every ranked list: bench:soak, docs/benchmarks.md). Texts are what they count.
+ */
 export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
-const snapshots = new LRUCache<string, { list: readonly unknown[]; bytes: number }>({
+/** V8's cost of a string beside its characters (header, and the array slot that holds it), about. */
+const STRING_OVERHEAD_BYTES = 32;
+const snapshots = new LRUCache<string, { texts: readonly string[]; bytes: number }>({
   maxSize: SNAPSHOT_MAX_BYTES,
   sizeCalculation: (s) => Math.max(1, s.bytes),
 });
+
+/** A list as kept: each item's JSON text (JSON.parse of it gives the item's bytes back exactly). */
+function kept(list: readonly unknown[]): { texts: string[]; bytes: number } {
+  const texts = list.map((item) => JSON.stringify(item));
+  let bytes = 0;
+  for (const t of texts) bytes += t.length + STRING_OVERHEAD_BYTES;
+  return { texts, bytes };
+}
 
 /** A paged endpoint as its list's identity needs it: its name and its query parameters (Endpoint). */
 export interface ListOf {
@@ -101,28 +116,36 @@ export function dropSnapshots(): void {
 }
 
 /** The page of `list` at `offset`; a walk that goes on keeps the list (once) for its next pages. */
-function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, list: readonly T[], version: number, offset: number, keep: boolean): Page<T> {
+function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, list: readonly T[], version: number, offset: number): Page<T> {
   const items = pageSlice(list, offset, args.limit);
   const end = offset + items.length;
   if (items.length === 0 || end >= list.length) return { items, next: null };
   const key = snapshotKey(of, args, version);
-  if (keep && !snapshots.has(key)) snapshots.set(key, { list, bytes: JSON.stringify(list).length });
+  if (!snapshots.has(key)) snapshots.set(key, kept(list));
+  return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
+}
+
+/** The page of a kept list at `offset`. */
+function keptSlice<T>(r: Ranked<T>, texts: readonly string[], version: number, offset: number, limit: number): Page<T> {
+  const items = pageSlice(texts, offset, limit).map((t) => JSON.parse(t) as T);
+  const end = offset + items.length;
+  if (items.length === 0 || end >= texts.length) return { items, next: null };
   return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
 }
 
 /** The page of a ranked list `args.cursor` names; `of`: the endpoint it is the list of. */
 export function rankedPage<T>(r: Ranked<T>, of: ListOf, store: ReadStore, args: ReadArgs, ctx: PageContext): Page<T> {
   const c = args.cursor;
-  if (!c) return rankedSlice(r, of, args, r.all(store, args), ctx.version, 0, true);
+  if (!c) return rankedSlice(r, of, args, r.all(store, args), ctx.version, 0);
   if (c.pinned) {
-    const kept = snapshots.get(snapshotKey(of, args, c.pinned.version));
-    if (kept) return rankedSlice(r, of, args, kept.list as readonly T[], c.pinned.version, c.pinned.offset, false);
+    const held = snapshots.get(snapshotKey(of, args, c.pinned.version));
+    if (held) return keptSlice(r, held.texts, c.pinned.version, c.pinned.offset, args.limit);
     // Same version, same data: built again, the list is the one the walk began with.
-    if (c.pinned.version === ctx.version) return rankedSlice(r, of, args, r.all(store, args), ctx.version, c.pinned.offset, true);
+    if (c.pinned.version === ctx.version) return rankedSlice(r, of, args, r.all(store, args), ctx.version, c.pinned.offset);
   }
   // The walk's list is gone and the data moved: go on after the last item seen, in today's order.
   const list = r.all(store, args);
   let start = list.findIndex((item) => r.compare(r.keyOf(item), c.after) > 0);
   if (start < 0) start = list.length;
-  return rankedSlice(r, of, args, list, ctx.version, start, true);
+  return rankedSlice(r, of, args, list, ctx.version, start);
 }
