@@ -73,10 +73,18 @@ export type WorkerReply =
   | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null } }
   | { id: number; error: string; code?: string };
 
-/** Starts one build thread: builder-thread.ts by default; a test starts one it can make die. */
+/** Starts one build thread: builders.worker.ts by default; a test starts one it can make die. */
 export type StartBuildThread = (data: BuildThreadData) => Worker;
 
-const startBuildThread: StartBuildThread = (data) => startWorker(__filename, data);
+/**
+ * Old-generation cap of a build thread. Its live data is its statements, a few bodies in flight and
+ * at most 32 MiB of walk snapshots (paging.ts), yet under a live stream, building ~190 bodies a
+ * second, V8 let its heap grow to 240 MiB before collecting (the 10-minute soak, per-thread heaps
+ * on /metrics). With the cap V8 collects sooner. A year-long body is a few MB: far below it.
+ */
+export const BUILD_HEAP_MB = 128;
+
+const startBuildThread: StartBuildThread = (data) => startWorker(__filename, data, { maxOldGenerationSizeMb: BUILD_HEAP_MB });
 
 export interface WorkerJob {
   id: number;
