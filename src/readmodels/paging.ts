@@ -57,9 +57,9 @@ export interface Ranked<T> {
 
 /**
  * Ordered lists of walks in progress, per thread; bounded by their bytes. A list is kept as each
- * item's JSON text, not as the items: objects take 3-5 times their JSON's bytes of heap, so a cap
- * counted in JSON bytes let a build thread's heap grow by ~160 MiB under a live stream (each commit
- * a new version of every ranked list: bench:soak, docs/benchmarks.md). Texts are what they count.
+ * item's JSON text, not as the items: objects take several times their JSON's bytes of heap, and
+ * under a live stream every commit makes a new version of every ranked list, so the cap fills.
+ * Texts are what the cap counts.
  */
 export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
 /** V8's cost of a string beside its characters (header, and the array slot that holds it), about. */
