@@ -23,7 +23,7 @@ import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService,
 import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
 import { localBrokerPid } from './cpu';
 import { numberFlag, numberListFlag, orExit, parseFlags } from './bench-flags';
-import { wrkPath } from './wrk';
+import { WRK } from './wrk';
 import { fmt, machineLine } from './machine';
 
 const { values } = parseFlags({
@@ -45,10 +45,10 @@ const DRAIN = num('drain', 30);
  * CPU to what is measured (autocannon, in Node, took 0.5-0.6 of the 2 cores); a read rate needs autocannon.
  */
 const CLIENT = ((): 'wrk' | 'autocannon' => {
-  const c = values.client ?? (READ_RATE === 0 && wrkPath() ? 'wrk' : 'autocannon');
+  const c = values.client ?? (READ_RATE === 0 && WRK ? 'wrk' : 'autocannon');
   if (c !== 'wrk' && c !== 'autocannon') orExit(() => { throw new Error(`--client must be wrk or autocannon, not '${c}'`); });
   if (c === 'wrk' && READ_RATE !== 0) orExit(() => { throw new Error('--client wrk runs unthrottled: give --read-rate 0, or --client autocannon'); });
-  if (c === 'wrk' && !wrkPath()) orExit(() => { throw new Error('--client wrk: wrk is not installed (apt-get install wrk)'); });
+  if (c === 'wrk' && !WRK) orExit(() => { throw new Error('--client wrk: wrk is not installed (apt-get install wrk)'); });
   return c as 'wrk' | 'autocannon';
 })();
 

@@ -23,14 +23,14 @@ export interface WrkResult {
   errors: number;
 }
 
-/** The wrk binary's path, or null when it is not installed. */
-export function wrkPath(): string | null {
+/** The wrk binary's path, or null when it is not installed (looked up once). */
+export const WRK: string | null = (() => {
   try {
     return execFileSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).trim() || null;
   } catch {
     return null;
   }
-}
+})();
 
 const lua = (s: string): string => JSON.stringify(s); // a JSON string literal is a Lua string literal for this ASCII
 
@@ -60,7 +60,7 @@ end
 
 /** Runs wrk against `origin` for `seconds` on `connections` connections and `threads` threads. */
 export function wrkLoad(origin: string, requests: WrkRequest[], o: { connections: number; seconds: number; threads?: number; timeoutSeconds?: number }): Promise<WrkResult> {
-  const bin = wrkPath();
+  const bin = WRK;
   if (!bin) return Promise.reject(new Error('wrk is not installed (apt-get install wrk), or pass --client autocannon'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wrk-'));
   const file = path.join(dir, 'mix.lua');

@@ -117,19 +117,21 @@ export function dropSnapshots(): void {
 
 /** The page of `list` at `offset`; a walk that goes on keeps the list (once) for its next pages. */
 function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, list: readonly T[], version: number, offset: number): Page<T> {
-  const items = pageSlice(list, offset, args.limit);
-  const end = offset + items.length;
-  if (items.length === 0 || end >= list.length) return { items, next: null };
+  const page = pageAt(r, pageSlice(list, offset, args.limit), offset, list.length, version);
   const key = snapshotKey(of, args, version);
-  if (!snapshots.has(key)) snapshots.set(key, kept(list));
-  return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
+  if (page.next && !snapshots.has(key)) snapshots.set(key, kept(list));
+  return page;
 }
 
 /** The page of a kept list at `offset`. */
 function keptSlice<T>(r: Ranked<T>, texts: readonly string[], version: number, offset: number, limit: number): Page<T> {
-  const items = pageSlice(texts, offset, limit).map((t) => JSON.parse(t) as T);
+  return pageAt(r, pageSlice(texts, offset, limit).map((t) => JSON.parse(t) as T), offset, texts.length, version);
+}
+
+/** `items`, taken at `offset` of a list `total` long, as a page: the next starts after them, if any is left. */
+function pageAt<T>(r: Ranked<T>, items: T[], offset: number, total: number, version: number): Page<T> {
   const end = offset + items.length;
-  if (items.length === 0 || end >= texts.length) return { items, next: null };
+  if (items.length === 0 || end >= total) return { items, next: null };
   return { items, next: { after: r.keyOf(items[items.length - 1]!), pinned: { version, offset: end } } };
 }
 

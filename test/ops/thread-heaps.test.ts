@@ -6,6 +6,7 @@ import { start } from '../../src/index';
 import { openDb, Projector } from '../../src/store';
 import { asSource, world } from '../helpers/events';
 import { capturedLogger } from '../helpers/log';
+import { until } from '../helpers/wait';
 
 t.test('each build thread reports its heap on /metrics, used and total', async (t) => {
   const file = path.join(t.testdir(), 'heaps.db');
@@ -26,11 +27,8 @@ t.test('each build thread reports its heap on /metrics, used and total', async (
     return out;
   };
   // Each thread reports as it starts and every 5 s after: wait for both build threads.
-  let seen = await heaps();
-  for (let i = 0; i < 140 && [...seen.keys()].filter((k) => k.startsWith('builders-')).length < 2; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    seen = await heaps();
-  }
+  let seen = new Map<string, { used: number; total: number }>();
+  await until(async () => [...(seen = await heaps()).keys()].filter((k) => k.startsWith('builders-')).length >= 2, 7000, 50);
   const builders = [...seen].filter(([k]) => k.startsWith('builders-'));
   t.equal(builders.length, 2, `two build threads: ${[...seen.keys()].join(', ')}`);
   for (const [name, h] of builders) {
