@@ -15,7 +15,7 @@ export { anyStaleTrendDay, engineDayRows, latestRunDay, pendingPeriods, promptId
 export type { ChangeKind } from '../versions';
 export { RR_SCALE, SENTIMENT_SCALE } from '../contributions';
 export {
-  addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, zeroSums, Z95, type MentionSums,
+  addSums, averageRank, compareStrings, dayFigures, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, wilson, zeroSums, Z95, type Interval, type MentionSums,
 } from '../metrics';
 export { nextMonth, periodEnd, periodStart, type Grain } from '../periods';
 export { engineSumsOf, trendPoint, type DayEngineSums, type TrendPoint } from '../trend-days';
