@@ -17,6 +17,14 @@ export interface CitationItem {
 }
 
 /**
+ * The days the R_change fields compare against, inclusive (UTC): compare_start_date..compare_end_date, or with compare=previous_period the same number of days as the current range ending the day before it starts. See docs/metrics.md#comparing-two-periods.
+ */
+export interface ComparisonPeriod {
+  start_date: string;
+  end_date: string;
+}
+
+/**
  * The brand and every tracked competitor over the current window, ranked by score (null last), then name, then competitor id.
  */
 export type CompetitorRankings = CompetitorRanking[];
@@ -32,6 +40,10 @@ export interface CompetitorRanking {
    * Wilson 95 % interval (z = 1.959964) of mention_rate: mention_count of n = the window's counted runs (the brand's run_count in /visibility); null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the entity, matched by entity_type and competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
@@ -39,7 +51,15 @@ export interface CompetitorRanking {
    * Wilson 95 % interval (z = 1.959964) of share_of_voice: mention_count of n = the sum of mention_count over every row of this list; null when n = 0 (share_of_voice null). See docs/metrics.md.
    */
   share_of_voice_ci: ConfidenceInterval | null;
+  /**
+   * How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the entity, matched by entity_type and competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  share_of_voice_change?: RateChange;
   score: number | null;
+  /**
+   * The days the _change fields compare against (the same on every row: the body is a list); null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date).
+   */
+  comparison?: ComparisonPeriod | null;
 }
 /**
  * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
@@ -53,6 +73,45 @@ export interface ConfidenceInterval {
    * Upper bound: 1 exactly when the count equals n.
    */
   high: number;
+}
+/**
+ * How a rate changed from the comparison period (compare=previous_period or compare_start_date..compare_end_date) to the current one, computed from the counts behind both rates (x of n), never from rounded rates. A row with no counterpart in the comparison period (n = 0 there) has previous, previous_ci, delta and delta_ci null and significant false. See docs/metrics.md#comparing-two-periods.
+ */
+export interface RateChange {
+  /**
+   * The rate over the comparison period, x2 / n2; null when n2 = 0.
+   */
+  previous: number | null;
+  /**
+   * Wilson 95 % interval of previous; null when n2 = 0.
+   */
+  previous_ci: ConfidenceInterval | null;
+  /**
+   * The current rate minus previous, x1 / n1 - x2 / n2; null when n1 = 0 or n2 = 0.
+   */
+  delta: number | null;
+  /**
+   * Newcombe's hybrid score 95 % interval of delta; null when delta is.
+   */
+  delta_ci: DifferenceInterval | null;
+  /**
+   * delta_ci excludes 0 (low > 0 or high < 0): at the 95 % level, the rate changed. False when delta is null.
+   */
+  significant: boolean;
+}
+/**
+ * Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+ */
+export interface DifferenceInterval {
+  low: number;
+  high: number;
+}
+/**
+ * The days the R_change fields compare against, inclusive (UTC): compare_start_date..compare_end_date, or with compare=previous_period the same number of days as the current range ending the day before it starts. See docs/metrics.md#comparing-two-periods.
+ */
+export interface ComparisonPeriod {
+  start_date: string;
+  end_date: string;
 }
 
 /**
@@ -116,6 +175,14 @@ export interface ConfidenceInterval {
   /**
    * Upper bound: 1 exactly when the count equals n.
    */
+  high: number;
+}
+
+/**
+ * Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+ */
+export interface DifferenceInterval {
+  low: number;
   high: number;
 }
 
@@ -458,6 +525,52 @@ export type Prompts = {
 }[];
 
 /**
+ * How a rate changed from the comparison period (compare=previous_period or compare_start_date..compare_end_date) to the current one, computed from the counts behind both rates (x of n), never from rounded rates. A row with no counterpart in the comparison period (n = 0 there) has previous, previous_ci, delta and delta_ci null and significant false. See docs/metrics.md#comparing-two-periods.
+ */
+export interface RateChange {
+  /**
+   * The rate over the comparison period, x2 / n2; null when n2 = 0.
+   */
+  previous: number | null;
+  /**
+   * Wilson 95 % interval of previous; null when n2 = 0.
+   */
+  previous_ci: ConfidenceInterval | null;
+  /**
+   * The current rate minus previous, x1 / n1 - x2 / n2; null when n1 = 0 or n2 = 0.
+   */
+  delta: number | null;
+  /**
+   * Newcombe's hybrid score 95 % interval of delta; null when delta is.
+   */
+  delta_ci: DifferenceInterval | null;
+  /**
+   * delta_ci excludes 0 (low > 0 or high < 0): at the 95 % level, the rate changed. False when delta is null.
+   */
+  significant: boolean;
+}
+/**
+ * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
+ */
+export interface ConfidenceInterval {
+  /**
+   * Lower bound: 0 exactly when the count is 0.
+   */
+  low: number;
+  /**
+   * Upper bound: 1 exactly when the count equals n.
+   */
+  high: number;
+}
+/**
+ * Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+ */
+export interface DifferenceInterval {
+  low: number;
+  high: number;
+}
+
+/**
  * Cited domains over the current window, most cited first.
  */
 export type Referrers = ReferrerItem[];
@@ -558,6 +671,10 @@ export interface SegmentAnalyticsItem {
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the segment's run_count; null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the segment, matched by segment_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   sentiment: number | null;
   score: number | null;
@@ -566,6 +683,14 @@ export interface SegmentAnalyticsItem {
    * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it among the segment's runs; null when n = 0 (share_of_voice null). See docs/metrics.md.
    */
   share_of_voice_ci: ConfidenceInterval | null;
+  /**
+   * How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the segment, matched by segment_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  share_of_voice_change?: RateChange;
+  /**
+   * The days the _change fields compare against (the same on every row: the body is a list); null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date).
+   */
+  comparison?: ComparisonPeriod | null;
 }
 /**
  * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
@@ -579,6 +704,45 @@ export interface ConfidenceInterval {
    * Upper bound: 1 exactly when the count equals n.
    */
   high: number;
+}
+/**
+ * How a rate changed from the comparison period (compare=previous_period or compare_start_date..compare_end_date) to the current one, computed from the counts behind both rates (x of n), never from rounded rates. A row with no counterpart in the comparison period (n = 0 there) has previous, previous_ci, delta and delta_ci null and significant false. See docs/metrics.md#comparing-two-periods.
+ */
+export interface RateChange {
+  /**
+   * The rate over the comparison period, x2 / n2; null when n2 = 0.
+   */
+  previous: number | null;
+  /**
+   * Wilson 95 % interval of previous; null when n2 = 0.
+   */
+  previous_ci: ConfidenceInterval | null;
+  /**
+   * The current rate minus previous, x1 / n1 - x2 / n2; null when n1 = 0 or n2 = 0.
+   */
+  delta: number | null;
+  /**
+   * Newcombe's hybrid score 95 % interval of delta; null when delta is.
+   */
+  delta_ci: DifferenceInterval | null;
+  /**
+   * delta_ci excludes 0 (low > 0 or high < 0): at the 95 % level, the rate changed. False when delta is null.
+   */
+  significant: boolean;
+}
+/**
+ * Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+ */
+export interface DifferenceInterval {
+  low: number;
+  high: number;
+}
+/**
+ * The days the R_change fields compare against, inclusive (UTC): compare_start_date..compare_end_date, or with compare=previous_period the same number of days as the current range ending the day before it starts. See docs/metrics.md#comparing-two-periods.
+ */
+export interface ComparisonPeriod {
+  start_date: string;
+  end_date: string;
 }
 
 /**
@@ -659,12 +823,20 @@ export interface VisibilityReport {
   project_id: string;
   window_start: string | null;
   window_end: string | null;
+  /**
+   * The days the _change fields compare against; null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date).
+   */
+  comparison?: ComparisonPeriod | null;
   current_score: number | null;
   mention_rate: number;
   /**
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = run_count; null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the whole report); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   sentiment: number | null;
   share_of_voice: number | null;
@@ -672,6 +844,10 @@ export interface VisibilityReport {
    * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md.
    */
   share_of_voice_ci: ConfidenceInterval | null;
+  /**
+   * How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the whole report); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  share_of_voice_change?: RateChange;
   prompt_count: number;
   run_count: number;
   /**
@@ -680,6 +856,13 @@ export interface VisibilityReport {
   top_competitors: TopCompetitor[];
   prompt_breakdown: PromptBreakdown[];
   engine_breakdown: EngineBreakdown[];
+}
+/**
+ * The days the R_change fields compare against, inclusive (UTC): compare_start_date..compare_end_date, or with compare=previous_period the same number of days as the current range ending the day before it starts. See docs/metrics.md#comparing-two-periods.
+ */
+export interface ComparisonPeriod {
+  start_date: string;
+  end_date: string;
 }
 /**
  * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
@@ -694,6 +877,38 @@ export interface ConfidenceInterval {
    */
   high: number;
 }
+/**
+ * How a rate changed from the comparison period (compare=previous_period or compare_start_date..compare_end_date) to the current one, computed from the counts behind both rates (x of n), never from rounded rates. A row with no counterpart in the comparison period (n = 0 there) has previous, previous_ci, delta and delta_ci null and significant false. See docs/metrics.md#comparing-two-periods.
+ */
+export interface RateChange {
+  /**
+   * The rate over the comparison period, x2 / n2; null when n2 = 0.
+   */
+  previous: number | null;
+  /**
+   * Wilson 95 % interval of previous; null when n2 = 0.
+   */
+  previous_ci: ConfidenceInterval | null;
+  /**
+   * The current rate minus previous, x1 / n1 - x2 / n2; null when n1 = 0 or n2 = 0.
+   */
+  delta: number | null;
+  /**
+   * Newcombe's hybrid score 95 % interval of delta; null when delta is.
+   */
+  delta_ci: DifferenceInterval | null;
+  /**
+   * delta_ci excludes 0 (low > 0 or high < 0): at the 95 % level, the rate changed. False when delta is null.
+   */
+  significant: boolean;
+}
+/**
+ * Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+ */
+export interface DifferenceInterval {
+  low: number;
+  high: number;
+}
 export interface TopCompetitor {
   competitor_id: string;
   name: string;
@@ -702,12 +917,20 @@ export interface TopCompetitor {
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the competitor of n = the report's run_count; null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the competitor, matched by competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   share_of_voice: number | null;
   /**
    * Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the competitor of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md.
    */
   share_of_voice_ci: ConfidenceInterval | null;
+  /**
+   * How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the competitor, matched by competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  share_of_voice_change?: RateChange;
 }
 export interface PromptBreakdown {
   prompt_id: string;
@@ -718,6 +941,10 @@ export interface PromptBreakdown {
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the prompt, matched by prompt_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   sentiment: number | null;
   score: number;
@@ -731,6 +958,10 @@ export interface EngineBreakdown {
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
+  /**
+   * How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the engine, matched by engine_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods.
+   */
+  mention_rate_change?: RateChange;
   average_rank: number | null;
   sentiment: number | null;
   score: number;

@@ -26,15 +26,21 @@ export type { ParamDef, QueryArgs };
 /** What the parameters of an endpoint depend on: its list, and whether it pages. */
 type Listed = Pick<Endpoint, 'name' | 'params' | 'page'>;
 
+/** The parameters of a comparison (docs/metrics.md#comparing-two-periods): an endpoint lists all three or none. */
+const COMPARE_PARAMS = ['compare', 'compare_start_date', 'compare_end_date'] as const;
+
 /**
  * The list's own rules, checked when an endpoint is first used: a list that pages takes `cursor` and
- * only it does; start_date and end_date come together; one file per wire name (limit's variants).
+ * only it does; start_date and end_date come together; one file per wire name (limit's variants); a
+ * comparison's three parameters come together, and with a range (what previous_period starts from).
  */
 function checkList(e: Listed): void {
   const names = e.params.map((n) => PARAMS[n].name);
   const problem = new Set(names).size !== names.length ? 'names a parameter twice'
     : names.includes('cursor') !== (e.page !== undefined) ? 'must list cursor exactly when it pages'
-      : names.includes('start_date') !== names.includes('end_date') ? 'must list start_date and end_date together' : null;
+      : names.includes('start_date') !== names.includes('end_date') ? 'must list start_date and end_date together'
+        : COMPARE_PARAMS.some((n) => names.includes(n) !== names.includes('compare')) ? 'must list compare, compare_start_date and compare_end_date together'
+          : names.includes('compare') && !names.includes('start_date') ? 'must list start_date and end_date to compare ranges' : null;
   if (problem !== null) throw new Error(`endpoint ${e.name}: its params ${problem}`);
 }
 
@@ -167,6 +173,15 @@ const DAY_MS = 86_400_000;
 export const FIRST_DAY = '1970-01-01';
 export const LAST_DAY = '8999-12-31';
 
+/** Both ends of a range in order and at most MAX_RANGE_DAYS days apart; the 400 names the first end. */
+function checkBothEnds(start: string, end: string, startName: string, endName: string): void {
+  const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  if (span < 1) throw httpError('invalid_parameter', `${startName} must be on or before ${endName} (${end}), got ${shown(start)}`);
+  if (span > MAX_RANGE_DAYS) {
+    throw httpError('invalid_parameter', `${startName} must be at most ${MAX_RANGE_DAYS - 1} days before ${endName} (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+  }
+}
+
 /**
  * Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date.
  * One end alone: the range is the endpoint's `days` days from or to it (windows.ts requestedWindow),
@@ -175,16 +190,28 @@ export const LAST_DAY = '8999-12-31';
  */
 function checkRange(start: string | null, end: string | null, days: number): void {
   if (start !== null && end !== null) {
-    const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
-    if (span < 1) throw httpError('invalid_parameter', `start_date must be on or before end_date (${end}), got ${shown(start)}`);
-    if (span > MAX_RANGE_DAYS) {
-      throw httpError('invalid_parameter', `start_date must be at most ${MAX_RANGE_DAYS - 1} days before end_date (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
-    }
+    checkBothEnds(start, end, 'start_date', 'end_date');
   } else if (start !== null && addDays(start, days - 1) > LAST_DAY) {
     throw httpError('invalid_parameter', `start_date must be on or before ${addDays(LAST_DAY, -(days - 1))} without end_date (the range is then the ${days} days from start_date, which must end by ${LAST_DAY}), got ${shown(start)}`);
   } else if (end !== null && addDays(end, -(days - 1)) < FIRST_DAY) {
     throw httpError('invalid_parameter', `end_date must be on or after ${addDays(FIRST_DAY, days - 1)} without start_date (the range is then the ${days} days to end_date, which must begin on or after ${FIRST_DAY}), got ${shown(end)}`);
   }
+}
+
+/**
+ * A comparison names its period one way: compare=previous_period, or compare_start_date and
+ * compare_end_date together (in order, at most MAX_RANGE_DAYS days). The 400 names the parameter
+ * that breaks the rule.
+ */
+function checkCompare(args: Pick<QueryArgs, 'compare' | 'compareStartDate' | 'compareEndDate'>): void {
+  const { compare, compareStartDate: start, compareEndDate: end } = args;
+  if (start === null && end === null) return;
+  if (end === null) throw httpError('invalid_parameter', `compare_start_date must come with compare_end_date (a comparison range names both days), got ${shown(start!)}`);
+  if (start === null) throw httpError('invalid_parameter', `compare_end_date must come with compare_start_date (a comparison range names both days), got ${shown(end)}`);
+  if (compare !== null) {
+    throw httpError('invalid_parameter', `compare must be left out with compare_start_date and compare_end_date (they name the period to compare with), got ${shown(compare)}`);
+  }
+  checkBothEnds(start, end, 'compare_start_date', 'compare_end_date');
 }
 
 /** A parameter's value when the request leaves it out: its schema's default, else x-absent, else null. */
@@ -208,6 +235,7 @@ export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'name' | 'par
   }
   const args = out as unknown as QueryArgs; // one field per QueryArgs key: ABSENT has them all, and `arg` is one of them
   checkRange(args.startDate, args.endDate, rangeDays(e, windowDays));
+  checkCompare(args);
   return args;
 }
 

@@ -450,17 +450,31 @@ export interface components {
             url: string;
         }[];
         /**
+         * ComparisonPeriod
+         * @description The days the R_change fields compare against, inclusive (UTC): compare_start_date..compare_end_date, or with compare=previous_period the same number of days as the current range ending the day before it starts. See docs/metrics.md#comparing-two-periods.
+         */
+        ComparisonPeriod: {
+            /** Format: date */
+            end_date: string;
+            /** Format: date */
+            start_date: string;
+        };
+        /**
          * CompetitorRankings
          * @description The brand and every tracked competitor over the current window, ranked by score (null last), then name, then competitor id.
          */
         CompetitorRankings: {
             average_rank: number | null;
+            /** @description The days the _change fields compare against (the same on every row: the body is a list); null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date). */
+            comparison?: components["schemas"]["ComparisonPeriod"] | null;
             /** Format: uuid */
             competitor_id: string | null;
             /** @enum {string} */
             entity_type: "brand" | "competitor";
             mention_count: number;
             mention_rate: number;
+            /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the entity, matched by entity_type and competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            mention_rate_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: mention_count of n = the window's counted runs (the brand's run_count in /visibility); null when n = 0. See docs/metrics.md. */
             mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
             name: string;
@@ -468,6 +482,8 @@ export interface components {
             score: number | null;
             sentiment: number | null;
             share_of_voice: number | null;
+            /** @description How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the entity, matched by entity_type and competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            share_of_voice_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: mention_count of n = the sum of mention_count over every row of this list; null when n = 0 (share_of_voice null). See docs/metrics.md. */
             share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
         }[];
@@ -517,6 +533,14 @@ export interface components {
             /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it that day; null when n = 0 (share_of_voice null). See docs/metrics.md. */
             share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
         }[];
+        /**
+         * DifferenceInterval
+         * @description Newcombe's hybrid score 95 % interval (z = 1.959964) of a difference of two rates, current - previous, built on the Wilson intervals of the two rates: low <= delta <= high, both in [-1, 1]. Defined in docs/metrics.md#comparing-two-periods.
+         */
+        DifferenceInterval: {
+            high: number;
+            low: number;
+        };
         /**
          * Engines
          * @description Engines (models) the project tracks now, by name then id; tracked_since is when tracking last started.
@@ -806,6 +830,22 @@ export interface components {
             updated_at: string;
         }[];
         /**
+         * RateChange
+         * @description How a rate changed from the comparison period (compare=previous_period or compare_start_date..compare_end_date) to the current one, computed from the counts behind both rates (x of n), never from rounded rates. A row with no counterpart in the comparison period (n = 0 there) has previous, previous_ci, delta and delta_ci null and significant false. See docs/metrics.md#comparing-two-periods.
+         */
+        RateChange: {
+            /** @description The current rate minus previous, x1 / n1 - x2 / n2; null when n1 = 0 or n2 = 0. */
+            delta: number | null;
+            /** @description Newcombe's hybrid score 95 % interval of delta; null when delta is. */
+            delta_ci: components["schemas"]["DifferenceInterval"] | null;
+            /** @description The rate over the comparison period, x2 / n2; null when n2 = 0. */
+            previous: number | null;
+            /** @description Wilson 95 % interval of previous; null when n2 = 0. */
+            previous_ci: components["schemas"]["ConfidenceInterval"] | null;
+            /** @description delta_ci excludes 0 (low > 0 or high < 0): at the 95 % level, the rate changed. False when delta is null. */
+            significant: boolean;
+        };
+        /**
          * Referrers
          * @description Cited domains over the current window, most cited first.
          */
@@ -917,7 +957,11 @@ export interface components {
          */
         SegmentAnalytics: {
             average_rank: number | null;
+            /** @description The days the _change fields compare against (the same on every row: the body is a list); null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date). */
+            comparison?: components["schemas"]["ComparisonPeriod"] | null;
             mention_rate: number;
+            /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the segment, matched by segment_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            mention_rate_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = the segment's run_count; null when n = 0. See docs/metrics.md. */
             mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
             name: string;
@@ -928,6 +972,8 @@ export interface components {
             segment_id: string;
             sentiment: number | null;
             share_of_voice: number | null;
+            /** @description How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the segment, matched by segment_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            share_of_voice_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it among the segment's runs; null when n = 0 (share_of_voice null). See docs/metrics.md. */
             share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
         }[];
@@ -969,12 +1015,16 @@ export interface components {
          */
         VisibilityReport: {
             average_rank: number | null;
+            /** @description The days the _change fields compare against; null when compare=previous_period and the request has no range to start from (no start_date/end_date and the project has no succeeded runs). Present only when the request compares (compare or compare_start_date/compare_end_date). */
+            comparison?: components["schemas"]["ComparisonPeriod"] | null;
             current_score: number | null;
             engine_breakdown: {
                 average_rank: number | null;
                 /** Format: uuid */
                 engine_id: string;
                 mention_rate: number;
+                /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the engine, matched by engine_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+                mention_rate_change?: components["schemas"]["RateChange"];
                 /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md. */
                 mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
                 name: string;
@@ -983,6 +1033,8 @@ export interface components {
                 sentiment: number | null;
             }[];
             mention_rate: number;
+            /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the whole report); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            mention_rate_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = run_count; null when n = 0. See docs/metrics.md. */
             mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
             /** Format: uuid */
@@ -990,6 +1042,8 @@ export interface components {
             prompt_breakdown: {
                 average_rank: number | null;
                 mention_rate: number;
+                /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the prompt, matched by prompt_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+                mention_rate_change?: components["schemas"]["RateChange"];
                 /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md. */
                 mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
                 /** Format: uuid */
@@ -1003,6 +1057,8 @@ export interface components {
             run_count: number;
             sentiment: number | null;
             share_of_voice: number | null;
+            /** @description How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the whole report); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+            share_of_voice_change?: components["schemas"]["RateChange"];
             /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md. */
             share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
             /** @description At most 10 tracked competitors, by mention_rate desc, then name, then id. */
@@ -1011,10 +1067,14 @@ export interface components {
                 /** Format: uuid */
                 competitor_id: string;
                 mention_rate: number;
+                /** @description How mention_rate changed from the comparison period: the same counts as mention_rate_ci over each period (the competitor, matched by competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+                mention_rate_change?: components["schemas"]["RateChange"];
                 /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the competitor of n = the report's run_count; null when n = 0. See docs/metrics.md. */
                 mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
                 name: string;
                 share_of_voice: number | null;
+                /** @description How share_of_voice changed from the comparison period: the same counts as share_of_voice_ci over each period (the competitor, matched by competitor_id); present only when the request compares (compare or compare_start_date/compare_end_date). See docs/metrics.md#comparing-two-periods. */
+                share_of_voice_change?: components["schemas"]["RateChange"];
                 /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the competitor of n = runs mentioning the brand + for each tracked competitor the runs mentioning it in the window; null when n = 0 (share_of_voice null). See docs/metrics.md. */
                 share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
             }[];
@@ -2163,6 +2223,12 @@ export interface operations {
     "competitor-rankings": {
         parameters: {
             query?: {
+                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                compare?: "previous_period";
+                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                compare_end_date?: string;
+                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                compare_start_date?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
@@ -4909,6 +4975,12 @@ export interface operations {
     "segment-analytics": {
         parameters: {
             query?: {
+                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                compare?: "previous_period";
+                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                compare_end_date?: string;
+                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                compare_start_date?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
@@ -5362,6 +5434,12 @@ export interface operations {
     visibility: {
         parameters: {
             query?: {
+                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                compare?: "previous_period";
+                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                compare_end_date?: string;
+                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                compare_start_date?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */

@@ -1,12 +1,14 @@
-import type { EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from '../bodies.gen';
+import type { ComparisonPeriod, EngineBreakdown, PromptBreakdown, TopCompetitor, VisibilityReport } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
 import {
   averageRank, compareStrings, mentionRate, mentionRateCi, score, sentiment, shareCi, shareOfVoice, sumAll, trackedCompetitors, zeroSums, type MentionSums,
+  type ReadStore,
 } from '../store';
 import {
   brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy, type CompetitorPromptSums, type EnginePromptSums,
 } from '../sums';
-import { currentSlice } from '../windows';
+import { changes, comparisonOf, withChanges, type RateCounts } from '../comparison';
+import { currentSlice, type Slice } from '../windows';
 
 const TOP_COMPETITORS = 10;
 
@@ -15,37 +17,100 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility',
   summary: 'Current visibility report: the brand over the current window, per prompt, per engine, and its top competitors',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'compare', 'compare_start_date', 'compare_end_date'],
   schema: 'visibility',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityReport {
     const slice = currentSlice(store, args);
-    const rows = slice ? brandSumsByEnginePrompt(store, slice) : [];
-    const competitorRows = slice ? competitorSumsByPrompt(store, slice) : [];
-    const brand = sumAll(rows);
-    const competitorMentions = sumAll(competitorRows).mentioned;
-    return {
-      project_id: args.projectId,
-      window_start: slice?.start ?? null,
-      window_end: slice?.end ?? null,
-      current_score: score(brand),
-      mention_rate: mentionRate(brand),
-      mention_rate_ci: mentionRateCi(brand),
-      average_rank: averageRank(brand),
-      sentiment: sentiment(brand),
-      share_of_voice: shareOfVoice(brand.mentioned, competitorMentions),
-      share_of_voice_ci: shareCi(brand.mentioned, brand.mentioned + competitorMentions),
-      // agg rows exist only for buckets with succeeded runs, so each row's prompt had counted runs.
-      prompt_count: new Set(rows.map((r) => r.prompt_id)).size,
-      run_count: brand.runs,
-      top_competitors: topCompetitors(trackedCompetitors(store, args.projectId), competitorRows, brand),
-      prompt_breakdown: groups(rows, (r) => r.prompt_id, (r) => r.prompt_text)
-        .map((g): PromptBreakdown => ({ prompt_id: g.id, text: g.label, ...entryMetrics(g.sums) })),
-      engine_breakdown: groups(rows, (r) => r.engine_id, (r) => r.engine_name)
-        .map((g): EngineBreakdown => ({ engine_id: g.id, name: g.label, ...entryMetrics(g.sums) })),
-    };
+    const tracked = trackedCompetitors(store, args.projectId);
+    const now = measure(store, slice);
+    const body = report(args.projectId, slice, tracked, now);
+    const comparison = comparisonOf(store, args, slice);
+    return comparison === null ? body : compared(body, comparison.period, rateCounts(now), rateCounts(measure(store, comparison.slice)));
   },
 };
+
+/** What the report reads of a slice: the brand's and the competitors' sums per prompt (and engine). */
+interface Measured {
+  rows: EnginePromptSums[];
+  competitorRows: CompetitorPromptSums[];
+  brand: MentionSums;
+  /** For each tracked competitor the runs mentioning it, summed. */
+  competitorMentions: number;
+  /** Runs mentioning the brand + competitorMentions: the share-of-voice n. */
+  allMentions: number;
+}
+
+function measure(store: ReadStore, slice: Slice | null): Measured {
+  const rows = slice ? brandSumsByEnginePrompt(store, slice) : [];
+  const competitorRows = slice ? competitorSumsByPrompt(store, slice) : [];
+  const brand = sumAll(rows);
+  const competitorMentions = sumAll(competitorRows).mentioned;
+  return { rows, competitorRows, brand, competitorMentions, allMentions: brand.mentioned + competitorMentions };
+}
+
+function report(projectId: string, slice: Slice | null, tracked: Array<{ id: string; name: string }>, m: Measured): VisibilityReport {
+  const { rows, brand } = m;
+  return {
+    project_id: projectId,
+    window_start: slice?.start ?? null,
+    window_end: slice?.end ?? null,
+    current_score: score(brand),
+    mention_rate: mentionRate(brand),
+    mention_rate_ci: mentionRateCi(brand),
+    average_rank: averageRank(brand),
+    sentiment: sentiment(brand),
+    share_of_voice: shareOfVoice(brand.mentioned, m.competitorMentions),
+    share_of_voice_ci: shareCi(brand.mentioned, m.allMentions),
+    // agg rows exist only for buckets with succeeded runs, so each row's prompt had counted runs.
+    prompt_count: new Set(rows.map((r) => r.prompt_id)).size,
+    run_count: brand.runs,
+    top_competitors: topCompetitors(tracked, m),
+    prompt_breakdown: groups(rows, (r) => r.prompt_id, (r) => r.prompt_text)
+      .map((g): PromptBreakdown => ({ prompt_id: g.id, text: g.label, ...entryMetrics(g.sums) })),
+    engine_breakdown: groups(rows, (r) => r.engine_id, (r) => r.engine_name)
+      .map((g): EngineBreakdown => ({ engine_id: g.id, name: g.label, ...entryMetrics(g.sums) })),
+  };
+}
+
+/** The counts behind every rate of the report: the whole, and each competitor, prompt and engine by id. */
+interface ReportCounts {
+  whole: RateCounts;
+  competitors: Map<string, RateCounts>;
+  prompts: Map<string, RateCounts>;
+  engines: Map<string, RateCounts>;
+}
+
+function rateCounts(m: Measured): ReportCounts {
+  const { brand, allMentions } = m;
+  const mentionRateOf = (s: MentionSums): RateCounts => ({ mention_rate: [s.mentioned, s.runs] });
+  return {
+    whole: { mention_rate: [brand.mentioned, brand.runs], share_of_voice: [brand.mentioned, allMentions] },
+    // A competitor is measured against the brand's runs (topCompetitors).
+    competitors: new Map([...sumBy(m.competitorRows, (r) => r.competitor_id)]
+      .map(([id, s]) => [id, { mention_rate: [s.mentioned, brand.runs], share_of_voice: [s.mentioned, allMentions] }])),
+    prompts: new Map([...sumBy(m.rows, (r) => r.prompt_id)].map(([id, s]) => [id, mentionRateOf(s)])),
+    engines: new Map([...sumBy(m.rows, (r) => r.engine_id)].map(([id, s]) => [id, mentionRateOf(s)])),
+  };
+}
+
+/** A tracked competitor not mentioned in a slice still has its runs: the brand's. */
+function competitorCounts(c: ReportCounts, id: string): RateCounts {
+  return c.competitors.get(id) ?? { mention_rate: [0, c.whole.mention_rate![1]], share_of_voice: [0, c.whole.share_of_voice![1]] };
+}
+
+/** The report with the comparison period and each rate's change, rows matched by id. */
+function compared(body: VisibilityReport, period: ComparisonPeriod | null, now: ReportCounts, before: ReportCounts): VisibilityReport {
+  // `comparison` right after the window it is compared with; the rest in the order of a body without one.
+  const { project_id, window_start, window_end, ...rest } = body;
+  const head = withChanges({ project_id, window_start, window_end, comparison: period, ...rest }, changes(now.whole, before.whole));
+  return {
+    ...head,
+    top_competitors: body.top_competitors.map((c) => withChanges(c, changes(competitorCounts(now, c.competitor_id), competitorCounts(before, c.competitor_id)))),
+    prompt_breakdown: body.prompt_breakdown.map((p) => withChanges(p, changes(now.prompts.get(p.prompt_id)!, before.prompts.get(p.prompt_id)))),
+    engine_breakdown: body.engine_breakdown.map((e) => withChanges(e, changes(now.engines.get(e.engine_id)!, before.engines.get(e.engine_id)))),
+  };
+}
 
 interface Group {
   id: string;
@@ -73,9 +138,8 @@ function entryMetrics(s: MentionSums): Omit<PromptBreakdown, 'prompt_id' | 'text
  * Every tracked competitor (zeros included), measured against the brand's runs: mention_rate is the
  * share of the window's runs that mention it. Top 10 by mention_rate, then name, then id.
  */
-function topCompetitors(tracked: Array<{ id: string; name: string }>, rows: CompetitorPromptSums[], brand: MentionSums): TopCompetitor[] {
-  const byCompetitor = sumBy(rows, (r) => r.competitor_id);
-  const allMentions = brand.mentioned + sumAll(rows).mentioned;
+function topCompetitors(tracked: Array<{ id: string; name: string }>, { competitorRows, brand, allMentions }: Measured): TopCompetitor[] {
+  const byCompetitor = sumBy(competitorRows, (r) => r.competitor_id);
   return tracked
     .map((c): TopCompetitor => {
       const s = overRuns(byCompetitor.get(c.id) ?? zeroSums(), brand.runs);
