@@ -98,6 +98,19 @@ function figures(runs: Run[], pick: (r: Run) => Best | null): Figures {
   };
 }
 
+/** x of n. */
+export type XN = readonly [x: number, n: number];
+
+/** Oracle.rateCounts. */
+export interface RateCounts {
+  brand: XN;
+  voice: number;
+  competitors: Map<string, number>;
+  prompts: Map<string, XN>;
+  engines: Map<string, XN>;
+  segments: Map<string, { brand: XN; voice: number }>;
+}
+
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 function hostOf(url: string): string {
@@ -393,6 +406,31 @@ export class Oracle {
       return cmp(a.name, b.name) || cmp(a.competitor_id ?? '', b.competitor_id ?? '');
     });
     return entries.map((e, i) => ({ rank: i + 1, ...e }));
+  }
+
+  // ---- the counts behind each rate with an interval (x of n), over the window: what a comparison's changes are computed from
+
+  /**
+   * For visibility, segment analytics and competitor rankings: the brand's mention rate (mentioning runs
+   * of runs) and share of voice (of `voice`, the brand's plus each tracked competitor's mentioning runs);
+   * each tracked competitor's mentioning runs (of the brand's runs, and of `voice`); each prompt's and
+   * engine's brand mention rate; each active segment's brand counts and voice over its prompts' runs.
+   */
+  rateCounts(projectId: string, engineIds: string[] | null = null): RateCounts {
+    const runs = this.inWindow(projectId, engineIds);
+    const xn = (rs: Run[]): XN => [figures(rs, this.brand).mentioned, rs.length];
+    return {
+      brand: xn(runs),
+      voice: this.voiceTotal(projectId, runs),
+      competitors: new Map(this.trackedCompetitors(projectId).map((c) => [c.id as string, figures(runs, this.competitor(c.id as string)).mentioned])),
+      prompts: new Map([...groupBy(runs, (r) => r.prompt_id)].map(([id, rs]) => [id, xn(rs)])),
+      engines: new Map([...groupBy(runs, (r) => r.engine_id)].map(([id, rs]) => [id, xn(rs)])),
+      segments: new Map(this.activeSegments(projectId).map(({ v }) => {
+        const members = this.promptsOfSegment(projectId, v.id as string);
+        const rs = runs.filter((r) => members.has(r.prompt_id));
+        return [v.id as string, { brand: xn(rs), voice: this.voiceTotal(projectId, rs) }];
+      })),
+    };
   }
 
   // ---- 11: citations
