@@ -396,6 +396,31 @@ export interface Methodology {
     not_for: string[];
   };
   /**
+   * Comparing two periods (compare, compare_start_date, compare_end_date): which period, which fields, and the interval of a difference of two rates.
+   */
+  comparison: {
+    parameters: string[];
+    previous_period: string;
+    /**
+     * The endpoints that compare.
+     */
+    endpoints: string[];
+    period_field: string;
+    /**
+     * The change fields, each beside the interval of its rate (R_change beside R_ci).
+     */
+    fields: string[];
+    shape: string;
+    matching: string;
+    filters: string;
+    method: "newcombe-hybrid-score";
+    confidence: 0.95;
+    z: number;
+    formula: string;
+    significant: string;
+    null_when: string;
+  };
+  /**
    * How text is compared in orderings.
    */
   string_order: string;

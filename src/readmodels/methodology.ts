@@ -12,7 +12,7 @@ import { ENDPOINTS } from './index';
  * incompatible changes, only "the same meaning" and "a different one". Bump it when anything in the
  * document below changes except wording.
  */
-export const METRIC_DEFINITIONS_VERSION = '2026-11-24';
+export const METRIC_DEFINITIONS_VERSION = '2026-11-28';
 
 /** The window the service is configured with by default (serve --window-days). */
 export const DEFAULT_WINDOW_DAYS = 7;
@@ -68,6 +68,9 @@ const WINDOWED = ['visibility', 'segment-analytics', 'competitor-rankings', 'cit
 
 /** The Wilson bounds as docs/metrics.md writes them, for k successes of n trials. */
 const WILSON = 'p = k/n; centre = (p + z^2/(2n)) / (1 + z^2/n); half = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2)); low = centre - half; high = centre + half';
+
+/** Newcombe's hybrid score interval of p1 - p2 as docs/metrics.md writes it, on the Wilson intervals [l1, u1] of p1 and [l2, u2] of p2. */
+const NEWCOMBE = 'delta = p1 - p2 (p1 = k1/n1 the current period, p2 = k2/n2 the comparison period); [l1, u1], [l2, u2] their Wilson intervals (z as in intervals); low = delta - sqrt((p1 - l1)^2 + (u2 - p2)^2); high = delta + sqrt((u1 - p1)^2 + (p2 - l2)^2)';
 
 /** The document; windowDays is the service's configured current window (7 unless serve --window-days says otherwise). */
 export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS, maxStalenessMs: number = DEFAULT_MAX_STALENESS_MS): Methodology {
@@ -171,6 +174,22 @@ export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS, maxStalene
         { field: 'share_of_voice_ci', k: 'runs mentioning the entity', n: 'runs mentioning the brand + for each tracked competitor the runs mentioning it (the share-of-voice denominator)' },
       ],
       not_for: ['score', 'average_rank', 'sentiment'],
+    },
+    comparison: {
+      parameters: ['compare', 'compare_start_date', 'compare_end_date'],
+      previous_period: 'compare=previous_period: the same number of days as the range the request resolves to (start_date..end_date, one end with the default length, or the current window), ending the day before it starts. compare_start_date..compare_end_date instead names the period (both or neither, in order, at most 366 days, any length; not with compare). Without a range to start from (no start_date/end_date and no succeeded runs), previous_period names none: comparison is null and every change is null.',
+      endpoints: ENDPOINTS.filter((e) => e.params.includes('compare')).map((e) => e.name),
+      period_field: 'comparison: {"start_date", "end_date"} of the period compared with (null: none). The visibility report carries it after window_end; the lists (competitor rankings, segment analytics) on every row.',
+      fields: ['mention_rate_change', 'share_of_voice_change'],
+      shape: '{"previous": number|null, "previous_ci": {"low", "high"}|null, "delta": number|null, "delta_ci": {"low", "high"}|null, "significant": boolean} beside the rate\'s _ci: previous = k2/n2 and previous_ci its Wilson interval (null when n2 = 0); delta = p1 - p2 and delta_ci in [-1, 1]; not rounded. Present only when the request compares: a body without compare has the bytes it had.',
+      matching: 'k and n are the counts behind the rate\'s _ci (intervals.counts), over each period. Rows are matched by id (prompt_id, engine_id, competitor_id, segment_id; the brand\'s row by being the brand); a row without counted runs in the comparison period has k2 = n2 = 0.',
+      filters: 'The comparison period is measured with every filter of the current one (engine_ids and the others the endpoint takes); the project\'s setup (tracked competitors, active segments and their prompts) is today\'s for both.',
+      method: 'newcombe-hybrid-score',
+      confidence: 0.95,
+      z: Z95,
+      formula: NEWCOMBE,
+      significant: 'delta_ci excludes 0 (low > 0 or high < 0): the change is significant at the 95 % level taken alone. One test per field: across many rows some false alarms are expected (about 1 in 20 unchanged rates); the two periods are treated as independent samples, so overlapping periods (sharing runs) make the interval too wide.',
+      null_when: 'n1 = 0 or n2 = 0: delta and delta_ci null, significant false (previous and previous_ci are null when n2 = 0).',
     },
     string_order: 'Text compares by code point (binary), not by locale.',
     orderings: ORDERINGS,

@@ -41,7 +41,7 @@ const RETRY_AFTER_1: HeaderDoc = { description: 'Seconds to wait before retrying
 export const ERRORS = {
   invalid_parameter: {
     status: 400, message: 'Bad request', detailed: true, places: ['endpoints'],
-    description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
+    description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
   },
   invalid_mcp_request: {
     status: 400, message: 'The body is not a JSON-RPC message', detailed: true, places: ['mcp'],

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../../fixtures/world';
-import { asSource, W, world, type Ev } from '../helpers/events';
+import { asSource, run, W, world, type Ev } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { request, startApi, withKey } from '../helpers/http';
 import { canonical, Oracle, wilsonOracle, type RateCounts, type XN } from '../helpers/oracle-metrics';
@@ -167,6 +167,30 @@ t.test('compared bodies against the oracle, over HTTP, over ranges crossing mont
   }
   oracle.range = null;
   t.ok(seen.includes(true) && seen.includes(false), `both answers of significant were checked (${seen.filter(Boolean).length} of ${seen.length} true)`);
+});
+
+t.test('the worked example of docs/metrics.md over HTTP: 56 of 70 runs now, 48 of 80 before', async (t) => {
+  // Now: 2026-01-08..14, 70 runs, 56 naming the brand; before: 2026-01-01..07, 80 runs, 48 naming it.
+  const runs = [
+    ...Array.from({ length: 70 }, (_, i) => run({ n: 1 + i, day: `2026-01-${String(8 + (i % 7)).padStart(2, '0')}`, brand: i < 56 ? 1 : null })),
+    ...Array.from({ length: 80 }, (_, i) => run({ n: 101 + i, day: `2026-01-0${1 + (i % 7)}`, brand: i < 48 ? 2 : null })),
+  ];
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource([...world(), ...runs]));
+  const api = await startApi({ db, buildThreads: 0 });
+  t.teardown(() => api.close());
+  const r = await request(`${api.base}/projects/${W.project}/visibility?start_date=2026-01-08&end_date=2026-01-14&compare=previous_period`, withKey(W.key));
+  const body = r.json as Json;
+  t.same(body.comparison, { start_date: '2026-01-01', end_date: '2026-01-07' }, 'previous_period: the 7 days before');
+  t.equal(body.mention_rate, 0.8);
+  // The numbers docs/metrics.md shows, as the body carries them.
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'metrics.md'), 'utf8').replace(/\s+/g, ' ');
+  const shown = /"mention_rate_change": (\{"previous": 0\.6,.*?"significant": true\})/.exec(doc);
+  t.ok(shown, 'docs/metrics.md shows the change');
+  t.same(body.mention_rate_change, JSON.parse(shown![1]!), 'the body carries exactly what the docs show');
+  const c = body.mention_rate_change as { delta_ci: Interval };
+  t.same([c.delta_ci.low.toFixed(4), c.delta_ci.high.toFixed(4)], ['0.0524', '0.3339'], 'the hand-worked bounds');
+  t.same(canonical(c), canonical(changeOracle([56, 70], [48, 80])), 'and the oracle\'s');
 });
 
 t.test('a project without runs: previous_period has nothing to start from; a comparison range still measures', async (t) => {

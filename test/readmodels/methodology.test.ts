@@ -52,6 +52,9 @@ t.test('the methodology document, its schema and the definitions header', async 
     t.equal(doc.rounding.rounded, false, 'values are not rounded');
     t.same([doc.intervals.method, doc.intervals.confidence, doc.intervals.z], ['wilson', 0.95, Z95]);
     t.same(doc.intervals.fields, ['mention_rate_ci', 'share_of_voice_ci']);
+    t.same([doc.comparison.method, doc.comparison.confidence, doc.comparison.z], ['newcombe-hybrid-score', 0.95, Z95], 'a difference: Newcombe on the same z');
+    t.same(doc.comparison.fields, doc.intervals.fields.map((f) => f.replace(/_ci$/, '_change')), 'a change beside every interval');
+    t.same([...doc.comparison.endpoints].sort(), ['competitor-rankings', 'segment-analytics', 'visibility'], 'the endpoints that compare');
     const names = new Set(ENDPOINTS.map((e) => e.name));
     for (const o of doc.orderings) t.ok(names.has(o.endpoint), `ordering of ${o.endpoint} names an endpoint`);
     for (const w of doc.windows) for (const e of w.endpoints) t.ok(names.has(e), `window ${w.name}: ${e} is an endpoint`);

@@ -669,6 +669,27 @@ export interface components {
          * @description The versioned, machine-readable definition of every metric, window and ordering the API uses (GET /v1/public/methodology). Its version is the Metric-Definitions-Version header of every response. The prose is docs/metrics.md.
          */
         Methodology: {
+            /** @description Comparing two periods (compare, compare_start_date, compare_end_date): which period, which fields, and the interval of a difference of two rates. */
+            comparison: {
+                /** @constant */
+                confidence: 0.95;
+                /** @description The endpoints that compare. */
+                endpoints: string[];
+                /** @description The change fields, each beside the interval of its rate (R_change beside R_ci). */
+                fields: string[];
+                filters: string;
+                formula: string;
+                matching: string;
+                /** @constant */
+                method: "newcombe-hybrid-score";
+                null_when: string;
+                parameters: string[];
+                period_field: string;
+                previous_period: string;
+                shape: string;
+                significant: string;
+                z: number;
+            };
             /** @description How the formulas apply to a competitor. */
             competitor_metrics: string;
             /** @description How days are counted. */
@@ -1153,7 +1174,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
@@ -1174,7 +1195,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
@@ -1188,7 +1209,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1205,7 +1226,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1220,7 +1241,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1235,7 +1256,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1266,7 +1287,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
@@ -1287,7 +1308,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     Vary: "Accept-Encoding, Authorization, X-API-Key";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
@@ -1301,7 +1322,7 @@ export interface operations {
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1318,7 +1339,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1333,7 +1354,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1348,7 +1369,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1386,7 +1407,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1413,7 +1434,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1427,11 +1448,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1450,7 +1471,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1467,7 +1488,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1488,7 +1509,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1503,7 +1524,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1524,7 +1545,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1539,7 +1560,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1558,7 +1579,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1605,7 +1626,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1634,7 +1655,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1650,11 +1671,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1673,7 +1694,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1690,7 +1711,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1711,7 +1732,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1726,7 +1747,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1747,7 +1768,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1762,7 +1783,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1781,7 +1802,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1832,11 +1853,11 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1855,7 +1876,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1872,7 +1893,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1893,7 +1914,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1908,7 +1929,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1929,7 +1950,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -1944,7 +1965,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -1963,7 +1984,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2023,7 +2044,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2054,7 +2075,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2070,11 +2091,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2093,7 +2114,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2110,7 +2131,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2131,7 +2152,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2146,7 +2167,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2167,7 +2188,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2182,7 +2203,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2201,7 +2222,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2261,7 +2282,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2290,7 +2311,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2306,11 +2327,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2329,7 +2350,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2346,7 +2367,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2367,7 +2388,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2382,7 +2403,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2403,7 +2424,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2418,7 +2439,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2437,7 +2458,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2484,7 +2505,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2513,7 +2534,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2529,11 +2550,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2552,7 +2573,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2569,7 +2590,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2590,7 +2611,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2605,7 +2626,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2626,7 +2647,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2641,7 +2662,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2660,7 +2681,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2707,7 +2728,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2736,7 +2757,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2752,11 +2773,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2775,7 +2796,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2792,7 +2813,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2813,7 +2834,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2828,7 +2849,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2849,7 +2870,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -2864,7 +2885,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2883,7 +2904,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2937,7 +2958,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2968,7 +2989,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -2984,11 +3005,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3007,7 +3028,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3024,7 +3045,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3045,7 +3066,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3060,7 +3081,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3081,7 +3102,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3096,7 +3117,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3115,7 +3136,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3167,7 +3188,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3196,7 +3217,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3212,11 +3233,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3235,7 +3256,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3252,7 +3273,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3273,7 +3294,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3288,7 +3309,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3309,7 +3330,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3324,7 +3345,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3343,7 +3364,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3397,7 +3418,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3428,7 +3449,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3444,11 +3465,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3467,7 +3488,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3484,7 +3505,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3505,7 +3526,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3520,7 +3541,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3541,7 +3562,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3556,7 +3577,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3575,7 +3596,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3637,7 +3658,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3668,7 +3689,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3684,11 +3705,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3707,7 +3728,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3724,7 +3745,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3745,7 +3766,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3760,7 +3781,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3781,7 +3802,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3796,7 +3817,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3815,7 +3836,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3862,7 +3883,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3891,7 +3912,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3907,11 +3928,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3930,7 +3951,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3947,7 +3968,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -3968,7 +3989,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -3983,7 +4004,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4004,7 +4025,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4019,7 +4040,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4038,7 +4059,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4090,7 +4111,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4119,7 +4140,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4135,11 +4156,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4158,7 +4179,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4175,7 +4196,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4196,7 +4217,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4211,7 +4232,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4232,7 +4253,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4247,7 +4268,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4266,7 +4287,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4320,7 +4341,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4351,7 +4372,7 @@ export interface operations {
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4367,11 +4388,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4390,7 +4411,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4407,7 +4428,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4428,7 +4449,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4443,7 +4464,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4464,7 +4485,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4479,7 +4500,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4498,7 +4519,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4554,7 +4575,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4583,7 +4604,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4599,11 +4620,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4622,7 +4643,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4639,7 +4660,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4660,7 +4681,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4675,7 +4696,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4696,7 +4717,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4711,7 +4732,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4730,7 +4751,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4777,7 +4798,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4806,7 +4827,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4822,11 +4843,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4845,7 +4866,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4862,7 +4883,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4883,7 +4904,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4898,7 +4919,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4919,7 +4940,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -4934,7 +4955,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -4953,7 +4974,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5013,7 +5034,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5042,7 +5063,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5058,11 +5079,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5081,7 +5102,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5098,7 +5119,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5119,7 +5140,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5134,7 +5155,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5155,7 +5176,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5170,7 +5191,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5189,7 +5210,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5236,7 +5257,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5265,7 +5286,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5281,11 +5302,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5304,7 +5325,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5321,7 +5342,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5342,7 +5363,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5357,7 +5378,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5378,7 +5399,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5393,7 +5414,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5412,7 +5433,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5472,7 +5493,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5501,7 +5522,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5517,11 +5538,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5540,7 +5561,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5557,7 +5578,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5578,7 +5599,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5593,7 +5614,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5614,7 +5635,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5629,7 +5650,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5648,7 +5669,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5702,7 +5723,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5731,7 +5752,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5747,11 +5768,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5770,7 +5791,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5787,7 +5808,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5808,7 +5829,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5823,7 +5844,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5844,7 +5865,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -5859,7 +5880,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5878,7 +5899,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5930,7 +5951,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5959,7 +5980,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5975,11 +5996,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -5998,7 +6019,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6015,7 +6036,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6036,7 +6057,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6051,7 +6072,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6072,7 +6093,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6087,7 +6108,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6106,7 +6127,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6153,7 +6174,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6182,7 +6203,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6198,11 +6219,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6221,7 +6242,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6238,7 +6259,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6259,7 +6280,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6274,7 +6295,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6295,7 +6316,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6310,7 +6331,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6329,7 +6350,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6376,7 +6397,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6405,7 +6426,7 @@ export interface operations {
                     /** @description When the underlying data last changed (HTTP date) */
                     "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6421,11 +6442,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6444,7 +6465,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
                     "WWW-Authenticate": "ApiKey";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6461,7 +6482,7 @@ export interface operations {
             404: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6482,7 +6503,7 @@ export interface operations {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6497,7 +6518,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6518,7 +6539,7 @@ export interface operations {
             431: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
@@ -6533,7 +6554,7 @@ export interface operations {
             500: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
@@ -6552,7 +6573,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
-                    "Metric-Definitions-Version": "2026-11-24";
+                    "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
                     RateLimit?: string;
                     /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
