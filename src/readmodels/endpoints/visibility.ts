@@ -15,7 +15,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility',
   summary: 'Current visibility report: the brand over the current window, per prompt, per engine, and its top competitors',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids', 'group_by'],
   schema: 'visibility',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityReport {

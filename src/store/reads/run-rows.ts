@@ -14,11 +14,31 @@ export function runRowsOfDays(store: ReadStore, projectId: string, start: string
   return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
 }
 
+/** RUNS_OF_DAYS of the runs whose dimensions are among some dims numbers (migration 015; a JSON list), decided on runs_recent's entries. */
+const RUNS_OF_DAYS_IN = `${RUNS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+
+/** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers). */
+export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): Array<[string, string, string]> {
+  return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, start, end, dims);
+}
+
+const DIMS = 'SELECT n, country, persona, model, surface FROM dims';
+
+/**
+ * The dims numbers whose combination matches a filter (null: any value): a value the run does not
+ * name is stored as '' and matches no filter. The table holds a few combinations per project.
+ */
+export function dimsMatching(store: ReadStore, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
+  const ok = (wanted: readonly string[] | null, v: string): boolean => wanted === null || (v !== '' && wanted.includes(v));
+  return store.rows<[number, string, string, string, string]>(DIMS)
+    .filter(([, c, p, m]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
+}
+
 /**
  * Succeeded runs, newest first, walking runs_recent (the run id orders runs of one instant): rows
  * are read lazily, so a caller that has enough stops the walk.
  */
-const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
+const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event, a.dims FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 /** Runs completed in [from, to): binds the first instant and the one after the last. */
 const IN_TIMES = ' AND a.completed_at >= ? AND a.completed_at < ?';
@@ -31,7 +51,8 @@ const RECENT = {
   timesFrom: RECENT_RUNS + IN_TIMES + FROM_RUN + NEWEST_FIRST,
 };
 
-export interface RecentRun { id: string; completed_at: string; facts: string; event: string }
+/** dims: the run's dims number (migration 015), null when it names no dimension. */
+export interface RecentRun { id: string; completed_at: string; facts: string; event: string; dims: number | null }
 
 /**
  * The project's succeeded runs, newest first, one at a time: those completed in `times` [from, to)
