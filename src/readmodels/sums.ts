@@ -36,7 +36,7 @@ export function sliceStale(store: ReadStore, s: Slice): Stale {
 }
 
 /** A run's best mention added to sums (the writer's arithmetic: contributions.ts). */
-function addBest(into: MentionSums, position: number, sentiment: number | null): void {
+export function addBest(into: MentionSums, position: number, sentiment: number | null): void {
   const d = zeroMention();
   addMention(d, position, sentiment, 1);
   into.mentioned += d.runs;

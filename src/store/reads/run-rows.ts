@@ -22,7 +22,31 @@ export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: stri
   return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, start, end, dims);
 }
 
+/** The runs of RUNS_OF_DAYS (and of RUNS_OF_DAYS_IN) with their dims numbers: id, completed_at, facts, dims. */
+const DIMS_OF_DAYS = RUNS_OF_DAYS.replace('SELECT id, completed_at, facts FROM', 'SELECT id, completed_at, facts, dims FROM');
+const DIMS_OF_DAYS_IN = `${DIMS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+
+/** runRowsOfDays (of the runs whose dims number is in `dims`, when given) with each run's dims number (null: it names none). */
+export function runDimsOfDays(store: ReadStore, projectId: string, start: string, end: string, dims: string | null): Array<[string, string, string, number | null]> {
+  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, start, end, dims);
+}
+
+/** A project's succeeded runs that name any dimension, counted per dims number, engine and prompt (every day: runs_recent's entries, then the rows' facts). */
+const DIMS_OF_RUNS = `SELECT dims, facts ->> 0, facts ->> 1, count(*) FROM runs
+  WHERE project = ${KEY_OF} AND status = 'succeeded' AND dims IS NOT NULL GROUP BY 1, 2, 3`;
+
+/** [dims number, engine id, prompt id, runs] of the project's succeeded runs naming any dimension. */
+export function dimsOfRuns(store: ReadStore, projectId: string): Array<[number, string, string, number]> {
+  return store.rows<[number, string, string, number]>(DIMS_OF_RUNS, projectId);
+}
+
 const DIMS = 'SELECT n, country, persona, model, surface FROM dims';
+
+/** Every combination of dimensions by its number: [country, persona, model, surface], null where a run names none. */
+export function dimsByNumber(store: ReadStore): Map<number, [string | null, string | null, string | null, string | null]> {
+  const orNull = (v: string): string | null => (v === '' ? null : v);
+  return new Map(store.rows<[number, string, string, string, string]>(DIMS).map(([n, c, p, m, s]) => [n, [orNull(c), orNull(p), orNull(m), orNull(s)]]));
+}
 
 /**
  * The dims numbers whose combination matches a filter (null: any value): a value the run does not
