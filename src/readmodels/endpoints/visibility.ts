@@ -9,6 +9,7 @@ import {
 } from '../sums';
 import { changes, comparisonOf, withChanges, type RateCounts } from '../comparison';
 import { currentSlice, type Slice } from '../windows';
+import { visibilityGroups } from '../groups';
 
 const TOP_COMPETITORS = 10;
 
@@ -17,7 +18,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility',
   summary: 'Current visibility report: the brand over the current window, per prompt, per engine, and its top competitors',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date', 'compare', 'compare_start_date', 'compare_end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids', 'group_by', 'compare', 'compare_start_date', 'compare_end_date'],
   schema: 'visibility',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityReport {
@@ -25,6 +26,8 @@ export const endpoint: Endpoint = {
     const tracked = trackedCompetitors(store, args.projectId);
     const now = measure(store, slice);
     const body = report(args.projectId, slice, tracked, now);
+    // Only with group_by: a v1 request's body keeps its bytes.
+    if (args.groupBy) body.groups = slice ? visibilityGroups(store, slice, args.groupBy) : [];
     const comparison = comparisonOf(store, args, slice);
     return comparison === null ? body : compared(body, comparison.period, rateCounts(now), rateCounts(measure(store, comparison.slice)));
   },
