@@ -65,6 +65,14 @@ export type Signals = OkOr<'/projects/{project_id}/signals', {
   }>;
 }>;
 
+/** GET /projects/{id}/dimensions: the countries, personas, models and surfaces the runs name (issue 41). */
+type DimensionsBody = OkOr<'/projects/{project_id}/dimensions', {
+  project_id: string;
+  countries: Array<{ country: string; run_count: number }>;
+  personas: Array<{ persona: string; run_count: number }>;
+  models: Array<{ model: string; run_count: number }>;
+}>;
+
 /** The dimensions a filter can pick from, each value with how many runs name it. */
 export type Dimension = 'country' | 'persona' | 'model';
 export interface Choice { value: string; label: string; run_count?: number }
@@ -124,23 +132,9 @@ function declaredOf(doc: unknown): Declared {
   return out;
 }
 
-/** The values of one dimension in /dimensions' body, whichever of the plain shapes it takes. */
-function choices(body: unknown, dim: Dimension): Choice[] {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const list = b[dim] ?? b[dim === 'country' ? 'countries' : `${dim}s`];
-  if (!Array.isArray(list)) return [];
-  const out: Choice[] = [];
-  for (const item of list as unknown[]) {
-    if (typeof item === 'string') out.push({ value: item, label: item });
-    else if (typeof item === 'object' && item !== null) {
-      const o = item as Record<string, unknown>;
-      const v = o.value ?? o[dim];
-      if (typeof v !== 'string' || v === '') continue; // runs that name none are not a choice
-      const runs = typeof o.run_count === 'number' ? o.run_count : undefined;
-      out.push(runs === undefined ? { value: v, label: v } : { value: v, label: `${v} (${runs} runs)`, run_count: runs });
-    }
-  }
-  return out;
+/** A dimension's values as choices, labelled with their runs. */
+function choices<K extends string>(list: ReadonlyArray<Record<K, string> & { run_count: number }>, key: K): Choice[] {
+  return list.map((d) => ({ value: d[key], label: `${d[key]} (${d.run_count} runs)`, run_count: d.run_count }));
 }
 
 export interface Options {
@@ -208,12 +202,16 @@ export class Api {
     const [engines, segments, dims] = await Promise.all([
       this.get<Engines>(PATHS.engines, id),
       this.get<Segments>(PATHS.segments, id),
-      this.serves('dimensions') ? this.get<unknown>(PATHS.dimensions, id) : Promise.resolve(null),
+      this.serves('dimensions') ? this.get<DimensionsBody>(PATHS.dimensions, id) : Promise.resolve(null),
     ]);
     return {
       engines: engines.map((e) => ({ value: e.id, label: e.name })),
       segments: segments.map((s) => ({ value: s.id, label: s.name })),
-      dimensions: { country: choices(dims, 'country'), persona: choices(dims, 'persona'), model: choices(dims, 'model') },
+      dimensions: {
+        country: choices(dims?.countries ?? [], 'country'),
+        persona: choices(dims?.personas ?? [], 'persona'),
+        model: choices(dims?.models ?? [], 'model'),
+      },
     };
   }
 
