@@ -118,7 +118,7 @@ export async function generateParams(): Promise<string> {
   for (const { file, def } of query.filter((p) => !p.variant && isArg(p.def))) {
     const { default: dflt, ...value } = def.schema;
     const nullable = dflt === undefined && def['x-absent'] === undefined;
-    const set = def.schema.type === 'array' ? ' (a set: sorted, without repeats)' : '';
+    const set = def.schema.type !== 'array' ? '' : def['x-ordered'] === true ? ' (in the order given, without repeats)' : ' (a set: sorted, without repeats)';
     absentArgs[argName(def.name)] = nullable ? null : dflt ?? def['x-absent'];
     const absent = JSON.stringify(absentArgs[argName(def.name)]);
     properties[argName(def.name)] = {
@@ -147,6 +147,10 @@ export async function generateParams(): Promise<string> {
     "  'x-page-size'?: boolean;",
     '  /** Not a read-model argument: the module that reads it. */',
     "  'x-read-by'?: string;",
+    '  /** Values are upper-cased before they are checked (country codes in any letter case). */',
+    "  'x-upper-case'?: boolean;",
+    '  /** A list whose order means something (group_by): kept as given, not sorted (its schema refuses repeats). */',
+    "  'x-ordered'?: boolean;",
     '  /** The QueryArgs field it fills; null for path parameters and those with x-read-by. */',
     '  arg: keyof QueryArgs | null;',
     '}',

@@ -204,6 +204,22 @@ export interface PromptRunCompleted {
     title?: string | null;
     position?: number | null;
   }[];
+  /**
+   * ISO 3166-1 alpha-2 country the prompt was asked from (upper case); absent or null: unknown.
+   */
+  country?: string | null;
+  /**
+   * A project-defined persona label the prompt was asked as; absent or null: none.
+   */
+  persona?: string | null;
+  /**
+   * The model id the engine answered with; absent or null: unknown.
+   */
+  model?: string | null;
+  /**
+   * Whether the answer came from the engine's API or its consumer app; absent or null: unknown.
+   */
+  surface?: "api" | "app" | null;
 }
 
 /**

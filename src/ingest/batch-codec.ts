@@ -95,6 +95,7 @@ export class BatchEncoder {
     refs.push(this.str(f.status));
     refs.push(this.unique(f.completed_at));
     refs.push(this.str(f.day));
+    refs.push(this.str(f.dims ?? null));
     refs.push(f.competitors.length);
     refs.push(f.urls.length);
     this.nums.push(f.brand_position ?? NaN);
@@ -195,13 +196,14 @@ export function decodeBatch(b: EncodedBatch): PrecomputedEvent[] {
     const status = strings[refs[r++]!]!;
     const completedAt = strings[refs[r++]!]!;
     const day = strings[refs[r++]!]!;
+    const dims = stringOrNull(strings, refs[r++]!);
     const competitorCount = refs[r++]!;
     const urlCount = refs[r++]!;
     const brandPosition = numOrNull(nums[n++]!);
     const brandSentiment = numOrNull(nums[n++]!);
     const facts: RunFacts = {
       id, run_group_id: group, project_id: project, prompt_id: prompt, engine_id: engine, status, completed_at: completedAt, day,
-      brand_position: brandPosition, brand_sentiment: brandSentiment, competitors: [], urls: [],
+      brand_position: brandPosition, brand_sentiment: brandSentiment, competitors: [], urls: [], dims,
     };
     for (let i = 0; i < competitorCount; i += 1) {
       const competitor_id = strings[refs[r++]!]!;

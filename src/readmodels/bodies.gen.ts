@@ -120,6 +120,33 @@ export interface ConfidenceInterval {
 }
 
 /**
+ * The countries, personas, models and surfaces the project's counted runs name (all its history), each with its number of runs, by value: what the country, persona and model filters can be given. A run that names none of a dimension is in none of its lists. See docs/metrics.md#dimensions.
+ */
+export interface Dimensions {
+  project_id: string;
+  countries: DimensionCountry[];
+  personas: DimensionPersona[];
+  models: DimensionModel[];
+  surfaces: DimensionSurface[];
+}
+export interface DimensionCountry {
+  country: string;
+  run_count: number;
+}
+export interface DimensionPersona {
+  persona: string;
+  run_count: number;
+}
+export interface DimensionModel {
+  model: string;
+  run_count: number;
+}
+export interface DimensionSurface {
+  surface: "api" | "app";
+  run_count: number;
+}
+
+/**
  * Engines (models) the project tracks now, by name then id; tracked_since is when tracking last started.
  */
 export type Engines = {
@@ -659,6 +686,10 @@ export interface Signal {
    */
   segment_id: string | null;
   segment_name: string | null;
+  /**
+   * ISO 3166-1 alpha-2; null: all countries (every counted run, naming a country or not).
+   */
+  country: string | null;
   metric: "mention_rate";
   current: SignalRate;
   previous: SignalRate;
@@ -777,6 +808,10 @@ export interface VisibilityReport {
   top_competitors: TopCompetitor[];
   prompt_breakdown: PromptBreakdown[];
   engine_breakdown: EngineBreakdown[];
+  /**
+   * Present only with group_by: the brand's figures per group of the keys asked for (only those keys appear in a row), ordered by them in the order given (names, then ids; periods oldest first; null last). A run without the dimension is in the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns.
+   */
+  groups?: VisibilityGroup[];
 }
 /**
  * Wilson score 95 % confidence interval of a rate (z = 1.959964), computed from the counts behind the rate: low <= rate <= high. Defined in docs/metrics.md.
@@ -826,6 +861,34 @@ export interface EngineBreakdown {
   mention_rate: number;
   /**
    * Wilson 95 % interval (z = 1.959964) of mention_rate: runs mentioning the brand of n = this entry's run_count; null when n = 0. See docs/metrics.md.
+   */
+  mention_rate_ci: ConfidenceInterval | null;
+  average_rank: number | null;
+  sentiment: number | null;
+  score: number;
+}
+export interface VisibilityGroup {
+  engine_id?: string | null;
+  engine_name?: string | null;
+  prompt_id?: string | null;
+  prompt_text?: string | null;
+  segment_id?: string | null;
+  segment_name?: string | null;
+  country?: string | null;
+  persona?: string | null;
+  model?: string | null;
+  /**
+   * The first day of the group's day, ISO week (Monday) or month.
+   */
+  period?: string;
+  run_count: number;
+  /**
+   * Runs of the group mentioning the brand: mention_rate's numerator.
+   */
+  mention_count: number;
+  mention_rate: number;
+  /**
+   * Wilson 95 % interval (z = 1.959964) of mention_rate: mention_count of n = run_count. See docs/metrics.md.
    */
   mention_rate_ci: ConfidenceInterval | null;
   average_rank: number | null;

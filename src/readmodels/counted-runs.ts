@@ -1,8 +1,9 @@
 // The counting rule and the rows a range is read from: the runs of its days and the roll-ups of its weeks and months.
 import type { Piece } from './range-pieces';
-import type { Slice } from './windows';
+import { filtersDims, type RunFilter, type Slice } from './windows';
 import {
-  briefFacts, countedPromptIds, knownEngineIds, parseNames, rollupLists, runRowsOfDays, type BriefFacts, type ReadStore, type RollupList, type RollupNames,
+  briefFacts, countedPromptIds, dimsMatching, knownEngineIds, parseNames, rollupLists, runRowsOfDays, runRowsOfDaysIn, segmentPrompts, type BriefFacts, type ReadStore,
+  type RollupList, type RollupNames,
 } from './store';
 
 /**
@@ -16,8 +17,20 @@ export interface Counting {
   engines: ReadonlySet<string>;
 }
 
-export function countingOf(store: ReadStore, projectId: string): Counting {
-  return { prompts: new Set(countedPromptIds(store, projectId)), engines: new Set(knownEngineIds(store)) };
+export function countingOf(store: ReadStore, projectId: string, filter: RunFilter | null = null): Counting {
+  const prompts = new Set(countedPromptIds(store, projectId));
+  if (filter?.segmentIds) {
+    // A segment filter is a prompt filter: the counted prompts that list any of the segments now.
+    const wanted = new Set(filter.segmentIds);
+    const inSegments = new Set(segmentPrompts(store, projectId).filter((r) => wanted.has(r.segment_id)).map((r) => r.prompt_id));
+    for (const id of prompts) if (!inSegments.has(id)) prompts.delete(id);
+  }
+  return { prompts, engines: new Set(knownEngineIds(store)) };
+}
+
+/** The dims numbers (migration 015) a filter on the runs' dimensions matches, as the JSON list the run reads bind. */
+export function dimsOf(store: ReadStore, f: RunFilter): string {
+  return JSON.stringify(dimsMatching(store, f.country, f.persona, f.model));
 }
 
 /** Whether a run of this engine and prompt counts, after an engine filter (null: none). */
@@ -39,7 +52,8 @@ export interface DayRun<F extends KeyedFacts = BriefFacts> {
 /**
  * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
  * succeeded runs of the project completed on the days of the piece, those that count (and pass the
- * slice's engine filter) kept. The sums are those the writer adds to the roll-ups
+ * slice's engine filter) kept. A filter on the dimensions is decided in SQL (the dims number of each
+ * run's index entry); one on segments by the prompts that count (countingOf). The sums are those the writer adds to the roll-ups
  * (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
  * Each run's facts are parsed without its cited URLs (briefFacts) unless `parse` says otherwise.
  */
@@ -48,7 +62,8 @@ export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: 
 export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Array<DayRun<KeyedFacts>> {
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const out: Array<DayRun<KeyedFacts>> = [];
-  for (const [id, completedAt, json] of runRowsOfDays(store, s.projectId, p.start, p.end)) {
+  const rows = filtersDims(s.filter) ? runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.filter)) : runRowsOfDays(store, s.projectId, p.start, p.end);
+  for (const [id, completedAt, json] of rows) {
     const facts = parse(json);
     if (counts(counting, engines, facts[0], facts[1])) out.push({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts });
   }

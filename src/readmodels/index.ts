@@ -1,4 +1,4 @@
-// The 22 endpoints of the contract, in the contract's order, then those added since (signals: issue 41). Each file holds one endpoint's whole logic.
+// The endpoints of the contract, in the contract's order (issue 41's after the 22 of v1). Each file holds one endpoint's whole logic.
 import type { Endpoint } from './endpoint';
 import { endpoint as projects } from './endpoints/projects';
 import { endpoint as project } from './endpoints/project';
@@ -22,12 +22,13 @@ import { endpoint as runResults } from './endpoints/run-results';
 import { endpoint as forumMetrics } from './endpoints/forum-metrics';
 import { endpoint as forumLeads } from './endpoints/forum-leads';
 import { endpoint as forumOpportunities } from './endpoints/forum-opportunities';
+import { endpoint as dimensions } from './endpoints/dimensions';
 import { endpoint as signals } from './endpoints/signals';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   projects, project, visibility, timeseries, dailyScores, prompts, segments, segmentAnalytics, competitors,
   competitorRankings, citations, mentions, referrers, warmLeads, engines, terms, runs, runGroup, runResults,
-  forumMetrics, forumLeads, forumOpportunities, signals,
+  forumMetrics, forumLeads, forumOpportunities, dimensions, signals,
 ];
 
 export type { Endpoint, Scope } from './endpoint';

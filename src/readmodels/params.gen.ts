@@ -18,12 +18,16 @@ export interface ParamDef {
   'x-page-size'?: boolean;
   /** Not a read-model argument: the module that reads it. */
   'x-read-by'?: string;
+  /** Values are upper-cased before they are checked (country codes in any letter case). */
+  'x-upper-case'?: boolean;
+  /** A list whose order means something (group_by): kept as given, not sorted (its schema refuses repeats). */
+  'x-ordered'?: boolean;
   /** The QueryArgs field it fills; null for path parameters and those with x-read-by. */
   arg: keyof QueryArgs | null;
 }
 
 /** What an endpoint may list as its query parameters: the query files of schemas/params. */
-export type QueryParamName = 'compare' | 'compare_end_date' | 'compare_start_date' | 'cursor' | 'end_date' | 'engine_ids' | 'entity_type' | 'interval' | 'last_event_id' | 'limit-days' | 'limit-default-100' | 'limit' | 'start_date';
+export type QueryParamName = 'compare' | 'compare_end_date' | 'compare_start_date' | 'country' | 'cursor' | 'end_date' | 'engine_ids' | 'entity_type' | 'group_by' | 'interval' | 'last_event_id' | 'limit-days' | 'limit-default-100' | 'limit' | 'model' | 'persona' | 'segment_ids' | 'start_date';
 export type PathParamName = 'project_id' | 'run_group_id';
 
 export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamDef } = {
@@ -66,6 +70,25 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       "pattern": "^(19[7-9]\\d|[2-8]\\d{3})-\\d{2}-\\d{2}$"
     },
     "arg": "compareStartDate"
+  },
+  "country": {
+    "name": "country",
+    "in": "query",
+    "required": false,
+    "style": "form",
+    "explode": true,
+    "description": "Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters.",
+    "x-accepts": "repeated ISO 3166-1 alpha-2 country codes, at most {maxItems} (country=US&country=DE)",
+    "x-upper-case": true,
+    "schema": {
+      "type": "array",
+      "maxItems": 64,
+      "items": {
+        "type": "string",
+        "pattern": "^[A-Z]{2}$"
+      }
+    },
+    "arg": "country"
   },
   "cursor": {
     "name": "cursor",
@@ -127,6 +150,46 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       ]
     },
     "arg": "entityType"
+  },
+  "group_by": {
+    "name": "group_by",
+    "in": "query",
+    "required": false,
+    "style": "form",
+    "explode": true,
+    "description": "Break the figures down into `groups` by one or two keys, in the order given (the rows are ordered by them): engine, prompt, segment, country, persona, model, or a time grain (day, week or month: at most one). A run without the dimension goes to the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns.",
+    "x-accepts": "one or two different keys of {items.enum}, at most one of day, week and month (group_by=country&group_by=week)",
+    "x-ordered": true,
+    "schema": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 2,
+      "uniqueItems": true,
+      "items": {
+        "type": "string",
+        "enum": [
+          "engine",
+          "prompt",
+          "segment",
+          "country",
+          "persona",
+          "model",
+          "day",
+          "week",
+          "month"
+        ]
+      },
+      "contains": {
+        "enum": [
+          "day",
+          "week",
+          "month"
+        ]
+      },
+      "minContains": 0,
+      "maxContains": 1
+    },
+    "arg": "groupBy"
   },
   "interval": {
     "name": "interval",
@@ -204,6 +267,44 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "x-page-size": true,
     "arg": "limit"
   },
+  "model": {
+    "name": "model",
+    "in": "query",
+    "required": false,
+    "style": "form",
+    "explode": true,
+    "description": "Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters.",
+    "x-accepts": "repeated model ids of 1 to 128 characters, at most {maxItems} (model=gpt-4o)",
+    "schema": {
+      "type": "array",
+      "maxItems": 64,
+      "items": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128
+      }
+    },
+    "arg": "model"
+  },
+  "persona": {
+    "name": "persona",
+    "in": "query",
+    "required": false,
+    "style": "form",
+    "explode": true,
+    "description": "Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters.",
+    "x-accepts": "repeated persona labels of 1 to 64 characters, at most {maxItems} (persona=Developer&persona=Founder)",
+    "schema": {
+      "type": "array",
+      "maxItems": 64,
+      "items": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64
+      }
+    },
+    "arg": "persona"
+  },
   "project_id": {
     "name": "project_id",
     "in": "path",
@@ -227,6 +328,24 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       "format": "uuid"
     },
     "arg": null
+  },
+  "segment_ids": {
+    "name": "segment_ids",
+    "in": "query",
+    "required": false,
+    "style": "form",
+    "explode": true,
+    "description": "Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters.",
+    "x-accepts": "repeated uuids, at most {maxItems} (segment_ids=<uuid>&segment_ids=<uuid>)",
+    "schema": {
+      "type": "array",
+      "maxItems": 64,
+      "items": {
+        "type": "string",
+        "format": "uuid"
+      }
+    },
+    "arg": "segmentIds"
   },
   "start_date": {
     "name": "start_date",
@@ -260,6 +379,10 @@ export interface QueryArgs {
    */
   compareStartDate: string | null;
   /**
+   * country (a set: sorted, without repeats), schemas/params/country.json; null when absent.
+   */
+  country: string[] | null;
+  /**
    * end_date, schemas/params/end_date.json; null when absent.
    */
   endDate: string | null;
@@ -272,6 +395,16 @@ export interface QueryArgs {
    */
   entityType: ("brand" | "competitor") | null;
   /**
+   * group_by (in the order given, without repeats), schemas/params/group_by.json; null when absent.
+   */
+  groupBy:
+    | ["engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month"]
+    | [
+        "engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month",
+        "engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month"
+      ]
+    | null;
+  /**
    * interval, schemas/params/interval.json; "day" when absent.
    */
   interval: "day" | "week" | "month";
@@ -279,6 +412,18 @@ export interface QueryArgs {
    * limit, schemas/params/limit.json; 0 when absent.
    */
   limit: number;
+  /**
+   * model (a set: sorted, without repeats), schemas/params/model.json; null when absent.
+   */
+  model: string[] | null;
+  /**
+   * persona (a set: sorted, without repeats), schemas/params/persona.json; null when absent.
+   */
+  persona: string[] | null;
+  /**
+   * segment_ids (a set: sorted, without repeats), schemas/params/segment_ids.json; null when absent.
+   */
+  segmentIds: string[] | null;
   /**
    * start_date, schemas/params/start_date.json; null when absent.
    */
@@ -290,10 +435,15 @@ export const ABSENT: Readonly<QueryArgs> = {
   "compare": null,
   "compareEndDate": null,
   "compareStartDate": null,
+  "country": null,
   "endDate": null,
   "engineIds": null,
   "entityType": null,
+  "groupBy": null,
   "interval": "day",
   "limit": 0,
+  "model": null,
+  "persona": null,
+  "segmentIds": null,
   "startDate": null
 };

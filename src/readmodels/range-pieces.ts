@@ -20,6 +20,8 @@ export interface Piece {
  */
 export type Stale = (grain: Exclude<Grain, 'day'>, start: string) => boolean;
 const NOTHING_STALE: Stale = () => false;
+/** Every period read as its days (the runs): a filter on the runs' dimensions, which no roll-up keys by. */
+export const EVERY_PERIOD_STALE: Stale = () => true;
 
 export function stalePeriods(store: ReadStore, projectId: string): Stale {
   const pending = pendingPeriods(store, projectId);

@@ -2,12 +2,12 @@
 // added per key, so the same numbers whatever pieces a range is read in.
 import type { Period } from './args';
 import { countingOf, counts, rollupRows, runsOfDays } from './counted-runs';
-import { rangePieces, stalePeriods, type Piece } from './range-pieces';
+import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Piece, type Stale } from './range-pieces';
 import {
   addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts,
   trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
 } from './store';
-import type { Slice } from './windows';
+import { filtersDims, type Slice } from './windows';
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -22,12 +22,21 @@ export interface EnginePromptSums extends MentionSums {
  */
 function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, add: (piece: Piece, into: Map<string, T>) => void, compare: (a: T, b: T) => number): T[] {
   const out = new Map<string, T>();
-  for (const piece of rangePieces(s.start, s.end, 'total', stalePeriods(store, s.projectId))) add(piece, out);
+  for (const piece of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) add(piece, out);
   return [...out.values()].sort(compare);
 }
 
+/**
+ * The periods of a slice read as their days: those pending (stalePeriods), and every one when the
+ * slice filters on the runs' dimensions (no roll-up keys by them; a segment filter is one of prompts,
+ * which the roll-ups key by).
+ */
+export function sliceStale(store: ReadStore, s: Slice): Stale {
+  return filtersDims(s.filter) ? EVERY_PERIOD_STALE : stalePeriods(store, s.projectId);
+}
+
 /** A run's best mention added to sums (the writer's arithmetic: contributions.ts). */
-function addBest(into: MentionSums, position: number, sentiment: number | null): void {
+export function addBest(into: MentionSums, position: number, sentiment: number | null): void {
   const d = zeroMention();
   addMention(d, position, sentiment, 1);
   into.mentioned += d.runs;
@@ -51,7 +60,7 @@ const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => com
 
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
-  const counting = countingOf(store, s.projectId);
+  const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const into = (out: Map<string, EnginePromptSums>, engineId: string, promptId: string): EnginePromptSums => {
     const key = `${engineId} ${promptId}`;
@@ -97,7 +106,7 @@ const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): n
  * give them the slice's runs with `overRuns`).
  */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
-  const counting = countingOf(store, s.projectId);
+  const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
   const into = (out: Map<string, CompetitorPromptSums>, competitorId: string, promptId: string): CompetitorPromptSums => {
@@ -175,6 +184,38 @@ export function promptsByPeriod(store: ReadStore, projectId: string, start: stri
     }
   }
   return out;
+}
+
+/**
+ * engineSumsByPeriod and promptsByPeriod of a filtered slice, from its counted runs (the roll-ups and
+ * engine-day rows key by neither dimension nor segment): per period and engine, the brand sums; per
+ * period, the tracked competitors the runs mention (as the writer counts competitor_runs) and the
+ * distinct prompts. The same arithmetic as the writer's rows, so an empty filter would give their numbers.
+ */
+export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): EnginePeriods & { prompts: Map<string, Set<string>> } {
+  const counting = countingOf(store, s.projectId, s.filter ?? null);
+  const tracked = new Set(trackedCompetitorIds(store, s.projectId));
+  const names = engineNames(store);
+  const periodOf = periodsOf(interval);
+  const rows = new Map<string, PeriodEngineSums>();
+  const competitorMentions = new Map<string, number>();
+  const prompts = new Map<string, Set<string>>();
+  for (const { day, facts: f } of runsOfDays(store, s, { grain: 'day', start: s.start, end: s.end }, counting)) {
+    const period = periodOf(day);
+    const key = `${period} ${f[0]}`;
+    let r = rows.get(key);
+    if (!r) rows.set(key, (r = { day: period, engine_id: f[0], engine_name: names.get(f[0])!, ...zeroSums() }));
+    r.runs += 1;
+    if (f[2] !== null) addBest(r, f[2], f[3]);
+    let mentioned = 0;
+    for (const [competitorId] of f[6]) if (tracked.has(competitorId)) mentioned += 1;
+    if (mentioned > 0) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
+    let ids = prompts.get(period);
+    if (!ids) prompts.set(period, (ids = new Set()));
+    ids.add(f[1]);
+  }
+  const engines = [...rows.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
+  return { engines, competitorMentions, prompts };
 }
 
 /** Adds rows into one total per key (integers: exact in any order). */

@@ -18,12 +18,36 @@ export function currentWindow(store: ReadStore, projectId: string, days: number)
   return { start: addDays(end, -(days - 1)), end };
 }
 
-/** Counted runs of one project over an inclusive day range, optionally restricted to some engines. */
+/**
+ * The filters on a run's dimensions and its prompt's segments (docs/metrics.md#filters): within one,
+ * any of its values; across them, all. null: no filter on it. A run that does not name a dimension
+ * never matches a filter on it.
+ */
+export interface RunFilter {
+  country: string[] | null;
+  persona: string[] | null;
+  model: string[] | null;
+  segmentIds: string[] | null;
+}
+
+/** The request's filters, or null when it gives none (every v1 request). */
+export function filterOf(args: Partial<RunFilter>): RunFilter | null {
+  const f = { country: args.country ?? null, persona: args.persona ?? null, model: args.model ?? null, segmentIds: args.segmentIds ?? null };
+  return f.country === null && f.persona === null && f.model === null && f.segmentIds === null ? null : f;
+}
+
+/** Whether a filter names a dimension of the runs (not only segments): its range is read from the runs, day by day. */
+export function filtersDims(f: RunFilter | null | undefined): f is RunFilter {
+  return !!f && (f.country !== null || f.persona !== null || f.model !== null);
+}
+
+/** Counted runs of one project over an inclusive day range, optionally restricted to some engines and by a filter. */
 export interface Slice {
   projectId: string;
   start: string;
   end: string;
   engineIds: string[] | null;
+  filter?: RunFilter | null;
 }
 
 /** What a request says about its days (ReadArgs). */
@@ -47,7 +71,7 @@ export function requestedWindow(store: ReadStore, args: RangeArgs, days: number)
 }
 
 /** The requested window of a request as a slice (with its engine filter); null when there is none (no runs, no range). */
-export function currentSlice(store: ReadStore, args: RangeArgs & { windowDays: number; engineIds: string[] | null }): Slice | null {
+export function currentSlice(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number; engineIds: string[] | null }): Slice | null {
   const w = requestedWindow(store, args, args.windowDays);
-  return w && { projectId: args.projectId, start: w.start, end: w.end, engineIds: args.engineIds };
+  return w && { projectId: args.projectId, start: w.start, end: w.end, engineIds: args.engineIds, filter: filterOf(args) };
 }

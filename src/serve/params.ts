@@ -64,6 +64,8 @@ interface Wire {
   integer: boolean;
   /** uuids are accepted in any letter case; stored ids are lowercase. */
   lower: boolean;
+  /** Country codes are accepted in any letter case; stored ones are upper case. */
+  upper: boolean;
 }
 
 interface Compiled {
@@ -85,7 +87,7 @@ export function takesUuids(p: ParamDef): boolean {
 }
 
 function wireOf(p: ParamDef): Wire {
-  return { name: p.name, array: p.schema.type === 'array', integer: p.schema.type === 'integer', lower: takesUuids(p) };
+  return { name: p.name, array: p.schema.type === 'array', integer: p.schema.type === 'integer', lower: takesUuids(p), upper: p['x-upper-case'] === true };
 }
 
 function compile(e: Listed): Compiled {
@@ -110,7 +112,7 @@ function compile(e: Listed): Compiled {
 function decode(w: Wire, raw: string | string[]): unknown {
   if (w.array) {
     const list = Array.isArray(raw) ? raw : [raw];
-    return w.lower ? list.map((v) => v.toLowerCase()) : list;
+    return w.lower ? list.map((v) => v.toLowerCase()) : w.upper ? list.map((v) => v.toUpperCase()) : list;
   }
   if (Array.isArray(raw)) return raw;
   if (w.integer) return /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -223,7 +225,7 @@ export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'name' | 'par
   const out: Record<string, unknown> = { ...ABSENT };
   for (const p of c.args) {
     const value = v[p.name];
-    out[p.arg!] = value === undefined ? absent(p) : Array.isArray(value) ? [...new Set(value as string[])].sort() : value;
+    out[p.arg!] = value === undefined ? absent(p) : Array.isArray(value) && p['x-ordered'] !== true ? [...new Set(value as string[])].sort() : value;
   }
   const args = out as unknown as QueryArgs; // one field per QueryArgs key: ABSENT has them all, and `arg` is one of them
   checkRange(args.startDate, args.endDate, rangeDays(e, windowDays));

@@ -29,7 +29,7 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'competitors', columns: 'id, project_id, name, domain, aliases, created_at, updated_at, deleted', order: 'id' },
   { table: 'run_groups', columns: 'id, project_id, trigger, started_at, completed_at, status', order: 'id' },
   // A run's event as the API shows it (its envelope the newest version's, whatever the order of retries): RUN_DATA.
-  { table: 'prompt_runs', columns: `id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, brand_position, brand_sentiment, mention_count, citation_count, ${RUN_DATA}`, order: 'id' },
+  { table: 'prompt_runs', columns: `id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day, brand_position, brand_sentiment, mention_count, citation_count, country, persona, model, surface, ${RUN_DATA}`, order: 'id' },
   { table: 'forum_posts', columns: 'id, project_id, platform, url, title, community, author, posted_at, discovered_at, matched_terms', order: 'id' },
   { table: 'forum_post_fields', columns: 'post_id, field, value', order: 'post_id, field' },
   { table: 'agg_prompt_week', columns: '*', order: 'project_id, day, engine_id, prompt_id' },

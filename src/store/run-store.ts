@@ -5,6 +5,7 @@ import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { RunIndex } from './run-index';
 import { KEY_OF, Keys } from './keys';
+import { Dims, dimsKey } from './dims';
 
 /** A mention as the API shows it: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -53,6 +54,8 @@ export interface RunFacts {
   brand_sentiment: number | null;
   competitors: CompetitorHit[];
   urls: RunUrl[];
+  /** Its dimensions as one key (dims.ts dimsKey), null or absent when it names none. */
+  dims?: string | null;
 }
 
 /** What applying a run did: the contribution it added to the aggregates, and the one it replaced. */
@@ -142,7 +145,7 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
     id: run.id, run_group_id: run.run_group_id, project_id: run.project_id, engine_id: run.engine_id, prompt_id: run.prompt_id,
     day: utcDay(run.completed_at), status: run.status, completed_at: run.completed_at,
     brand_position: brand?.position ?? null, brand_sentiment: brand?.sentiment ?? null,
-    competitors: competitorsOf(run.mentions), urls: urlsOf(run.citations),
+    competitors: competitorsOf(run.mentions), urls: urlsOf(run.citations), dims: dimsKey(run),
   };
 }
 
@@ -238,7 +241,7 @@ export function storedEvent(event: string): { version: Version; data: PromptRunC
  */
 function factOf(run: PromptRunCompleted): string {
   return JSON.stringify([run.id, run.run_group_id, run.project_id, run.prompt_id, run.engine_id, run.status, run.completed_at,
-    run.response_excerpt ?? null, storedMentions(run.mentions), storedCitations(run.citations)]);
+    run.response_excerpt ?? null, storedMentions(run.mentions), storedCitations(run.citations), dimsKey(run)]);
 }
 
 const textOf = (event: string | Uint8Array): string => (typeof event === 'string' ? event : Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString('utf8'));
@@ -289,6 +292,7 @@ export class RunStore {
   /** Where each run id's row is (run-index.ts). */
   readonly index: RunIndex;
   private readonly keys: Keys;
+  private readonly dims: Dims;
   private readonly insert;
   private readonly stored;
   private readonly replace;
@@ -300,12 +304,13 @@ export class RunStore {
   constructor(db: Db) {
     this.index = new RunIndex(db);
     this.keys = new Keys(db);
+    this.dims = new Dims(db);
     // CAST: what a precompute thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
-    this.insert = db.prepare(`INSERT INTO runs (project, completed_at, run_group, status, id, facts, event)
-      VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT))`);
+    this.insert = db.prepare(`INSERT INTO runs (project, completed_at, run_group, status, id, facts, event, dims)
+      VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)`);
     this.stored = db.prepare(`SELECT r.id, p.id, g.id, r.status, r.completed_at, r.facts, r.event FROM runs r
       JOIN keys p ON p.n = r.project JOIN keys g ON g.n = r.run_group WHERE r.rowid = ?`).raw(true);
-    this.replace = db.prepare(`UPDATE runs SET project = ?, completed_at = ?, run_group = ?, status = ?, facts = CAST(? AS TEXT), event = CAST(? AS TEXT)
+    this.replace = db.prepare(`UPDATE runs SET project = ?, completed_at = ?, run_group = ?, status = ?, facts = CAST(? AS TEXT), event = CAST(? AS TEXT), dims = ?
       WHERE rowid = ?`);
     this.touchVersion = db.prepare('UPDATE runs SET event = CAST(? AS TEXT) WHERE rowid = ?');
     // A project's succeeded runs of [start, end) in completion order, through runs_recent.
@@ -325,7 +330,8 @@ export class RunStore {
     const f = run.facts;
     const at = this.index.find(f.id);
     if (at === undefined) {
-      const rowid = this.insert.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, f.id, run.factsJson, run.event).lastInsertRowid;
+      const rowid = this.insert.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, f.id, run.factsJson, run.event,
+        this.dims.numberOf(f.dims)).lastInsertRowid;
       this.index.added(f.id, Number(rowid));
       return { outcome: 'applied', added: f };
     }
@@ -341,7 +347,8 @@ export class RunStore {
       this.touchVersion.run(run.event, at);
       return { outcome: 'duplicate' };
     }
-    this.replace.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event, at);
+    this.replace.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event,
+      this.dims.numberOf(f.dims), at);
     return { outcome: 'applied', added: f, removed: new StoredFacts(id, projectId, groupId, status, completedAt, facts) };
   }
 
@@ -349,6 +356,7 @@ export class RunStore {
   fail(): void {
     this.index.fail();
     this.keys.fail();
+    this.dims.fail();
   }
 
   /**
@@ -358,6 +366,7 @@ export class RunStore {
    */
   rolledBack(): void {
     this.keys.fail();
+    this.dims.fail();
   }
 
   /** A project's succeeded runs completed on the days start..end (inclusive), oldest first. */

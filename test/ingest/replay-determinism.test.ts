@@ -132,3 +132,22 @@ function readVersions(file: string): unknown[] {
     db.close();
   }
 }
+
+// The digest covers a run's dimensions (migration 015): the same runs with another country, persona,
+// model or surface are other data, whatever number the writer gave the combination.
+t.test('the digest covers the runs\' dimensions', async (t) => {
+  const lines: string[] = [];
+  for await (const line of readLines(DEMO_FILE)) lines.push(line);
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(lines.map((raw, k) => ({ raw, source: 'file:demo', position: k + 1 })));
+  projector.settle();
+  const named = db.prepare('SELECT count(DISTINCT country) AS countries, count(DISTINCT persona) AS personas, count(DISTINCT model) AS models, count(DISTINCT surface) AS surfaces FROM prompt_runs').get();
+  t.same(named, { countries: 4, personas: 4, models: 10, surfaces: 2 }, 'the demo runs name several of each');
+  const before = digest(db);
+  const [a, b] = db.prepare('SELECT n FROM dims ORDER BY n LIMIT 2').pluck().all() as number[];
+  const one = db.prepare('SELECT rowid FROM runs WHERE dims = ? LIMIT 1').pluck().get(a) as number;
+  db.prepare('UPDATE runs SET dims = ? WHERE rowid = ?').run(b, one);
+  t.not(digest(db), before, 'one run\'s dimensions changed: another digest');
+  db.prepare('UPDATE runs SET dims = ? WHERE rowid = ?').run(a, one);
+  t.equal(digest(db), before, 'changed back: the same digest');
+});

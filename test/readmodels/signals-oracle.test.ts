@@ -1,5 +1,6 @@
 // Signals over HTTP (issue 41) against an oracle computed here from the event list alone (its own
 // counting, z-test, Wilson/Newcombe and Benjamini-Hochberg; nothing of src/): on a generated world
+// of two engines, two segments (a prompt in both) and two countries (some runs naming none)
 // where one competitor's mention rate on one engine jumps in the second period, the jump is found and
 // every signal agrees with the oracle; on a world without any change there are none; another
 // account's key gets a 404.
@@ -59,6 +60,8 @@ function events(seed: number, chance: Chance): Ev[] {
             if (r() < chance(current, engine, prompt, c)) mentions.push({ entity_type: 'competitor', competitor_id: c, name: 'x', position: 2 });
           }
           e.data.mentions = mentions;
+          const where = r();
+          if (where < 0.85) e.data.country = where < 0.45 ? 'US' : 'DE'; // the rest name no country
           out.push(e);
         }
       }
@@ -90,6 +93,7 @@ interface OracleSignal {
   entity: string;
   engine: string | null;
   segment: string | null;
+  country: string | null;
   x1: number; n1: number; x2: number; n2: number;
   p: number; q: number; low: number; high: number;
 }
@@ -106,9 +110,10 @@ function oracle(evs: Ev[]): { tested: OracleSignal[]; skipped: number } {
     if (period < 0) continue;
     const named = new Set((e.data.mentions as Array<{ entity_type: string; competitor_id?: string }>)
       .map((m) => (m.entity_type === 'brand' ? '' : m.competitor_id!)).filter((x) => x === '' || COMPETITORS.includes(x)));
+    const country = e.data.country === undefined ? [null] : [null, String(e.data.country)];
     for (const engine of [null, String(e.data.engine_id)]) {
-      for (const segment of [null, ...segs.get(String(e.data.prompt_id))!]) {
-        const key = `${engine}|${segment}`;
+      for (const segment of [null, ...segs.get(String(e.data.prompt_id))!]) for (const k of country) {
+        const key = `${engine}|${segment}|${k}`;
         let c = tally[period]!.get(key);
         if (!c) tally[period]!.set(key, (c = { runs: 0, m: new Map() }));
         c.runs += 1;
@@ -119,7 +124,7 @@ function oracle(evs: Ev[]): { tested: OracleSignal[]; skipped: number } {
   const tested: OracleSignal[] = [];
   let skipped = 0;
   for (const key of new Set([...tally[0]!.keys(), ...tally[1]!.keys()])) {
-    const [engine, segment] = key.split('|').map((s) => (s === 'null' ? null : s)) as [string | null, string | null];
+    const [engine, segment, country] = key.split('|').map((s) => (s === 'null' ? null : s)) as [string | null, string | null, string | null];
     for (const entity of ['', ...COMPETITORS]) {
       const n1 = tally[0]!.get(key)?.runs ?? 0;
       const n2 = tally[1]!.get(key)?.runs ?? 0;
@@ -133,7 +138,7 @@ function oracle(evs: Ev[]): { tested: OracleSignal[]; skipped: number } {
       const [l2, u2] = wilsonOf(x2, n2);
       const d = x1 / n1 - x2 / n2;
       tested.push({
-        entity, engine, segment, x1, n1, x2, n2, p, q: NaN,
+        entity, engine, segment, country, x1, n1, x2, n2, p, q: NaN,
         low: d - Math.sqrt((x1 / n1 - l1) ** 2 + (u2 - x2 / n2) ** 2), high: d + Math.sqrt((u1 - x1 / n1) ** 2 + (x2 / n2 - l2) ** 2),
       });
     }
@@ -153,7 +158,7 @@ interface Body {
   slices_tested: number; slices_skipped: number; false_discovery_rate: number;
   signals: Array<{
     entity_type: string; competitor_id: string | null; name: string; engine_id: string | null; engine_name: string | null; segment_id: string | null;
-    segment_name: string | null; current: { rate: number; mentioned: number; runs: number }; previous: { rate: number; mentioned: number; runs: number };
+    segment_name: string | null; country: string | null; current: { rate: number; mentioned: number; runs: number }; previous: { rate: number; mentioned: number; runs: number };
     delta: number; delta_ci: { low: number; high: number }; p_value: number; q_value: number;
   }>;
 }
@@ -165,7 +170,7 @@ async function serve(evs: Ev[]): Promise<{ get: (query: string, key?: string) =>
   return {
     get: async (query, key = W.key) => {
       const r = await request(`${api.base}/projects/${W.project}/signals${query}`, withKey(key));
-      return { status: r.status, json: r.json, body: r.body };
+      return { status: r.status, json: r.json, body: r.text };
     },
     close: async () => { await api.close(); db.close(); },
   };
@@ -184,26 +189,28 @@ t.test('a planted jump is found, and every signal is the oracle\'s', async (t) =
   const b = r.json as Body;
   t.same([b.start_date, b.end_date, b.compare_start_date, b.compare_end_date], [...CURRENT, ...PREVIOUS], 'previous_period: the 14 days before');
   t.same([b.slices_tested, b.slices_skipped, b.min_runs, b.false_discovery_rate], [o.tested.length, o.skipped, 10, 0.05], 'slices tested and skipped');
-  t.ok(o.tested.length >= 27, `brand and 2 competitors x (all, 2 engines) x (all, 2 segments): ${o.tested.length}`);
+  t.ok(o.tested.length >= 27 && o.skipped > 0, `brand and 2 competitors x (all, 2 engines) x (all, 2 segments) x (all, 2 countries): ${o.tested.length} tested, ${o.skipped} skipped`);
+  t.ok(o.tested.some((s) => s.country !== null), 'slices by country are tested');
   // The oracle's erfc is good to ~1e-7: slices whose q is that close to 5 % are left out of the comparison.
   const expected = o.tested.filter((s) => s.q <= 0.05 - 1e-6);
   const doubtful = o.tested.filter((s) => Math.abs(s.q - 0.05) <= 1e-6);
-  const key = (entity: string, engine: string | null, segment: string | null): string => `${entity}|${engine}|${segment}`;
-  const served = new Map(b.signals.map((s) => [key(s.competitor_id ?? '', s.engine_id, s.segment_id), s]));
-  t.ok(served.has(key(W.competitor, W.engineB, null)), 'Wile on Perplexity, all segments, is a signal');
+  const key = (entity: string, engine: string | null, segment: string | null, country: string | null): string => `${entity}|${engine}|${segment}|${country}`;
+  const served = new Map(b.signals.map((s) => [key(s.competitor_id ?? '', s.engine_id, s.segment_id, s.country), s]));
+  t.ok(served.has(key(W.competitor, W.engineB, null, null)), 'Wile on Perplexity, all segments and countries, is a signal');
+  t.ok(served.has(key(W.competitor, W.engineB, null, 'US')), 'and in the US');
   for (const s of expected) {
-    const got = served.get(key(s.entity, s.engine, s.segment));
-    if (!t.ok(got, `signal ${key(s.entity, s.engine, s.segment)} (q ${s.q})`) || !got) continue;
+    const got = served.get(key(s.entity, s.engine, s.segment, s.country));
+    if (!t.ok(got, `signal ${key(s.entity, s.engine, s.segment, s.country)} (q ${s.q})`) || !got) continue;
     t.same([got.current.mentioned, got.current.runs, got.previous.mentioned, got.previous.runs], [s.x1, s.n1, s.x2, s.n2], 'counts');
     t.ok(near(got.delta, s.x1 / s.n1 - s.x2 / s.n2, 1e-12), 'delta');
     t.ok(near(got.p_value, s.p, 1e-6 * Math.max(s.p, 1e-12) + 1e-12) && near(got.q_value, s.q, 1e-6 * s.q + 1e-12), `p ${got.p_value} ~ ${s.p}, q ${got.q_value} ~ ${s.q}`);
     t.ok(near(got.delta_ci.low, s.low, 1e-9) && near(got.delta_ci.high, s.high, 1e-9), 'Newcombe interval');
     t.equal(got.entity_type, s.entity === '' ? 'brand' : 'competitor');
   }
-  t.equal(b.signals.length - b.signals.filter((s) => doubtful.some((d) => key(d.entity, d.engine, d.segment) === key(s.competitor_id ?? '', s.engine_id, s.segment_id))).length,
+  t.equal(b.signals.length - b.signals.filter((s) => doubtful.some((d) => key(d.entity, d.engine, d.segment, d.country) === key(s.competitor_id ?? '', s.engine_id, s.segment_id, s.country))).length,
     expected.length, 'no other signal');
   for (let i = 1; i < b.signals.length; i++) t.ok(Math.abs(b.signals[i - 1]!.delta) >= Math.abs(b.signals[i]!.delta), 'ranked by |delta|');
-  const wile = served.get(key(W.competitor, W.engineB, null))!;
+  const wile = served.get(key(W.competitor, W.engineB, null, null))!;
   t.same([wile.name, wile.engine_name, wile.segment_name], ['Wile', 'Perplexity', null]);
 
   // limit caps the list, not the test; the same period named explicitly gives the same bytes.

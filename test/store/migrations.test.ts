@@ -36,8 +36,17 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 014 adds: the cursor key. */
-const UNDO_014 = 'DROP TABLE cursor_secret;';
+/** What 015 adds, taken back: the runs' dimensions (dims, runs.dims, the index entry and the view's columns). */
+const UNDO_015 = `DROP VIEW prompt_runs;
+  CREATE VIEW prompt_runs AS
+    SELECT r.id, g.id AS run_group_id, p.id AS project_id, r.facts ->> 1 AS prompt_id, r.facts ->> 0 AS engine_id, r.status,
+      r.completed_at, substr(r.completed_at, 1, 10) AS day, r.facts ->> 2 AS brand_position, r.facts ->> 3 AS brand_sentiment,
+      r.facts ->> 4 AS mention_count, r.facts ->> 5 AS citation_count, r.event, r.facts -> 6 AS hits, r.facts -> 7 AS cited
+    FROM runs r JOIN keys p ON p.n = r.project JOIN keys g ON g.n = r.run_group;
+  DROP INDEX runs_recent; ALTER TABLE runs DROP COLUMN dims; CREATE INDEX runs_recent ON runs (project, completed_at); DROP TABLE dims;`;
+
+/** What 014 adds: the cursor key (015 taken back first). */
+const UNDO_014 = `${UNDO_015} DROP TABLE cursor_secret;`;
 
 /** What 013 changes, taken back: prompt_runs and the roll-ups as tables (test/store/schema-12.sql); 014 first. */
 const UNDO_013 = `${UNDO_014} ${fs.readFileSync(path.join(__dirname, 'schema-12.sql'), 'utf8')}`;
@@ -285,4 +294,46 @@ t.test('014 gives a database of 013 a cursor key of its own, outside the digest'
   const again = openDb(file);
   t.same(storedCursorSecret(again), key, 'kept: opening the file again keeps its key');
   again.close();
+});
+
+// 015: a run's dimensions (country, persona, model, surface). A database of 014 kept the events as
+// they came, so the dimensions of runs stored before are read from them: the same numbers, view
+// columns and digest as the same events projected by this build.
+t.test('015 gives the runs of a database of 014 their dimensions, from their events', async (t) => {
+  const dir = tmpDir('migrate15-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const withDims = (): ReturnType<typeof world> => {
+    const all = events();
+    const dims = [{ country: 'US', persona: 'Developer', model: 'gpt-4o', surface: 'api' }, { country: 'DE', surface: 'app' }, { persona: 'Founder', country: null }];
+    let i = 0;
+    for (const e of all) if (e.type === 'prompt_run.completed') Object.assign(e.data, dims[i++ % (dims.length + 1)] ?? {});
+    return all;
+  };
+  const project = (file: string): Db => {
+    const db = openDb(file);
+    const projector = new Projector(db);
+    projector.applyBatch(asSource(withDims()));
+    projector.settle();
+    return db;
+  };
+  const dimsOf = (d: Db): unknown[] => d.prepare('SELECT id, country, persona, model, surface FROM prompt_runs ORDER BY id').raw().all();
+  const fresh = project(path.join(dir, 'fresh.db'));
+  const expected = digest(fresh);
+  const freshDims = dimsOf(fresh);
+  t.ok(freshDims.some((r) => (r as unknown[])[1] === 'US') && freshDims.some((r) => (r as unknown[]).slice(1).every((v) => v === null)), 'runs with and without dimensions');
+  fresh.close();
+
+  const file = path.join(dir, 'old.db');
+  const old = project(file);
+  old.exec(`${UNDO_015} PRAGMA user_version = 14;`);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
+  t.same(dimsOf(migrated), freshDims, 'each run: the dimensions its event names, null where it names none');
+  t.equal(migrated.prepare("SELECT count(*) FROM runs WHERE dims IS NULL AND event ->> '$.data.country' IS NULL AND event ->> '$.data.persona' IS NULL").pluck().get(),
+    migrated.prepare('SELECT count(*) FROM runs WHERE dims IS NULL').pluck().get(), 'a run naming none has no dims number');
+  t.match(migrated.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_recent'").pluck().get(), /\(project, completed_at, dims\)/, 'the day index carries the dims number');
+  t.equal(digest(migrated), expected, 'the digest of a fresh projection');
 });

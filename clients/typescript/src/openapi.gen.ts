@@ -139,6 +139,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project_id}/dimensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The countries, personas, models and surfaces the project's counted runs name, each with its number of runs */
+        get: operations["dimensions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{project_id}/engines": {
         parameters: {
             query?: never;
@@ -333,7 +350,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments */
+        /** The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries */
         get: operations["signals"];
         put?: never;
         post?: never;
@@ -534,6 +551,31 @@ export interface components {
             /** @description Wilson 95 % interval (z = 1.959964) of share_of_voice: runs mentioning the brand of n = runs mentioning the brand + for each tracked competitor the runs mentioning it that day; null when n = 0 (share_of_voice null). See docs/metrics.md. */
             share_of_voice_ci: components["schemas"]["ConfidenceInterval"] | null;
         }[];
+        /**
+         * Dimensions
+         * @description The countries, personas, models and surfaces the project's counted runs name (all its history), each with its number of runs, by value: what the country, persona and model filters can be given. A run that names none of a dimension is in none of its lists. See docs/metrics.md#dimensions.
+         */
+        Dimensions: {
+            countries: {
+                country: string;
+                run_count: number;
+            }[];
+            models: {
+                model: string;
+                run_count: number;
+            }[];
+            personas: {
+                persona: string;
+                run_count: number;
+            }[];
+            /** Format: uuid */
+            project_id: string;
+            surfaces: {
+                run_count: number;
+                /** @enum {string} */
+                surface: "api" | "app";
+            }[];
+        };
         /**
          * Engines
          * @description Engines (models) the project tracks now, by name then id; tracked_since is when tracking last started.
@@ -1000,6 +1042,8 @@ export interface components {
                  * @description null for the brand.
                  */
                 competitor_id: string | null;
+                /** @description ISO 3166-1 alpha-2; null: all countries (every counted run, naming a country or not). */
+                country: string | null;
                 current: components["schemas"]["SignalRate"];
                 /** @description current.rate - previous.rate. */
                 delta: number;
@@ -1074,6 +1118,35 @@ export interface components {
                 name: string;
                 run_count: number;
                 score: number;
+                sentiment: number | null;
+            }[];
+            /** @description Present only with group_by: the brand's figures per group of the keys asked for (only those keys appear in a row), ordered by them in the order given (names, then ids; periods oldest first; null last). A run without the dimension is in the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns. */
+            groups?: {
+                average_rank: number | null;
+                country?: string | null;
+                /** Format: uuid */
+                engine_id?: string | null;
+                engine_name?: string | null;
+                /** @description Runs of the group mentioning the brand: mention_rate's numerator. */
+                mention_count: number;
+                mention_rate: number;
+                /** @description Wilson 95 % interval (z = 1.959964) of mention_rate: mention_count of n = run_count. See docs/metrics.md. */
+                mention_rate_ci: components["schemas"]["ConfidenceInterval"] | null;
+                model?: string | null;
+                /**
+                 * Format: date
+                 * @description The first day of the group's day, ISO week (Monday) or month.
+                 */
+                period?: string;
+                persona?: string | null;
+                /** Format: uuid */
+                prompt_id?: string | null;
+                prompt_text?: string | null;
+                run_count: number;
+                score: number;
+                /** Format: uuid */
+                segment_id?: string | null;
+                segment_name?: string | null;
                 sentiment: number | null;
             }[];
             mention_rate: number;
@@ -2019,6 +2092,8 @@ export interface operations {
     citations: {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
@@ -2027,6 +2102,12 @@ export interface operations {
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -2257,10 +2338,18 @@ export interface operations {
     "competitor-rankings": {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -2528,6 +2617,229 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Competitors"];
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            400: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
+            401: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
+                    "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_api_key";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
+            404: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description method_not_allowed: Method other than GET or HEAD (the Allow header lists them) */
+            405: {
+                headers: {
+                    /** @description The methods the path serves */
+                    Allow: "GET, HEAD";
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "method_not_allowed";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
+            429: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds until a request will be accepted again: the t of RateLimit */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "headers_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description internal: Internal error; the message shows no internals */
+            500: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
+            503: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dimensions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
+                /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The project's id (any letter case). */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The countries, personas, models and surfaces the project's counted runs name, each with its number of runs */
+            200: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-24";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dimensions"];
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag) */
@@ -3625,6 +3937,8 @@ export interface operations {
     mentions: {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
@@ -3635,6 +3949,12 @@ export interface operations {
                 entity_type?: "brand" | "competitor";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -4088,8 +4408,16 @@ export interface operations {
     referrers: {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -4548,12 +4876,20 @@ export interface operations {
     "daily-scores": {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -5003,10 +5339,18 @@ export interface operations {
     "segment-analytics": {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -5262,7 +5606,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments */
+            /** @description The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries */
             200: {
                 headers: {
                     "Cache-Control": "private, no-cache";
@@ -5694,10 +6038,20 @@ export interface operations {
     visibility: {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
                 engine_ids?: string[];
+                /** @description Break the figures down into `groups` by one or two keys, in the order given (the rows are ordered by them): engine, prompt, segment, country, persona, model, or a time grain (day, week or month: at most one). A run without the dimension goes to the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns. */
+                group_by?: ("engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month")[];
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -5924,10 +6278,18 @@ export interface operations {
     timeseries: {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };
@@ -6154,8 +6516,16 @@ export interface operations {
     "warm-leads": {
         parameters: {
             query?: {
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
+                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                model?: string[];
+                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                persona?: string[];
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
             };

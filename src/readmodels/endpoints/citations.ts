@@ -5,8 +5,8 @@ import {
   citedEngineRows, citedRows, citeFacts, compareStrings, mergeCited, type Cited, type FactsArray, type ReadStore, type UrlCitations,
 } from '../store';
 import { countingOf, rollupRows, runsOfDays } from '../counted-runs';
-import { rangePieces, stalePeriods, type Piece } from '../range-pieces';
-import { requestedWindow, type RangeArgs } from '../windows';
+import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Piece } from '../range-pieces';
+import { filterOf, requestedWindow, type RangeArgs, type RunFilter } from '../windows';
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
@@ -32,9 +32,9 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
  * those days, each URL once per run as the run's facts keep it, merged by the writer's rules
  * (src/store/contributions.ts citeFacts, as the writer's recounts cite them).
  */
-function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null): void {
-  const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds };
-  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId), (json) => JSON.parse(json) as FactsArray)) {
+function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null, filter: RunFilter | null): void {
+  const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds, filter };
+  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId, filter), (json) => JSON.parse(json) as FactsArray)) {
     const f = run.facts;
     citeFacts(into, f[7], f[0], run.completed_at, f[1], run.id);
   }
@@ -61,13 +61,18 @@ function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: s
   }
 }
 
-/** Every URL cited by counted runs in the requested window (after the engine filter), most cited first. */
-export function citedUrls(store: ReadStore, args: RangeArgs & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
+/**
+ * Every URL cited by counted runs in the requested window (after the engine filter and the request's
+ * filters), most cited first. A filtered range is read from its runs: the cited roll-ups key by no
+ * dimension, and count a URL's runs over all its prompts together.
+ */
+export function citedUrls(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
   const window = requestedWindow(store, args, args.windowDays);
   if (!window) return [];
-  const pieces = rangePieces(window.start, window.end, 'total', stalePeriods(store, args.projectId));
+  const filter = filterOf(args);
+  const pieces = rangePieces(window.start, window.end, 'total', filter ? EVERY_PERIOD_STALE : stalePeriods(store, args.projectId));
   const days = new Map<string, UrlCitations>();
-  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds);
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds, filter);
   const urls = new Map<string, Cited>();
   for (const [url, u] of days) urls.set(url, u.merged());
   for (const p of pieces) if (p.grain !== 'day') citedOfPeriods(store, urls, args.projectId, p, engineIds);
@@ -99,7 +104,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/citations',
   summary: 'Source citations: URLs cited in AI answers over the current window, most cited first',
   scope: 'project',
-  params: ['engine_ids', 'limit-default-100', 'start_date', 'end_date', 'cursor'],
+  params: ['engine_ids', 'limit-default-100', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids', 'cursor'],
   schema: 'citations',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Citations {

@@ -13,7 +13,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/competitor-rankings',
   summary: 'The brand and every tracked competitor over the current window, ranked by visibility score',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids'],
   schema: 'competitor-rankings',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): CompetitorRankings {

@@ -2,8 +2,8 @@ import type { DailyScore, DailyScores } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
 import { compareStrings, dayFigures, promptIdsNewestFirst, zeroSums, type ReadStore } from '../store';
-import { engineSumsByPeriod, promptsByPeriod, sumBy } from '../sums';
-import { requestedWindow } from '../windows';
+import { engineSumsByPeriod, filteredPeriods, promptsByPeriod, sumBy } from '../sums';
+import { filterOf, requestedWindow } from '../windows';
 
 /**
  * The newest `limit` days with counted runs, each with the number of its distinct prompts among those
@@ -29,9 +29,12 @@ function newestDays(store: ReadStore, projectId: string, limit: number): Array<{
 function periodRows(store: ReadStore, args: ReadArgs): DailyScores {
   const w = requestedWindow(store, args, RANGE_DAYS);
   if (!w) return [];
-  const prompts = promptsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  const filter = filterOf(args);
+  // Filtered: from the runs (the engine-day rows and roll-ups key by no dimension, nor by segment here).
+  const filtered = filter && filteredPeriods(store, { projectId: args.projectId, start: w.start, end: w.end, engineIds: null, filter }, args.interval);
+  const prompts = filtered ? filtered.prompts : promptsByPeriod(store, args.projectId, w.start, w.end, args.interval);
   if (prompts.size === 0) return [];
-  const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+  const { engines, competitorMentions } = filtered || engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
   const sums = sumBy(engines, (r) => r.day);
   return [...prompts.keys()].sort(compareStrings).reverse().slice(0, args.limit).map((period): DailyScore => {
     const s = sums.get(period) ?? zeroSums();
@@ -47,12 +50,13 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/scores/daily',
   summary: 'Daily visibility scores: one row per day (or ISO week, or month) with counted runs, newest first',
   scope: 'project',
-  params: ['limit-days', 'start_date', 'end_date', 'interval'],
+  params: ['limit-days', 'start_date', 'end_date', 'interval', 'country', 'persona', 'model', 'segment_ids'],
   defaultRange: 'year',
   schema: 'daily-scores',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): DailyScores {
-    if (args.startDate !== null || args.endDate !== null || args.interval !== 'day') return periodRows(store, args);
+    // A filter reads the requested window's runs (the newest days of the 365 ending with the latest run).
+    if (args.startDate !== null || args.endDate !== null || args.interval !== 'day' || filterOf(args) !== null) return periodRows(store, args);
     const days = newestDays(store, args.projectId, args.limit);
     if (days.length === 0) return [];
     const [first, last] = [days[days.length - 1]!.day, days[0]!.day];

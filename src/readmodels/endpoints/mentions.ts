@@ -2,12 +2,12 @@
 import { uuidFrom } from '../../lib/ids';
 import type { Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
-import { factsKey, recentRuns, storedMentions, type ReadStore } from '../store';
+import { dimsMatching, factsKey, recentRuns, storedMentions, type ReadStore } from '../store';
 import { fetchCount, keysetPage, type Page } from '../paging';
 import type { Mentions } from '../bodies.gen';
 import { addDays } from '../../lib/time';
 import { countingOf, counts } from '../counted-runs';
-import { requestedWindow } from '../windows';
+import { filterOf, filtersDims, requestedWindow } from '../windows';
 import type { PromptRunCompleted } from '../../events';
 
 /**
@@ -41,7 +41,10 @@ function isAfter(r: { id: string; completed_at: string }, idx: number, after: Me
 
 /** The first `limit` mentions after the cursor, and one more when there is one (it only says a next page exists). */
 function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
-  const counting = countingOf(store, args.projectId);
+  const filter = filterOf(args);
+  const counting = countingOf(store, args.projectId, filter);
+  // A filter on the dimensions: the dims numbers it matches (migration 015), decided per run before its event is parsed.
+  const dims = filtersDims(filter) ? new Set(dimsMatching(store, filter.country, filter.persona, filter.model)) : null;
   const engines = args.engineIds === null ? null : new Set(args.engineIds);
   const after = args.cursor ? (args.cursor.after as MentionKey) : null;
   const days = rangeParams(store, args);
@@ -51,7 +54,7 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   // From the previous page's last run, that run included (its later mentions).
   for (const r of recentRuns(store, args.projectId, days, after ? [String(after[0]), String(after[1])] : null)) {
     const [engineId, promptId] = factsKey(r.facts); // whether it counts, before its event is parsed
-    if (!counts(counting, engines, engineId, promptId)) continue;
+    if (!counts(counting, engines, engineId, promptId) || (dims !== null && (r.dims === null || !dims.has(r.dims)))) continue;
     const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;
     storedMentions(run.mentions).forEach((m, idx) => {
       if (out.length === want || (args.entityType && m.entity_type !== args.entityType) || !isAfter(r, idx, after)) return;
@@ -74,7 +77,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/mentions',
   summary: 'Brand and competitor mentions in AI answers, newest first',
   scope: 'project',
-  params: ['engine_ids', 'limit-default-100', 'entity_type', 'start_date', 'end_date', 'cursor'],
+  params: ['engine_ids', 'limit-default-100', 'entity_type', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids', 'cursor'],
   schema: 'mentions',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): Mentions {

@@ -33,7 +33,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/referrers',
   summary: 'Referring domains: cited domains over the current window with their share of all citations',
   scope: 'project',
-  params: ['start_date', 'end_date'],
+  params: ['start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids'],
   schema: 'referrers',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Referrers {

@@ -11,7 +11,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/segments/analytics',
   summary: 'Visibility per active segment over the current window (a run belongs to the segments of its prompt)',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids'],
   schema: 'segment-analytics',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): SegmentAnalytics {

@@ -21,7 +21,7 @@ export const MIN_RUNS = 10;
 export const endpoint: Endpoint = {
   name: 'signals',
   path: '/projects/:project_id/signals',
-  summary: 'The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments',
+  summary: 'The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries',
   scope: 'project',
   params: ['engine_ids', 'start_date', 'end_date', 'compare', 'compare_start_date', 'compare_end_date', 'limit-default-100'],
   schema: 'signals',
@@ -61,14 +61,20 @@ export function comparedWindow(current: Window, start: string | null, end: strin
 interface Cell {
   engine: string | null;
   segment: string | null;
+  country: string | null;
   runs: number;
   mentioned: Map<string, number>;
 }
 
-/** The slice keys a run of this engine and prompt belongs to: each engine or all, x each of its segments or all. */
-function sliceKeys(engineId: string, segments: readonly string[]): Array<[string | null, string | null]> {
-  const out: Array<[string | null, string | null]> = [];
-  for (const e of [null, engineId]) for (const s of [null, ...segments]) out.push([e, s]);
+type Key = [engine: string | null, segment: string | null, country: string | null];
+
+/**
+ * The slices a run of this engine, prompt and country ('' none) belongs to: its engine or all, x each
+ * of its prompt's segments or all, x its country or all (a run naming no country is in no country's slice).
+ */
+function sliceKeys(engineId: string, segments: readonly string[], country: string): Key[] {
+  const out: Key[] = [];
+  for (const e of [null, engineId]) for (const s of [null, ...segments]) for (const c of country === '' ? [null] : [null, country]) out.push([e, s, c]);
   return out;
 }
 
@@ -76,25 +82,25 @@ function sliceKeys(engineId: string, segments: readonly string[]): Array<[string
 function cellsOf(store: ReadStore, projectId: string, w: Window, keep: (engineId: string, promptId: string) => boolean,
   segmentsOf: ReadonlyMap<string, readonly string[]>, tracked: ReadonlySet<string>): Map<string, Cell> {
   const cells = new Map<string, Cell>();
-  const cell = (engine: string | null, segment: string | null): Cell => {
-    const key = `${engine ?? ''} ${segment ?? ''}`;
+  const cell = ([engine, segment, country]: Key): Cell => {
+    const key = `${engine ?? ''} ${segment ?? ''} ${country ?? ''}`;
     let c = cells.get(key);
-    if (!c) cells.set(key, (c = { engine, segment, runs: 0, mentioned: new Map() }));
+    if (!c) cells.set(key, (c = { engine, segment, country, runs: 0, mentioned: new Map() }));
     return c;
   };
   const add = (into: Map<string, number>, entity: string, n: number): void => { into.set(entity, (into.get(entity) ?? 0) + n); };
   const t = runTallies(store, projectId, w.start, w.end);
-  for (const [e, p, runs, brand] of t.runs) {
+  for (const [e, p, country, runs, brand] of t.runs) {
     if (!keep(e, p)) continue;
-    for (const [engine, segment] of sliceKeys(e, segmentsOf.get(p) ?? [])) {
-      const c = cell(engine, segment);
+    for (const key of sliceKeys(e, segmentsOf.get(p) ?? [], country)) {
+      const c = cell(key);
       c.runs += runs;
       add(c.mentioned, '', brand);
     }
   }
-  for (const [e, p, competitor, n] of t.hits) {
+  for (const [e, p, country, competitor, n] of t.hits) {
     if (!tracked.has(competitor) || !keep(e, p)) continue;
-    for (const [engine, segment] of sliceKeys(e, segmentsOf.get(p) ?? [])) add(cell(engine, segment).mentioned, competitor, n);
+    for (const key of sliceKeys(e, segmentsOf.get(p) ?? [], country)) add(cell(key).mentioned, competitor, n);
   }
   return cells;
 }
@@ -136,6 +142,7 @@ interface Slice extends SliceCounts {
   entity: string;
   engine: string | null;
   segment: string | null;
+  country: string | null;
 }
 
 function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | null, current: Window, previous: Window): { tested: number; skipped: number; signals: Signal[] } {
@@ -160,7 +167,7 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
     const where = (a ?? b)!;
     for (const entity of ['', ...tracked]) {
       slices.push({
-        entity, engine: where.engine, segment: where.segment,
+        entity, engine: where.engine, segment: where.segment, country: where.country,
         x1: a?.mentioned.get(entity) ?? 0, n1: a?.runs ?? 0, x2: b?.mentioned.get(entity) ?? 0, n2: b?.runs ?? 0,
       });
     }
@@ -180,6 +187,7 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
       engine_name: s.engine === null ? null : engineName.get(s.engine)!, // counted runs: the engine is known
       segment_id: s.segment,
       segment_name: s.segment === null ? null : segments.get(s.segment)!,
+      country: s.country,
       metric: 'mention_rate',
       current: { rate: s.x1 / s.n1, mentioned: s.x1, runs: s.n1 },
       previous: { rate: s.x2 / s.n2, mentioned: s.x2, runs: s.n2 },
@@ -202,12 +210,14 @@ function nullsFirst(a: string | null, b: string | null): number {
 
 /**
  * |delta| descending, then a total order, so the bytes never depend on the read's order: the brand
- * first, then by name and competitor id; all engines first, then by engine name and id; likewise segments.
+ * first, then by name and competitor id; all engines first, then by engine name and id; likewise
+ * segments, then countries.
  */
 function bySignal(a: Signal, b: Signal): number {
   return Math.abs(b.delta) - Math.abs(a.delta)
     || nullsFirst(a.competitor_id === null ? null : a.name, b.competitor_id === null ? null : b.name)
     || nullsFirst(a.competitor_id, b.competitor_id)
     || nullsFirst(a.engine_name, b.engine_name) || nullsFirst(a.engine_id, b.engine_id)
-    || nullsFirst(a.segment_name, b.segment_name) || nullsFirst(a.segment_id, b.segment_id);
+    || nullsFirst(a.segment_name, b.segment_name) || nullsFirst(a.segment_id, b.segment_id)
+    || nullsFirst(a.country, b.country);
 }

@@ -1,8 +1,8 @@
 import type { VisibilityTimeseries } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import { anyStaleTrendDay, trendDayPoints, trendPoint, type TrendPoint } from '../store';
-import { engineSumsByPeriod, type PeriodEngineSums } from '../sums';
-import { requestedWindow } from '../windows';
+import { engineSumsByPeriod, filteredPeriods, type PeriodEngineSums } from '../sums';
+import { filterOf, requestedWindow } from '../windows';
 
 /** The trend covers the year ending with the day of the latest succeeded run (not the wall clock). */
 const TREND_DAYS = YEAR_DAYS;
@@ -12,14 +12,18 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility/timeseries',
   summary: 'Visibility trend: one point per day (or ISO week, or month) with counted runs, oldest first, over the last 365 days or the range asked',
   scope: 'project',
-  params: ['start_date', 'end_date', 'interval'],
+  params: ['start_date', 'end_date', 'interval', 'country', 'persona', 'model', 'segment_ids'],
   defaultRange: 'year',
   schema: 'timeseries',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityTimeseries {
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return [];
-    const { engines, competitorMentions } = engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
+    const filter = filterOf(args);
+    // Filtered: from the runs (the engine-day rows key by no dimension or segment).
+    const { engines, competitorMentions } = filter
+      ? filteredPeriods(store, { projectId: args.projectId, start: w.start, end: w.end, engineIds: null, filter }, args.interval)
+      : engineSumsByPeriod(store, args.projectId, w.start, w.end, args.interval);
     return [...rowsPerPeriod(engines)]
       .map(([period, rows]) => trendPoint(period, rows, competitorMentions.get(period) ?? 0));
   },
@@ -29,7 +33,7 @@ export const endpoint: Endpoint = {
    * project's days waits to be rendered again: a stale day may hold an old point, or none.
    */
   text(store, args): string | null {
-    if (args.interval !== 'day' || anyStaleTrendDay(store, args.projectId)) return null;
+    if (args.interval !== 'day' || filterOf(args) !== null || anyStaleTrendDay(store, args.projectId)) return null;
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return '[]';
     return `[${trendDayPoints(store, args.projectId, w.start, w.end).join(',')}]`;

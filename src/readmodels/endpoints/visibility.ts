@@ -7,6 +7,7 @@ import {
   brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy, type CompetitorPromptSums, type EnginePromptSums,
 } from '../sums';
 import { currentSlice } from '../windows';
+import { visibilityGroups } from '../groups';
 
 const TOP_COMPETITORS = 10;
 
@@ -15,7 +16,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/visibility',
   summary: 'Current visibility report: the brand over the current window, per prompt, per engine, and its top competitors',
   scope: 'project',
-  params: ['engine_ids', 'start_date', 'end_date'],
+  params: ['engine_ids', 'start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids', 'group_by'],
   schema: 'visibility',
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): VisibilityReport {
@@ -43,6 +44,8 @@ export const endpoint: Endpoint = {
         .map((g): PromptBreakdown => ({ prompt_id: g.id, text: g.label, ...entryMetrics(g.sums) })),
       engine_breakdown: groups(rows, (r) => r.engine_id, (r) => r.engine_name)
         .map((g): EngineBreakdown => ({ engine_id: g.id, name: g.label, ...entryMetrics(g.sums) })),
+      // Only with group_by: a v1 request's body keeps its bytes.
+      ...(args.groupBy ? { groups: slice ? visibilityGroups(store, slice, args.groupBy) : [] } : {}),
     };
   },
 };

@@ -12,7 +12,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/warm-leads',
   summary: 'Warm leads: community and discussion pages cited at least twice in the current window',
   scope: 'project',
-  params: ['start_date', 'end_date'],
+  params: ['start_date', 'end_date', 'country', 'persona', 'model', 'segment_ids'],
   schema: 'warm-leads',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): WarmLeads {

@@ -14,11 +14,55 @@ export function runRowsOfDays(store: ReadStore, projectId: string, start: string
   return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
 }
 
+/** RUNS_OF_DAYS of the runs whose dimensions are among some dims numbers (migration 015; a JSON list), decided on runs_recent's entries. */
+const RUNS_OF_DAYS_IN = `${RUNS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+
+/** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers). */
+export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): Array<[string, string, string]> {
+  return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, start, end, dims);
+}
+
+/** The runs of RUNS_OF_DAYS (and of RUNS_OF_DAYS_IN) with their dims numbers: id, completed_at, facts, dims. */
+const DIMS_OF_DAYS = RUNS_OF_DAYS.replace('SELECT id, completed_at, facts FROM', 'SELECT id, completed_at, facts, dims FROM');
+const DIMS_OF_DAYS_IN = `${DIMS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+
+/** runRowsOfDays (of the runs whose dims number is in `dims`, when given) with each run's dims number (null: it names none). */
+export function runDimsOfDays(store: ReadStore, projectId: string, start: string, end: string, dims: string | null): Array<[string, string, string, number | null]> {
+  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, start, end, dims);
+}
+
+/** A project's succeeded runs that name any dimension, counted per dims number, engine and prompt (every day: runs_recent's entries, then the rows' facts). */
+const DIMS_OF_RUNS = `SELECT dims, facts ->> 0, facts ->> 1, count(*) FROM runs
+  WHERE project = ${KEY_OF} AND status = 'succeeded' AND dims IS NOT NULL GROUP BY 1, 2, 3`;
+
+/** [dims number, engine id, prompt id, runs] of the project's succeeded runs naming any dimension. */
+export function dimsOfRuns(store: ReadStore, projectId: string): Array<[number, string, string, number]> {
+  return store.rows<[number, string, string, number]>(DIMS_OF_RUNS, projectId);
+}
+
+const DIMS = 'SELECT n, country, persona, model, surface FROM dims';
+
+/** Every combination of dimensions by its number: [country, persona, model, surface], null where a run names none. */
+export function dimsByNumber(store: ReadStore): Map<number, [string | null, string | null, string | null, string | null]> {
+  const orNull = (v: string): string | null => (v === '' ? null : v);
+  return new Map(store.rows<[number, string, string, string, string]>(DIMS).map(([n, c, p, m, s]) => [n, [orNull(c), orNull(p), orNull(m), orNull(s)]]));
+}
+
+/**
+ * The dims numbers whose combination matches a filter (null: any value): a value the run does not
+ * name is stored as '' and matches no filter. The table holds a few combinations per project.
+ */
+export function dimsMatching(store: ReadStore, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
+  const ok = (wanted: readonly string[] | null, v: string): boolean => wanted === null || (v !== '' && wanted.includes(v));
+  return store.rows<[number, string, string, string, string]>(DIMS)
+    .filter(([, c, p, m]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
+}
+
 /**
  * Succeeded runs, newest first, walking runs_recent (the run id orders runs of one instant): rows
  * are read lazily, so a caller that has enough stops the walk.
  */
-const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
+const RECENT_RUNS = `SELECT a.id, a.completed_at, a.facts, a.event, a.dims FROM runs a WHERE a.project = ${KEY_OF} AND a.status = 'succeeded'`;
 const NEWEST_FIRST = ' ORDER BY a.completed_at DESC, a.id';
 /** Runs completed in [from, to): binds the first instant and the one after the last. */
 const IN_TIMES = ' AND a.completed_at >= ? AND a.completed_at < ?';
@@ -31,7 +75,8 @@ const RECENT = {
   timesFrom: RECENT_RUNS + IN_TIMES + FROM_RUN + NEWEST_FIRST,
 };
 
-export interface RecentRun { id: string; completed_at: string; facts: string; event: string }
+/** dims: the run's dims number (migration 015), null when it names no dimension. */
+export interface RecentRun { id: string; completed_at: string; facts: string; event: string; dims: number | null }
 
 /**
  * The project's succeeded runs, newest first, one at a time: those completed in `times` [from, to)

@@ -1,0 +1,128 @@
+// The visibility report's `groups` (group_by): the brand's figures per group of one or two keys,
+// summed from the counted runs of the slice (docs/metrics.md#breakdowns).
+import type { VisibilityGroup } from './bodies.gen';
+import type { QueryArgs } from './params.gen';
+import { countingOf, counts, dimsOf } from './counted-runs';
+import { addBest } from './sums';
+import {
+  activeSegments, averageRank, briefFacts, compareStrings, dimsByNumber, engineNames, mentionRate, mentionRateCi, periodStart, promptTexts, runDimsOfDays,
+  score, segmentPrompts, sentiment, zeroSums, type MentionSums, type ReadStore,
+} from './store';
+import { filtersDims, type Slice } from './windows';
+
+export type GroupKey = NonNullable<QueryArgs['groupBy']>[number];
+
+/** A group's value of one key: an id, a label or a period; null when the run names none. */
+type Value = string | null;
+
+/** Values of a key, with how a row shows them and orders them. */
+interface KeyDef {
+  /** The values a counted run has for the key: one, or several (a prompt in two segments), or [null]. */
+  of(run: RunOfSlice): Value[];
+  /** The row's fields for a value. */
+  fields(v: Value): Partial<VisibilityGroup>;
+  /** Sort key of a value: labels then ids; null last. */
+  order(v: Value): string;
+}
+
+interface RunOfSlice {
+  engineId: string;
+  promptId: string;
+  day: string;
+  dims: readonly [Value, Value, Value, Value] | undefined;
+}
+
+const NONE: readonly [Value, Value, Value, Value] = [null, null, null, null];
+/** Null sorts after every value: U+FFFF is after any label or id. */
+const LAST = '\uffff';
+
+function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef {
+  let engines: Map<string, string> | undefined;
+  let texts: Map<string, string> | undefined;
+  let segments: { names: Map<string, string>; ofPrompt: Map<string, string[]> } | undefined;
+  const segmentsOf = (): NonNullable<typeof segments> => {
+    if (segments) return segments;
+    const names = new Map(activeSegments(store, projectId).map((s) => [s.id, s.name]));
+    const ofPrompt = new Map<string, string[]>();
+    for (const r of segmentPrompts(store, projectId)) {
+      if (!names.has(r.segment_id)) continue; // an inactive or deleted segment is no group
+      let list = ofPrompt.get(r.prompt_id);
+      if (!list) ofPrompt.set(r.prompt_id, (list = []));
+      list.push(r.segment_id);
+    }
+    return (segments = { names, ofPrompt });
+  };
+  const dim = (i: 0 | 1 | 2, field: 'country' | 'persona' | 'model'): KeyDef => ({
+    of: (r) => [(r.dims ?? NONE)[i]],
+    fields: (v) => ({ [field]: v }),
+    order: (v) => v ?? LAST,
+  });
+  const period = (grain: 'day' | 'week' | 'month'): KeyDef => ({ of: (r) => [periodStart(r.day, grain)], fields: (v) => ({ period: v! }), order: (v) => v! });
+  return (key) => {
+    switch (key) {
+      case 'engine': {
+        engines ??= engineNames(store);
+        const names = engines;
+        return { of: (r) => [r.engineId], fields: (v) => ({ engine_id: v, engine_name: names.get(v!)! }), order: (v) => `${names.get(v!)!}\u0000${v!}` };
+      }
+      case 'prompt': {
+        texts ??= promptTexts(store, projectId);
+        const t = texts;
+        return { of: (r) => [r.promptId], fields: (v) => ({ prompt_id: v, prompt_text: t.get(v!)! }), order: (v) => `${t.get(v!)!}\u0000${v!}` };
+      }
+      case 'segment': {
+        const s = segmentsOf();
+        return {
+          of: (r) => s.ofPrompt.get(r.promptId) ?? [null],
+          fields: (v) => ({ segment_id: v, segment_name: v === null ? null : s.names.get(v)! }),
+          order: (v) => (v === null ? LAST : `${s.names.get(v)!}\u0000${v}`),
+        };
+      }
+      case 'country': return dim(0, 'country');
+      case 'persona': return dim(1, 'persona');
+      case 'model': return dim(2, 'model');
+      default: return period(key);
+    }
+  };
+}
+
+/**
+ * The brand's figures per group of `keys` over the slice's counted runs (its engine filter and
+ * filters applied), read from the runs of its days: no roll-up keys by the dimensions.
+ */
+export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[]): VisibilityGroup[] {
+  const counting = countingOf(store, s.projectId, s.filter ?? null);
+  const engines = s.engineIds === null ? null : new Set(s.engineIds);
+  const dims = dimsByNumber(store);
+  const defs = keys.map(keyDefs(store, s.projectId));
+  const groups = new Map<string, { values: Value[]; sums: MentionSums }>();
+  const rows = runDimsOfDays(store, s.projectId, s.start, s.end, filtersDims(s.filter) ? dimsOf(store, s.filter) : null);
+  for (const [, completedAt, json, n] of rows) {
+    const f = briefFacts(json);
+    if (!counts(counting, engines, f[0], f[1])) continue;
+    const run: RunOfSlice = { engineId: f[0], promptId: f[1], day: completedAt.slice(0, 10), dims: n === null ? NONE : dims.get(n) };
+    // Every combination of the run's values (a prompt in two segments is in both segments' groups).
+    let combos: Value[][] = [[]];
+    for (const d of defs) combos = combos.flatMap((c) => d.of(run).map((v) => [...c, v]));
+    for (const values of combos) {
+      const k = JSON.stringify(values);
+      let g = groups.get(k);
+      if (!g) groups.set(k, (g = { values, sums: zeroSums() }));
+      g.sums.runs += 1;
+      if (f[2] !== null) addBest(g.sums, f[2], f[3]);
+    }
+  }
+  const order = (values: Value[]): string[] => values.map((v, i) => defs[i]!.order(v));
+  return [...groups.values()]
+    .map((g) => ({ g, o: order(g.values) }))
+    .sort((a, b) => a.o.reduce((c, x, i) => c || compareStrings(x, b.o[i]!), 0))
+    .map(({ g }): VisibilityGroup => {
+      const row: Partial<VisibilityGroup> = {};
+      g.values.forEach((v, i) => Object.assign(row, defs[i]!.fields(v)));
+      const m = g.sums;
+      return {
+        ...row, run_count: m.runs, mention_count: m.mentioned, mention_rate: mentionRate(m), mention_rate_ci: mentionRateCi(m),
+        average_rank: averageRank(m), sentiment: sentiment(m), score: score(m) ?? 0,
+      };
+    });
+}
