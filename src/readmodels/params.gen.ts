@@ -27,10 +27,50 @@ export interface ParamDef {
 }
 
 /** What an endpoint may list as its query parameters: the query files of schemas/params. */
-export type QueryParamName = 'country' | 'cursor' | 'end_date' | 'engine_ids' | 'entity_type' | 'group_by' | 'interval' | 'last_event_id' | 'limit-days' | 'limit-default-100' | 'limit' | 'model' | 'persona' | 'segment_ids' | 'start_date';
+export type QueryParamName = 'compare' | 'compare_end_date' | 'compare_start_date' | 'country' | 'cursor' | 'end_date' | 'engine_ids' | 'entity_type' | 'group_by' | 'interval' | 'last_event_id' | 'limit-days' | 'limit-default-100' | 'limit' | 'model' | 'persona' | 'segment_ids' | 'start_date';
 export type PathParamName = 'project_id' | 'run_group_id';
 
 export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamDef } = {
+  "compare": {
+    "name": "compare",
+    "in": "query",
+    "required": false,
+    "description": "The period to compare the range with. previous_period: the same number of days ending the day before the range starts. Not together with compare_start_date/compare_end_date. See docs/metrics.md.",
+    "x-accepts": "one of {enum}",
+    "schema": {
+      "type": "string",
+      "enum": [
+        "previous_period"
+      ]
+    },
+    "arg": "compare"
+  },
+  "compare_end_date": {
+    "name": "compare_end_date",
+    "in": "query",
+    "required": false,
+    "description": "Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date.",
+    "x-accepts": "a date YYYY-MM-DD from 1970-01-01 to 8999-12-31",
+    "schema": {
+      "type": "string",
+      "format": "date",
+      "pattern": "^(19[7-9]\\d|[2-8]\\d{3})-\\d{2}-\\d{2}$"
+    },
+    "arg": "compareEndDate"
+  },
+  "compare_start_date": {
+    "name": "compare_start_date",
+    "in": "query",
+    "required": false,
+    "description": "First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date: on or before it, at most 366 days; not together with compare=previous_period. See docs/metrics.md.",
+    "x-accepts": "a date YYYY-MM-DD from 1970-01-01 to 8999-12-31",
+    "schema": {
+      "type": "string",
+      "format": "date",
+      "pattern": "^(19[7-9]\\d|[2-8]\\d{3})-\\d{2}-\\d{2}$"
+    },
+    "arg": "compareStartDate"
+  },
   "country": {
     "name": "country",
     "in": "query",
@@ -327,6 +367,18 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
  */
 export interface QueryArgs {
   /**
+   * compare, schemas/params/compare.json; null when absent.
+   */
+  compare: "previous_period" | null;
+  /**
+   * compare_end_date, schemas/params/compare_end_date.json; null when absent.
+   */
+  compareEndDate: string | null;
+  /**
+   * compare_start_date, schemas/params/compare_start_date.json; null when absent.
+   */
+  compareStartDate: string | null;
+  /**
    * country (a set: sorted, without repeats), schemas/params/country.json; null when absent.
    */
   country: string[] | null;
@@ -380,6 +432,9 @@ export interface QueryArgs {
 
 /** The query arguments of a request that gives no parameter (a parameter an endpoint does not list keeps this value). */
 export const ABSENT: Readonly<QueryArgs> = {
+  "compare": null,
+  "compareEndDate": null,
+  "compareStartDate": null,
   "country": null,
   "endDate": null,
   "engineIds": null,

@@ -189,6 +189,25 @@ function checkRange(start: string | null, end: string | null, days: number): voi
   }
 }
 
+/**
+ * The period a range is compared with (docs/metrics.md#signals): compare_start_date and
+ * compare_end_date come together, in order, at most MAX_RANGE_DAYS days, and not with
+ * compare=previous_period (which names its own). The 400 names the parameter at fault.
+ */
+function checkCompare(compare: string | null, start: string | null, end: string | null): void {
+  if ((start === null) !== (end === null)) {
+    const [given, missing] = start === null ? ['compare_end_date', 'compare_start_date'] : ['compare_start_date', 'compare_end_date'];
+    throw httpError('invalid_parameter', `${missing} must be given with ${given}, got none`);
+  }
+  if (start === null || end === null) return;
+  if (compare !== null) throw httpError('invalid_parameter', `compare must be left out with compare_start_date and compare_end_date, got ${shown(compare)}`);
+  const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  if (span < 1) throw httpError('invalid_parameter', `compare_start_date must be on or before compare_end_date (${end}), got ${shown(start)}`);
+  if (span > MAX_RANGE_DAYS) {
+    throw httpError('invalid_parameter', `compare_start_date must be at most ${MAX_RANGE_DAYS - 1} days before compare_end_date (${end}: a period of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+  }
+}
+
 /** A parameter's value when the request leaves it out: its schema's default, else x-absent, else null. */
 function absent(p: ParamDef): unknown {
   return p.schema.default ?? p['x-absent'] ?? null;
@@ -210,6 +229,7 @@ export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'name' | 'par
   }
   const args = out as unknown as QueryArgs; // one field per QueryArgs key: ABSENT has them all, and `arg` is one of them
   checkRange(args.startDate, args.endDate, rangeDays(e, windowDays));
+  checkCompare(args.compare, args.compareStartDate, args.compareEndDate);
   return args;
 }
 

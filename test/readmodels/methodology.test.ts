@@ -56,7 +56,7 @@ t.test('the methodology document, its schema and the definitions header', async 
     for (const o of doc.orderings) t.ok(names.has(o.endpoint), `ordering of ${o.endpoint} names an endpoint`);
     for (const w of doc.windows) for (const e of w.endpoints) t.ok(names.has(e), `window ${w.name}: ${e} is an endpoint`);
     t.same(doc.windows.find((w) => w.name === 'range')!.endpoints.sort(),
-      ['citations', 'competitor-rankings', 'daily-scores', 'forum-metrics', 'mentions', 'referrers', 'segment-analytics', 'timeseries', 'visibility', 'warm-leads'],
+      ['citations', 'competitor-rankings', 'daily-scores', 'forum-metrics', 'mentions', 'referrers', 'segment-analytics', 'signals', 'timeseries', 'visibility', 'warm-leads'],
       'start_date/end_date: every windowed endpoint, the feeds with a date, the trend and daily scores');
     t.same([doc.periods.parameter, doc.periods.values, [...doc.periods.endpoints].sort()], ['interval', ['day', 'week', 'month'], ['daily-scores', 'timeseries']]);
     for (const listed of ['projects', 'mentions', 'citations', 'runs', 'forum-leads', 'forum-opportunities', 'competitor-rankings', 'daily-scores']) {
