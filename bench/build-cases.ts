@@ -28,7 +28,9 @@ function argsFor(db: Db, e: Endpoint): { args: ReadArgs; scopes: string[] } {
  * asks for, on the same project. The range ends with the project's latest data day, so it holds a
  * full year of rows whatever day the world was generated. `name` is what the table shows.
  */
-interface RangedCase { name: string; endpoint: string; args: (latestDay: string, engineIds: string[]) => Partial<ReadArgs> }
+interface RangedCase { name: string; endpoint: string; args: (latestDay: string, engineIds: string[], dims: Dims) => Partial<ReadArgs> }
+/** A value of each dimension the project's runs name (the busiest): what a dashboard's filters offer. */
+interface Dims { country: string; persona: string; segmentId: string }
 const yearTo = (end: string): Pick<ReadArgs, 'startDate' | 'endDate'> => ({ startDate: addDays(end, -364), endDate: end });
 const RANGED_CASES: RangedCase[] = [
   { name: 'visibility, 365-day range', endpoint: 'visibility', args: yearTo },
@@ -46,16 +48,49 @@ const RANGED_CASES: RangedCase[] = [
   { name: 'daily-scores?interval=week&limit=365', endpoint: 'daily-scores', args: () => ({ interval: 'week', limit: 365 }) },
 ];
 
-/** Every endpoint with its defaults (unless onlyRanges), then RANGED_CASES. */
-export function buildCases(db: Db, { onlyRanges }: { onlyRanges: boolean }): BuildCase[] {
+/**
+ * Slice and compare (issue 41): a year with two filters (a dimension filter reads every day from the
+ * runs), breakdowns, the comparison with the year before, and signals over a month and a year.
+ */
+const twoFilters = (end: string, _e: string[], d: Dims): Partial<ReadArgs> => ({ ...yearTo(end), country: [d.country], persona: [d.persona] });
+const NO_DIMS: Dims = { country: '', persona: '', segmentId: '' };
+const SLICE_CASES: RangedCase[] = [
+  { name: 'visibility, 365 days, country + persona', endpoint: 'visibility', args: twoFilters },
+  { name: 'visibility, 365 days, country + segment', endpoint: 'visibility', args: (end, _e, d) => ({ ...yearTo(end), country: [d.country], segmentIds: [d.segmentId] }) },
+  { name: 'competitor-rankings, 365 days, country + persona', endpoint: 'competitor-rankings', args: twoFilters },
+  { name: 'segment-analytics, 365 days, country + persona', endpoint: 'segment-analytics', args: twoFilters },
+  { name: 'citations, 365 days, country + persona', endpoint: 'citations', args: twoFilters },
+  { name: 'mentions, 365 days, country + persona', endpoint: 'mentions', args: twoFilters },
+  { name: 'timeseries?interval=week, 365 days, country + persona', endpoint: 'timeseries', args: (end, e, d) => ({ ...twoFilters(end, e, d), interval: 'week' }) },
+  { name: 'daily-scores, 365 days, country + persona', endpoint: 'daily-scores', args: twoFilters },
+  { name: 'visibility, 365 days, group_by=country,month', endpoint: 'visibility', args: (end) => ({ ...yearTo(end), groupBy: ['country', 'month'] }) },
+  { name: 'visibility, 365 days, group_by=engine,persona + country', endpoint: 'visibility', args: (end, _e, d) => ({ ...yearTo(end), groupBy: ['engine', 'persona'], country: [d.country] }) },
+  { name: 'visibility, 182 days, compare=previous_period', endpoint: 'visibility', args: (end) => ({ startDate: addDays(end, -181), endDate: end, compare: 'previous_period' }) },
+  { name: 'visibility, 182 days, compare=previous_period, country + persona', endpoint: 'visibility', args: (end, _e, d) => ({ startDate: addDays(end, -181), endDate: end, compare: 'previous_period', country: [d.country], persona: [d.persona] }) },
+  { name: 'competitor-rankings, 182 days, compare=previous_period', endpoint: 'competitor-rankings', args: (end) => ({ startDate: addDays(end, -181), endDate: end, compare: 'previous_period' }) },
+  { name: 'signals, 30 days vs the 30 before', endpoint: 'signals', args: (end) => ({ startDate: addDays(end, -29), endDate: end }) },
+  { name: 'signals, 182 days vs the 182 before', endpoint: 'signals', args: (end) => ({ startDate: addDays(end, -181), endDate: end }) },
+];
+
+function dimsOf(db: Db, projectId: string): Dims {
+  const one = (sql: string): string => db.prepare(sql).pluck().get(projectId) as string;
+  return {
+    country: one("SELECT country FROM prompt_runs WHERE project_id = ? AND country IS NOT NULL GROUP BY country ORDER BY count(*) DESC, country LIMIT 1"),
+    persona: one("SELECT persona FROM prompt_runs WHERE project_id = ? AND persona IS NOT NULL GROUP BY persona ORDER BY count(*) DESC, persona LIMIT 1"),
+    segmentId: one('SELECT id FROM segments WHERE project_id = ? ORDER BY id LIMIT 1'),
+  };
+}
+
+/** Every endpoint with its defaults (unless onlyRanges or onlySlices), then RANGED_CASES (or SLICE_CASES alone). */
+export function buildCases(db: Db, { onlyRanges, onlySlices = false }: { onlyRanges: boolean; onlySlices?: boolean }): BuildCase[] {
   const out: BuildCase[] = [];
-  if (!onlyRanges) for (const e of ENDPOINTS) out.push({ name: e.name, endpoint: e, ...argsFor(db, e) });
-  for (const c of RANGED_CASES) {
+  if (!onlyRanges && !onlySlices) for (const e of ENDPOINTS) out.push({ name: e.name, endpoint: e, ...argsFor(db, e) });
+  for (const c of onlySlices ? SLICE_CASES : RANGED_CASES) {
     const e = ENDPOINTS.find((x) => x.name === c.endpoint)!;
     const { args, scopes } = argsFor(db, e);
     const latest = db.prepare('SELECT max(day) FROM agg_engine_day WHERE project_id = ?').pluck().get(args.projectId) as string;
     const engines = db.prepare('SELECT DISTINCT engine_id FROM agg_engine_day WHERE project_id = ? ORDER BY engine_id').pluck().all(args.projectId) as string[];
-    out.push({ name: c.name, endpoint: e, args: { ...args, ...c.args(latest, engines) }, scopes });
+    out.push({ name: c.name, endpoint: e, args: { ...args, ...c.args(latest, engines, onlySlices ? dimsOf(db, args.projectId) : NO_DIMS) }, scopes });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh --only-ranges]
+// npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh --only-ranges | --only-slices]
 // (`npm run bench` ends with `--days 365 --no-fresh`: every endpoint's default request over a year of history
 // (issue 11, point 4), then the ranged builds of issue 15.)
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
@@ -34,7 +34,7 @@ import { numberFlag, numberListFlag, parseFlags } from './bench-flags';
 import { writeLog } from './lib';
 
 const { values } = parseFlags({
-  options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' }, 'only-ranges': { type: 'boolean' } },
+  options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' }, 'only-ranges': { type: 'boolean' }, 'only-slices': { type: 'boolean' } },
 });
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -146,7 +146,7 @@ function measure(dbFile: string): Row[] {
   const db = openReader(dbFile);
   const store = new ReadStore(db);
   const schemas = new BodySchemas();
-  const cases = buildCases(db, { onlyRanges: values['only-ranges'] === true });
+  const cases = buildCases(db, { onlyRanges: values['only-ranges'] === true, onlySlices: values['only-slices'] === true });
   // Every case is warmed before any is measured: the read models share their decoding code, and V8
   // optimises it over its first few dozen calls, so the first case measured would otherwise pay for
   // all of them (a year's visibility range, first with --only-ranges: p99 10-16 ms after 3 warm-up
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
   }
   const text = out.join('\n');
   console.log(text);
-  fs.writeFileSync(path.join(OUT, values['only-ranges'] ? 'builds-ranges.md' : 'builds.md'), text + '\n');
+  fs.writeFileSync(path.join(OUT, values['only-slices'] ? 'builds-slices.md' : values['only-ranges'] ? 'builds-ranges.md' : 'builds.md'), text + '\n');
 }
 
 main().catch((e: unknown) => {

@@ -20,11 +20,11 @@ function describe(canvas: HTMLCanvasElement, text: string): void {
 const percent = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : v * 100);
 
 /**
- * The trend: the brand's mention rate per day, with its 95 % Wilson interval as a band (the area
- * between the interval's low and high lines; the low line itself is left out of the legend).
+ * The trend: the brand's mention rate per day (week, month), with its 95 % Wilson interval as a band
+ * (the area between the interval's low and high lines; the low line itself is left out of the legend).
  */
-export function trendChart(canvas: HTMLCanvasElement, days: Timeseries): Chart {
-  describe(canvas, `Mention rate per day with its 95 % interval: ${days.length} days` +
+export function trendChart(canvas: HTMLCanvasElement, days: Timeseries, unit: 'day' | 'week' | 'month' = 'day'): Chart {
+  describe(canvas, `Mention rate per ${unit} with its 95 % interval: ${days.length} ${unit}s` +
     (days.length > 0 ? `, ${days[0]!.date} to ${days[days.length - 1]!.date}` : ''));
   return new Chart(canvas, {
     type: 'line',

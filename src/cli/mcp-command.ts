@@ -16,7 +16,7 @@ import { Responder } from '../serve/responder';
 import { openReadStore } from '../store';
 import { flushLogger } from '../lib/log';
 import { intFlag, LOG_SETTINGS, loggerFromEnv, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
-import { onStopSignal } from './signals';
+import { onStopSignal } from './stop-signals';
 
 const FLAGS = {
   db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to serve (opened read-only)' },

@@ -3,7 +3,7 @@ import { fileSource, replayInThread, ReplayThreadError, type ReplayTotals } from
 import { openDb, SourcePositions, type Db } from '../store';
 import { boolFlag, intFlag, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { Progress, totalSize } from './progress';
-import { onStopSignal, type StopSignal } from './signals';
+import { onStopSignal, type StopSignal } from './stop-signals';
 
 const FLAGS = {
   db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to write (created when missing, an older schema migrated first)' },

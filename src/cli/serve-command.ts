@@ -11,7 +11,7 @@ import { defaultBuildThreads } from '../lib/cores';
 import { openDb, Projector, removeFiles } from '../store';
 import { KAFKA_DEFAULTS } from '../ingest/kafka/config';
 import { boolFlag, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
-import { onStopSignal, type StopSignal } from './signals';
+import { onStopSignal, type StopSignal } from './stop-signals';
 import { cursorSecretProblem } from '../serve/cursor-secret';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';

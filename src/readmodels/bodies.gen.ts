@@ -811,6 +811,107 @@ export type Segments = {
 }[];
 
 /**
+ * A mention rate of one period of a signal's slice: mentioned (the slice's counted runs that name the entity) / runs (the slice's counted runs). Defined in docs/metrics.md#signals.
+ */
+export interface SignalRate {
+  rate: number;
+  mentioned: number;
+  runs: number;
+}
+
+/**
+ * The changes of mention rate between two periods that are statistically real, across the project's slices (the brand and each tracked competitor x each engine or all x each segment or all x each country or all). Each slice with at least 10 counted runs in both periods is tested (two-sided pooled two-proportion z-test); q-values are Benjamini-Hochberg adjusted across all tested slices; a signal is a tested slice with q_value <= false_discovery_rate. Ranked by |delta| descending, then entity (brand first), name, competitor id, engine, segment and country (all before each). Defined in docs/metrics.md#signals.
+ */
+export interface Signals {
+  project_id: string;
+  /**
+   * First day of the current period; null (with every date) when the request names no range and the project has no succeeded runs.
+   */
+  start_date: string | null;
+  end_date: string | null;
+  /**
+   * First day of the period compared with.
+   */
+  compare_start_date: string | null;
+  compare_end_date: string | null;
+  /**
+   * The counted runs a slice needs in each period to be tested.
+   */
+  min_runs: number;
+  /**
+   * Slices tested: the m of the Benjamini-Hochberg adjustment (all of them, however many signals the limit lists).
+   */
+  slices_tested: number;
+  /**
+   * Slices with counted runs in either period but fewer than min_runs in one of them: not tested.
+   */
+  slices_skipped: number;
+  /**
+   * The rate the false discovery rate is controlled at: a signal has q_value <= this.
+   */
+  false_discovery_rate: number;
+  signals: Signal[];
+}
+/**
+ * A tested slice whose change is a signal. current: the range (start_date..end_date); previous: the period compared with.
+ */
+export interface Signal {
+  entity_type: "brand" | "competitor";
+  /**
+   * null for the brand.
+   */
+  competitor_id: string | null;
+  /**
+   * The project's name for the brand, the competitor's name otherwise.
+   */
+  name: string;
+  /**
+   * null: all engines.
+   */
+  engine_id: string | null;
+  engine_name: string | null;
+  /**
+   * null: all segments (every counted run, in a segment or not).
+   */
+  segment_id: string | null;
+  segment_name: string | null;
+  /**
+   * ISO 3166-1 alpha-2; null: all countries (every counted run, naming a country or not).
+   */
+  country: string | null;
+  metric: "mention_rate";
+  current: SignalRate;
+  previous: SignalRate;
+  /**
+   * current.rate - previous.rate.
+   */
+  delta: number;
+  /**
+   * Newcombe's hybrid score 95 % interval of delta, built on the two Wilson intervals.
+   */
+  delta_ci: {
+    low: number;
+    high: number;
+  };
+  /**
+   * Two-sided p-value of the pooled two-proportion z-test.
+   */
+  p_value: number;
+  /**
+   * Benjamini-Hochberg adjusted p-value across all tested slices.
+   */
+  q_value: number;
+}
+/**
+ * A mention rate of one period of a signal's slice: mentioned (the slice's counted runs that name the entity) / runs (the slice's counted runs). Defined in docs/metrics.md#signals.
+ */
+export interface SignalRate {
+  rate: number;
+  mentioned: number;
+  runs: number;
+}
+
+/**
  * Tracked brand and domain terms that are not deleted, by value then id.
  */
 export type Terms = {

@@ -23,11 +23,12 @@ import { endpoint as forumMetrics } from './endpoints/forum-metrics';
 import { endpoint as forumLeads } from './endpoints/forum-leads';
 import { endpoint as forumOpportunities } from './endpoints/forum-opportunities';
 import { endpoint as dimensions } from './endpoints/dimensions';
+import { endpoint as signals } from './endpoints/signals';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   projects, project, visibility, timeseries, dailyScores, prompts, segments, segmentAnalytics, competitors,
   competitorRankings, citations, mentions, referrers, warmLeads, engines, terms, runs, runGroup, runResults,
-  forumMetrics, forumLeads, forumOpportunities, dimensions,
+  forumMetrics, forumLeads, forumOpportunities, dimensions, signals,
 ];
 
 export type { Endpoint, Scope } from './endpoint';

@@ -35,7 +35,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "name": "compare",
     "in": "query",
     "required": false,
-    "description": "previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods.",
+    "description": "The period to compare the range with. previous_period: the same number of days ending the day before the range starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). On visibility, competitor rankings and segment analytics every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the period in `comparison`; signals compare with previous_period unless told otherwise. Not together with compare_start_date/compare_end_date. See docs/metrics.md#comparing-two-periods.",
     "x-accepts": "one of {enum}",
     "schema": {
       "type": "string",
@@ -49,7 +49,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "name": "compare_end_date",
     "in": "query",
     "required": false,
-    "description": "Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods.",
+    "description": "Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date and docs/metrics.md#comparing-two-periods.",
     "x-accepts": "a date YYYY-MM-DD from 1970-01-01 to 8999-12-31",
     "schema": {
       "type": "string",
@@ -62,7 +62,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "name": "compare_start_date",
     "in": "query",
     "required": false,
-    "description": "First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods.",
+    "description": "First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods.",
     "x-accepts": "a date YYYY-MM-DD from 1970-01-01 to 8999-12-31",
     "schema": {
       "type": "string",

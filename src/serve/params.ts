@@ -175,15 +175,6 @@ const DAY_MS = 86_400_000;
 export const FIRST_DAY = '1970-01-01';
 export const LAST_DAY = '8999-12-31';
 
-/** Both ends of a range in order and at most MAX_RANGE_DAYS days apart; the 400 names the first end. */
-function checkBothEnds(start: string, end: string, startName: string, endName: string): void {
-  const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
-  if (span < 1) throw httpError('invalid_parameter', `${startName} must be on or before ${endName} (${end}), got ${shown(start)}`);
-  if (span > MAX_RANGE_DAYS) {
-    throw httpError('invalid_parameter', `${startName} must be at most ${MAX_RANGE_DAYS - 1} days before ${endName} (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
-  }
-}
-
 /**
  * Both ends given: start on or before end, at most MAX_RANGE_DAYS days. The 400 names start_date.
  * One end alone: the range is the endpoint's `days` days from or to it (windows.ts requestedWindow),
@@ -192,7 +183,11 @@ function checkBothEnds(start: string, end: string, startName: string, endName: s
  */
 function checkRange(start: string | null, end: string | null, days: number): void {
   if (start !== null && end !== null) {
-    checkBothEnds(start, end, 'start_date', 'end_date');
+    const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+    if (span < 1) throw httpError('invalid_parameter', `start_date must be on or before end_date (${end}), got ${shown(start)}`);
+    if (span > MAX_RANGE_DAYS) {
+      throw httpError('invalid_parameter', `start_date must be at most ${MAX_RANGE_DAYS - 1} days before end_date (${end}: a range of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+    }
   } else if (start !== null && addDays(start, days - 1) > LAST_DAY) {
     throw httpError('invalid_parameter', `start_date must be on or before ${addDays(LAST_DAY, -(days - 1))} without end_date (the range is then the ${days} days from start_date, which must end by ${LAST_DAY}), got ${shown(start)}`);
   } else if (end !== null && addDays(end, -(days - 1)) < FIRST_DAY) {
@@ -201,19 +196,22 @@ function checkRange(start: string | null, end: string | null, days: number): voi
 }
 
 /**
- * A comparison names its period one way: compare=previous_period, or compare_start_date and
- * compare_end_date together (in order, at most MAX_RANGE_DAYS days). The 400 names the parameter
- * that breaks the rule.
+ * The period a range is compared with (docs/metrics.md#signals): compare_start_date and
+ * compare_end_date come together, in order, at most MAX_RANGE_DAYS days, and not with
+ * compare=previous_period (which names its own). The 400 names the parameter at fault.
  */
-function checkCompare(args: Pick<QueryArgs, 'compare' | 'compareStartDate' | 'compareEndDate'>): void {
-  const { compare, compareStartDate: start, compareEndDate: end } = args;
-  if (start === null && end === null) return;
-  if (end === null) throw httpError('invalid_parameter', `compare_start_date must come with compare_end_date (a comparison range names both days), got ${shown(start!)}`);
-  if (start === null) throw httpError('invalid_parameter', `compare_end_date must come with compare_start_date (a comparison range names both days), got ${shown(end)}`);
-  if (compare !== null) {
-    throw httpError('invalid_parameter', `compare must be left out with compare_start_date and compare_end_date (they name the period to compare with), got ${shown(compare)}`);
+function checkCompare(compare: string | null, start: string | null, end: string | null): void {
+  if ((start === null) !== (end === null)) {
+    const [given, missing] = start === null ? ['compare_end_date', 'compare_start_date'] : ['compare_start_date', 'compare_end_date'];
+    throw httpError('invalid_parameter', `${missing} must be given with ${given}, got none`);
   }
-  checkBothEnds(start, end, 'compare_start_date', 'compare_end_date');
+  if (start === null || end === null) return;
+  if (compare !== null) throw httpError('invalid_parameter', `compare must be left out with compare_start_date and compare_end_date, got ${shown(compare)}`);
+  const span = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  if (span < 1) throw httpError('invalid_parameter', `compare_start_date must be on or before compare_end_date (${end}), got ${shown(start)}`);
+  if (span > MAX_RANGE_DAYS) {
+    throw httpError('invalid_parameter', `compare_start_date must be at most ${MAX_RANGE_DAYS - 1} days before compare_end_date (${end}: a period of at most ${MAX_RANGE_DAYS} days), got ${shown(start)}`);
+  }
 }
 
 /** A parameter's value when the request leaves it out: its schema's default, else x-absent, else null. */
@@ -237,7 +235,7 @@ export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'name' | 'par
   }
   const args = out as unknown as QueryArgs; // one field per QueryArgs key: ABSENT has them all, and `arg` is one of them
   checkRange(args.startDate, args.endDate, rangeDays(e, windowDays));
-  checkCompare(args);
+  checkCompare(args.compare, args.compareStartDate, args.compareEndDate);
   return args;
 }
 

@@ -248,12 +248,12 @@ t.test('bad combinations: 400 naming the parameter, in the error contract', asyn
   t.teardown(() => api.close());
   const cases: Array<[string, RegExp]> = [
     ['compare=last_year', /^compare must be one of previous_period, got "last_year"$/],
-    ['compare_start_date=2026-01-01', /^compare_start_date must come with compare_end_date \(a comparison range names both days\), got "2026-01-01"$/],
-    ['compare_end_date=2026-01-31', /^compare_end_date must come with compare_start_date \(a comparison range names both days\), got "2026-01-31"$/],
+    ['compare_start_date=2026-01-01', /^compare_end_date must be given with compare_start_date, got none$/],
+    ['compare_end_date=2026-01-31', /^compare_start_date must be given with compare_end_date, got none$/],
     ['compare=previous_period&compare_start_date=2026-01-01&compare_end_date=2026-01-31',
-      /^compare must be left out with compare_start_date and compare_end_date \(they name the period to compare with\), got "previous_period"$/],
+      /^compare must be left out with compare_start_date and compare_end_date, got "previous_period"$/],
     ['compare_start_date=2026-02-01&compare_end_date=2026-01-31', /^compare_start_date must be on or before compare_end_date \(2026-01-31\), got "2026-02-01"$/],
-    ['compare_start_date=2025-01-01&compare_end_date=2026-01-02', /^compare_start_date must be at most 365 days before compare_end_date \(2026-01-02: a range of at most 366 days\), got "2025-01-01"$/],
+    ['compare_start_date=2025-01-01&compare_end_date=2026-01-02', /^compare_start_date must be at most 365 days before compare_end_date \(2026-01-02: a period of at most 366 days\), got "2025-01-01"$/],
     ['compare_start_date=2026-02-30&compare_end_date=2026-03-01', /^compare_start_date must be a date YYYY-MM-DD from 1970-01-01 to 8999-12-31, got "2026-02-30"$/],
     ['compare=previous_period&start_date=2026-03-02&end_date=2026-03-01', /^start_date must be on or before end_date/],
   ];

@@ -54,12 +54,12 @@ t.test('the methodology document, its schema and the definitions header', async 
     t.same(doc.intervals.fields, ['mention_rate_ci', 'share_of_voice_ci']);
     t.same([doc.comparison.method, doc.comparison.confidence, doc.comparison.z], ['newcombe-hybrid-score', 0.95, Z95], 'a difference: Newcombe on the same z');
     t.same(doc.comparison.fields, doc.intervals.fields.map((f) => f.replace(/_ci$/, '_change')), 'a change beside every interval');
-    t.same([...doc.comparison.endpoints].sort(), ['competitor-rankings', 'segment-analytics', 'visibility'], 'the endpoints that compare');
+    t.same([...doc.comparison.endpoints].sort(), ['competitor-rankings', 'segment-analytics', 'signals', 'visibility'], 'the endpoints that compare');
     const names = new Set(ENDPOINTS.map((e) => e.name));
     for (const o of doc.orderings) t.ok(names.has(o.endpoint), `ordering of ${o.endpoint} names an endpoint`);
     for (const w of doc.windows) for (const e of w.endpoints) t.ok(names.has(e), `window ${w.name}: ${e} is an endpoint`);
     t.same(doc.windows.find((w) => w.name === 'range')!.endpoints.sort(),
-      ['citations', 'competitor-rankings', 'daily-scores', 'forum-metrics', 'mentions', 'referrers', 'segment-analytics', 'timeseries', 'visibility', 'warm-leads'],
+      ['citations', 'competitor-rankings', 'daily-scores', 'forum-metrics', 'mentions', 'referrers', 'segment-analytics', 'signals', 'timeseries', 'visibility', 'warm-leads'],
       'start_date/end_date: every windowed endpoint, the feeds with a date, the trend and daily scores');
     t.same([doc.periods.parameter, doc.periods.values, [...doc.periods.endpoints].sort()], ['interval', ['day', 'week', 'month'], ['daily-scores', 'timeseries']]);
     for (const listed of ['projects', 'mentions', 'citations', 'runs', 'forum-leads', 'forum-opportunities', 'competitor-rankings', 'daily-scores']) {

@@ -52,7 +52,7 @@ t.test('MCP', async (t) => {
     const engineIds = queryParams(ENDPOINTS.find((e) => e.name === 'visibility')!).find((p) => p.name === 'engine_ids')!;
     t.same(vis.inputSchema.properties?.engine_ids, { ...engineIds.schema, description: engineIds.description }, 'query parameters: the HTTP route\'s schemas (schemas/params)');
     const mentions = tools.find((x) => x.name === 'mentions')!;
-    t.same(Object.keys(mentions.inputSchema.properties ?? {}).sort(), ['cursor', 'end_date', 'engine_ids', 'entity_type', 'limit', 'project_id', 'start_date'], 'the same parameters as the route, the date range included');
+    t.same(Object.keys(mentions.inputSchema.properties ?? {}).sort(), ['country', 'cursor', 'end_date', 'engine_ids', 'entity_type', 'limit', 'model', 'persona', 'project_id', 'segment_ids', 'start_date'], 'the same parameters as the route, the date range and the filters included');
     t.match(mentions.inputSchema.properties?.limit, { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'with the endpoint\'s own bounds');
     t.equal(vis.annotations?.readOnlyHint, true);
 

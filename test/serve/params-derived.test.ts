@@ -42,15 +42,12 @@ function sample(p: ParamDef): string | string[] {
   throw new Error(`no sample value for the parameter ${p.name}: add one here`);
 }
 
-/**
- * A query giving one parameter: its sample, and the parameter it only comes with (a comparison range
- * names both days; serve/params.ts checkCompare), whose value is then the same day.
- */
+/** Parameters only given together (compare_start_date and compare_end_date): one is sent with its partner's sample. */
 const PARTNER: Readonly<Record<string, string>> = { compare_start_date: 'compare_end_date', compare_end_date: 'compare_start_date' };
-function one(name: string): ParsedUrlQuery {
-  const value = sample(WIRE.get(name)!);
+/** A query giving the parameter a sample value (and its partner one, if it has one). */
+function given(name: string): ParsedUrlQuery {
   const partner = PARTNER[name];
-  return partner === undefined ? { [name]: value } : { [name]: value, [partner]: value };
+  return { [name]: sample(WIRE.get(name)!), ...(partner === undefined ? {} : { [partner]: sample(WIRE.get(partner)!) }) };
 }
 
 const listed = (e: Endpoint): string[] => queryParams(e).map((p) => p.name).sort();
@@ -84,7 +81,7 @@ t.test('validation checks exactly the parameters the endpoint lists (any other i
 t.test('the read-model arguments take exactly the listed parameters that are arguments', async (t) => {
   for (const e of ALL) {
     const none = JSON.stringify(queryArgs({}, e, WINDOW_DAYS));
-    const taken = wireNames.filter((name) => JSON.stringify(queryArgs(one(name), e, WINDOW_DAYS)) !== none);
+    const taken = wireNames.filter((name) => JSON.stringify(queryArgs(given(name), e, WINDOW_DAYS)) !== none);
     const expected = queryParams(e).filter((p) => p['x-read-by'] === undefined).map((p) => p.name);
     t.same(sorted(taken), sorted(expected), `${e.name}: arguments`);
   }
@@ -94,7 +91,7 @@ t.test('the cache key tells apart two requests that differ in any one listed par
   for (const e of ALL) {
     const key = (q: ParsedUrlQuery): string => queryKey(e, queryArgs(q, e, WINDOW_DAYS), q);
     const base = key({});
-    const apart = wireNames.filter((name) => key(one(name)) !== base);
+    const apart = wireNames.filter((name) => key(given(name)) !== base);
     t.same(sorted(apart), listed(e), `${e.name}: cache key`);
     // Two spellings of one request share a key.
     if (e.params.includes('engine_ids')) {
@@ -116,7 +113,7 @@ t.test('a cursor is bound to every listed argument but the page size', async (t)
     const first = args(e, {});
     const cursor = encodeCursor(KEY, e, first, { after: ['x', 1] });
     const bound = wireNames.filter((name) => {
-      const q = { ...one(name), cursor };
+      const q = { [name]: sample(WIRE.get(name)!), cursor };
       return thrown(() => cursorArg(q, e, args(e, q), KEY)) !== null;
     });
     const expected = queryParams(e).filter((p) => p['x-read-by'] === undefined && p['x-page-size'] !== true).map((p) => p.name);

@@ -343,6 +343,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project_id}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries */
+        get: operations["signals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{project_id}/terms": {
         parameters: {
             query?: never;
@@ -1057,6 +1074,85 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         }[];
+        /**
+         * SignalRate
+         * @description A mention rate of one period of a signal's slice: mentioned (the slice's counted runs that name the entity) / runs (the slice's counted runs). Defined in docs/metrics.md#signals.
+         */
+        SignalRate: {
+            mentioned: number;
+            rate: number;
+            runs: number;
+        };
+        /**
+         * Signals
+         * @description The changes of mention rate between two periods that are statistically real, across the project's slices (the brand and each tracked competitor x each engine or all x each segment or all x each country or all). Each slice with at least 10 counted runs in both periods is tested (two-sided pooled two-proportion z-test); q-values are Benjamini-Hochberg adjusted across all tested slices; a signal is a tested slice with q_value <= false_discovery_rate. Ranked by |delta| descending, then entity (brand first), name, competitor id, engine, segment and country (all before each). Defined in docs/metrics.md#signals.
+         */
+        Signals: {
+            /** Format: date */
+            compare_end_date: string | null;
+            /**
+             * Format: date
+             * @description First day of the period compared with.
+             */
+            compare_start_date: string | null;
+            /** Format: date */
+            end_date: string | null;
+            /** @description The rate the false discovery rate is controlled at: a signal has q_value <= this. */
+            false_discovery_rate: number;
+            /** @description The counted runs a slice needs in each period to be tested. */
+            min_runs: number;
+            /** Format: uuid */
+            project_id: string;
+            signals: {
+                /**
+                 * Format: uuid
+                 * @description null for the brand.
+                 */
+                competitor_id: string | null;
+                /** @description ISO 3166-1 alpha-2; null: all countries (every counted run, naming a country or not). */
+                country: string | null;
+                current: components["schemas"]["SignalRate"];
+                /** @description current.rate - previous.rate. */
+                delta: number;
+                /** @description Newcombe's hybrid score 95 % interval of delta, built on the two Wilson intervals. */
+                delta_ci: {
+                    high: number;
+                    low: number;
+                };
+                /**
+                 * Format: uuid
+                 * @description null: all engines.
+                 */
+                engine_id: string | null;
+                engine_name: string | null;
+                /** @enum {string} */
+                entity_type: "brand" | "competitor";
+                /** @enum {string} */
+                metric: "mention_rate";
+                /** @description The project's name for the brand, the competitor's name otherwise. */
+                name: string;
+                /** @description Two-sided p-value of the pooled two-proportion z-test. */
+                p_value: number;
+                previous: components["schemas"]["SignalRate"];
+                /** @description Benjamini-Hochberg adjusted p-value across all tested slices. */
+                q_value: number;
+                /**
+                 * Format: uuid
+                 * @description null: all segments (every counted run, in a segment or not).
+                 */
+                segment_id: string | null;
+                segment_name: string | null;
+            }[];
+            /** @description Slices with counted runs in either period but fewer than min_runs in one of them: not tested. */
+            slices_skipped: number;
+            /** @description Slices tested: the m of the Benjamini-Hochberg adjustment (all of them, however many signals the limit lists). */
+            slices_tested: number;
+            /**
+             * Format: date
+             * @description First day of the current period; null (with every date) when the request names no range and the project has no succeeded runs.
+             */
+            start_date: string | null;
+        };
         /**
          * Terms
          * @description Tracked brand and domain terms that are not deleted, by value then id.
@@ -2323,11 +2419,11 @@ export interface operations {
     "competitor-rankings": {
         parameters: {
             query?: {
-                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                /** @description The period to compare the range with. previous_period: the same number of days ending the day before the range starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). On visibility, competitor rankings and segment analytics every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the period in `comparison`; signals compare with previous_period unless told otherwise. Not together with compare_start_date/compare_end_date. See docs/metrics.md#comparing-two-periods. */
                 compare?: "previous_period";
-                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                /** @description Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date and docs/metrics.md#comparing-two-periods. */
                 compare_end_date?: string;
-                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
                 /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
                 country?: string[];
@@ -5330,11 +5426,11 @@ export interface operations {
     "segment-analytics": {
         parameters: {
             query?: {
-                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                /** @description The period to compare the range with. previous_period: the same number of days ending the day before the range starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). On visibility, competitor rankings and segment analytics every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the period in `comparison`; signals compare with previous_period unless told otherwise. Not together with compare_start_date/compare_end_date. See docs/metrics.md#comparing-two-periods. */
                 compare?: "previous_period";
-                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                /** @description Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date and docs/metrics.md#comparing-two-periods. */
                 compare_end_date?: string;
-                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
                 /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
                 country?: string[];
@@ -5392,6 +5488,244 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SegmentAnalytics"];
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            400: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
+            401: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
+                    "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_api_key";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
+            404: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description method_not_allowed: Method other than GET or HEAD (the Allow header lists them) */
+            405: {
+                headers: {
+                    /** @description The methods the path serves */
+                    Allow: "GET, HEAD";
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "method_not_allowed";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
+            429: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds until a request will be accepted again: the t of RateLimit */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "headers_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description internal: Internal error; the message shows no internals */
+            500: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
+            503: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    signals: {
+        parameters: {
+            query?: {
+                /** @description The period to compare the range with. previous_period: the same number of days ending the day before the range starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). On visibility, competitor rankings and segment analytics every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the period in `comparison`; signals compare with previous_period unless told otherwise. Not together with compare_start_date/compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                compare?: "previous_period";
+                /** @description Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                compare_end_date?: string;
+                /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
+                compare_start_date?: string;
+                /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
+                end_date?: string;
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                engine_ids?: string[];
+                /** @description Caps the number of rows returned (the first page's size on lists that page). */
+                limit?: number;
+                /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
+                start_date?: string;
+            };
+            header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
+                /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The project's id (any letter case). */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries */
+            200: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signals"];
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag) */
@@ -5797,11 +6131,11 @@ export interface operations {
     visibility: {
         parameters: {
             query?: {
-                /** @description previous_period: compare the range with the same number of days ending the day before it starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). Every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the previous period in `comparison`. Not with compare_start_date / compare_end_date. See docs/metrics.md#comparing-two-periods. */
+                /** @description The period to compare the range with. previous_period: the same number of days ending the day before the range starts (the range as the request resolves it: start_date..end_date, one end with the default length, or the current window). On visibility, competitor rankings and segment analytics every rate R that has R_ci then gains R_change (previous, previous_ci, delta, delta_ci, significant) and the body names the period in `comparison`; signals compare with previous_period unless told otherwise. Not together with compare_start_date/compare_end_date. See docs/metrics.md#comparing-two-periods. */
                 compare?: "previous_period";
-                /** @description Last day of the period to compare with, inclusive (UTC). See compare_start_date and docs/metrics.md#comparing-two-periods. */
+                /** @description Last day of the period to compare the range with, inclusive (UTC). Only with compare_start_date. See compare_start_date and docs/metrics.md#comparing-two-periods. */
                 compare_end_date?: string;
-                /** @description First day of the period to compare with, inclusive (UTC). With compare_end_date (both or neither): on or before it, at most 366 days; not with compare. The periods may differ in length. See docs/metrics.md#comparing-two-periods. */
+                /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
                 /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
                 country?: string[];

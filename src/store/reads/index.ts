@@ -10,6 +10,7 @@ export { accountForKeyHash, projectVisible, runGroupProject } from './sight';
 export { forumPostRows } from './forum-posts';
 export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
 export { dimsByNumber, dimsMatching, dimsOfRuns, recentRuns, runDimsOfDays, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
+export { runTallies, type HitTally, type RunTally } from './slice-tallies';
 export { anyStaleTrendDay, engineDayRows, latestRunDay, pendingPeriods, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';
