@@ -62,12 +62,43 @@ export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: 
 export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Array<DayRun<KeyedFacts>> {
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const out: Array<DayRun<KeyedFacts>> = [];
-  const rows = filtersDims(s.filter) ? runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.filter)) : runRowsOfDays(store, s.projectId, p.start, p.end);
-  for (const [id, completedAt, json] of rows) {
-    const facts = parse(json);
-    if (counts(counting, engines, facts[0], facts[1])) out.push({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts });
+  for (const run of parsedRuns(store, s, p, parse)) {
+    if (counts(counting, engines, run.facts[0], run.facts[1])) out.push(run);
   }
   return out;
+}
+
+/**
+ * The runs of a piece of a slice, parsed, kept for as long as the slice lives (one build: a slice is
+ * made per request): a report reads the same days for the brand and again for the competitors, and a
+ * year read from the runs (a filter on dimensions) is most of its build. Nobody mutates what is kept.
+ */
+const parsedOfSlice = new WeakMap<Slice, Map<string, Array<DayRun<KeyedFacts>>>>();
+/** A number per parse function (weakly held: a caller may pass a new closure each time). */
+const parserIds = new WeakMap<(json: string) => KeyedFacts, number>();
+let parsers = 0;
+/** The dims numbers a slice's filter matches, read once per slice. */
+const dimsOfSlice = new WeakMap<Slice, string>();
+
+function parsedRuns(store: ReadStore, s: Slice, p: Piece, parse: (json: string) => KeyedFacts): Array<DayRun<KeyedFacts>> {
+  let kept = parsedOfSlice.get(s);
+  if (!kept) parsedOfSlice.set(s, (kept = new Map()));
+  let parser = parserIds.get(parse);
+  if (parser === undefined) parserIds.set(parse, (parser = parsers++));
+  const key = `${parser} ${p.start} ${p.end}`;
+  let runs = kept.get(key);
+  if (runs) return runs;
+  let rows: Array<[string, string, string]>;
+  if (filtersDims(s.filter)) {
+    let dims = dimsOfSlice.get(s);
+    if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.filter)));
+    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims);
+  } else {
+    rows = runRowsOfDays(store, s.projectId, p.start, p.end);
+  }
+  runs = rows.map(([id, completedAt, json]) => ({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts: parse(json) }));
+  kept.set(key, runs);
+  return runs;
 }
 
 /**

@@ -57,7 +57,15 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
     fields: (v) => ({ [field]: v }),
     order: (v) => v ?? LAST,
   });
-  const period = (grain: 'day' | 'week' | 'month'): KeyDef => ({ of: (r) => [periodStart(r.day, grain)], fields: (v) => ({ period: v! }), order: (v) => v! });
+  const period = (grain: 'day' | 'week' | 'month'): KeyDef => {
+    const seen = new Map<string, string>(); // periodStart makes a Date: once per day, not per run
+    const of = (day: string): string => {
+      let p = seen.get(day);
+      if (p === undefined) seen.set(day, (p = periodStart(day, grain)));
+      return p;
+    };
+    return { of: (r) => [of(r.day)], fields: (v) => ({ period: v! }), order: (v) => v! };
+  };
   return (key) => {
     switch (key) {
       case 'engine': {
@@ -95,25 +103,29 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const dims = dimsByNumber(store);
   const defs = keys.map(keyDefs(store, s.projectId));
-  const groups = new Map<string, { values: Value[]; sums: MentionSums }>();
+  // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
+  const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
   const rows = runDimsOfDays(store, s.projectId, s.start, s.end, filtersDims(s.filter) ? dimsOf(store, s.filter) : null);
   for (const [, completedAt, json, n] of rows) {
     const f = briefFacts(json);
     if (!counts(counting, engines, f[0], f[1])) continue;
     const run: RunOfSlice = { engineId: f[0], promptId: f[1], day: completedAt.slice(0, 10), dims: n === null ? NONE : dims.get(n) };
     // Every combination of the run's values (a prompt in two segments is in both segments' groups).
-    let combos: Value[][] = [[]];
-    for (const d of defs) combos = combos.flatMap((c) => d.of(run).map((v) => [...c, v]));
-    for (const values of combos) {
-      const k = JSON.stringify(values);
-      let g = groups.get(k);
-      if (!g) groups.set(k, (g = { values, sums: zeroSums() }));
+    // One or two keys: the run's groups are the combinations of its values of each (several only for segments).
+    const first = defs[0]!.of(run);
+    const second = defs.length > 1 ? defs[1]!.of(run) : null;
+    for (const a of first) for (const b of second ?? [undefined]) {
+      let inner = groups.get(a);
+      if (!inner) groups.set(a, (inner = new Map()));
+      const k = b === undefined ? null : b;
+      let g = inner.get(k);
+      if (!g) inner.set(k, (g = { values: b === undefined ? [a] : [a, b], sums: zeroSums() }));
       g.sums.runs += 1;
       if (f[2] !== null) addBest(g.sums, f[2], f[3]);
     }
   }
   const order = (values: Value[]): string[] => values.map((v, i) => defs[i]!.order(v));
-  return [...groups.values()]
+  return [...groups.values()].flatMap((inner) => [...inner.values()])
     .map((g) => ({ g, o: order(g.values) }))
     .sort((a, b) => a.o.reduce((c, x, i) => c || compareStrings(x, b.o[i]!), 0))
     .map(({ g }): VisibilityGroup => {

@@ -106,5 +106,16 @@ export class ReadStore {
  * build thread, so that data_version tells when any other connection committed.
  */
 export function openReadStore(file: string): ReadStore {
-  return new ReadStore(openReader(file));
+  const db = openReader(file);
+  db.pragma(`cache_size = ${-READ_CACHE_KIB}`);
+  return new ReadStore(db);
 }
+
+/**
+ * Page cache of a read store (the serving thread's, each build thread's): SQLite's default is 2 MiB,
+ * 125 of the store's 16 KiB pages, so a year read from the runs (a filter on dimensions: one row of
+ * every few pages) went to the file for nearly every row. 32 MiB holds a busy project's year of those
+ * pages: a year with two filters read from the runs in half the time (docs/benchmarks.md); filled
+ * only as pages are read, and bounded.
+ */
+const READ_CACHE_KIB = 32 * 1024;
