@@ -448,6 +448,34 @@ export interface Methodology {
     null_when: string;
   };
   /**
+   * The dimensions of a run, the filters on them and the breakdowns (docs/metrics.md, Filters and Breakdowns).
+   */
+  slices: {
+    dimensions: string;
+    combining: string;
+    group_by: string;
+    exact: string;
+    filters: string[];
+    filter_endpoints: string[];
+  };
+  /**
+   * How /signals decides which changes between two periods are real (docs/metrics.md, Signals).
+   */
+  signals: {
+    endpoint: string;
+    metric: string;
+    slices: string;
+    tested_when: string;
+    test: string;
+    interval: string;
+    q_value: string;
+    signal_when: string;
+    ordering: string;
+    multiple_testing: "benjamini-hochberg";
+    min_runs: number;
+    false_discovery_rate: number;
+  };
+  /**
    * How text is compared in orderings.
    */
   string_order: string;

@@ -4,6 +4,8 @@
 import type { Methodology, Ordering, OrderKey } from './bodies.gen';
 import { RR_SCALE, SENTIMENT_SCALE, Z95 } from './store';
 import { ENDPOINTS } from './index';
+import { FALSE_DISCOVERY_RATE } from './differences';
+import { MIN_RUNS } from './endpoints/signals';
 
 /**
  * The version of the metric definitions: the UTC day they last changed meaning (YYYY-MM-DD). Sent as
@@ -190,6 +192,28 @@ export function methodology(windowDays: number = DEFAULT_WINDOW_DAYS, maxStalene
       formula: NEWCOMBE,
       significant: 'delta_ci excludes 0 (low > 0 or high < 0): the change is significant at the 95 % level taken alone. One test per field: across many rows some false alarms are expected (about 1 in 20 unchanged rates); the two periods are treated as independent samples, so overlapping periods (sharing runs) make the interval too wide.',
       null_when: 'n1 = 0 or n2 = 0: delta and delta_ci null, significant false (previous and previous_ci are null when n2 = 0).',
+    },
+    slices: {
+      dimensions: 'A run may name its country (ISO 3166-1 alpha-2), persona (a label the project defines), model (the model id the engine answered with) and surface (api or app); each is optional.',
+      filters: ['country', 'persona', 'model', 'segment_ids'],
+      filter_endpoints: ENDPOINTS.filter((e) => e.params.includes('country')).map((e) => e.name),
+      combining: 'Within one parameter any of its values; across parameters all of them (and engine_ids). A run that names no value of a dimension never matches a filter on it. segment_ids: runs of the prompts that list any of those segments now.',
+      group_by: 'visibility only: one or two of engine, prompt, segment, country, persona, model, and at most one of day, week, month; groups carry run_count, mention_count and the rates with their Wilson intervals. A prompt in two segments counts in both segment groups; a run without a dimension goes to the group whose key is null.',
+      exact: 'Filters and groups are sums of the runs\' exact counts over the range, never averages of daily rates.',
+    },
+    signals: {
+      endpoint: 'signals',
+      metric: 'mention_rate',
+      slices: 'The brand and each tracked competitor, each with every engine and all engines, every active segment and all segments, every country and all countries; a run without a country is only in the all-countries slices; a prompt in two segments counts in both.',
+      min_runs: MIN_RUNS,
+      tested_when: `The slice has at least ${MIN_RUNS} counted runs in each period; the others are counted in slices_skipped.`,
+      test: 'Two-sided pooled two-proportion z-test: z = (p1 - p2) / sqrt(p (1 - p) (1/n1 + 1/n2)), p = (k1 + k2) / (n1 + n2), p_value = erfc(|z| / sqrt 2); 1 when p is 0 or 1.',
+      interval: 'delta_ci: the Newcombe hybrid score interval of comparison.formula.',
+      multiple_testing: 'benjamini-hochberg',
+      false_discovery_rate: FALSE_DISCOVERY_RATE,
+      q_value: 'q_(i) = min over j >= i of p_(j) m / j, the p-values sorted ascending over the m tested slices (slices_tested), at most 1.',
+      signal_when: `q_value <= ${FALSE_DISCOVERY_RATE}: across all tested slices, the expected share of false signals among those listed is at most ${FALSE_DISCOVERY_RATE * 100} %.`,
+      ordering: 'By |delta| descending, then the brand first, then name, competitor id, engine, segment, country (all before each value).',
     },
     string_order: 'Text compares by code point (binary), not by locale.',
     orderings: ORDERINGS,

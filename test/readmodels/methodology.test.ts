@@ -55,6 +55,11 @@ t.test('the methodology document, its schema and the definitions header', async 
     t.same([doc.comparison.method, doc.comparison.confidence, doc.comparison.z], ['newcombe-hybrid-score', 0.95, Z95], 'a difference: Newcombe on the same z');
     t.same(doc.comparison.fields, doc.intervals.fields.map((f) => f.replace(/_ci$/, '_change')), 'a change beside every interval');
     t.same([...doc.comparison.endpoints].sort(), ['competitor-rankings', 'segment-analytics', 'signals', 'visibility'], 'the endpoints that compare');
+    t.same([...doc.slices.filter_endpoints].sort(),
+      ['citations', 'competitor-rankings', 'daily-scores', 'mentions', 'referrers', 'segment-analytics', 'timeseries', 'visibility', 'warm-leads'], 'the reports the filters apply to');
+    const project = (await request(`${api.base}/projects`, withKey(key))).json as Array<{ id: string }>;
+    const signals = (await request(`${api.base}/projects/${project[0]!.id}/signals`, withKey(key))).json as { min_runs: number; false_discovery_rate: number };
+    t.same([doc.signals.min_runs, doc.signals.false_discovery_rate], [signals.min_runs, signals.false_discovery_rate], 'signals: the minimum runs and the FDR /signals applies');
     const names = new Set(ENDPOINTS.map((e) => e.name));
     for (const o of doc.orderings) t.ok(names.has(o.endpoint), `ordering of ${o.endpoint} names an endpoint`);
     for (const w of doc.windows) for (const e of w.endpoints) t.ok(names.has(e), `window ${w.name}: ${e} is an endpoint`);

@@ -849,6 +849,31 @@ export interface components {
                 counted_when: string[];
                 definition: string;
             };
+            /** @description How /signals decides which changes between two periods are real (docs/metrics.md, Signals). */
+            signals: {
+                endpoint: string;
+                false_discovery_rate: number;
+                interval: string;
+                metric: string;
+                min_runs: number;
+                /** @constant */
+                multiple_testing: "benjamini-hochberg";
+                ordering: string;
+                q_value: string;
+                signal_when: string;
+                slices: string;
+                test: string;
+                tested_when: string;
+            };
+            /** @description The dimensions of a run, the filters on them and the breakdowns (docs/metrics.md, Filters and Breakdowns). */
+            slices: {
+                combining: string;
+                dimensions: string;
+                exact: string;
+                filter_endpoints: string[];
+                filters: string[];
+                group_by: string;
+            };
             /** @description How text is compared in orderings. */
             string_order: string;
             /** @description The metric definitions version (YYYY-MM-DD: the day they last changed meaning); equal to the Metric-Definitions-Version header. */
