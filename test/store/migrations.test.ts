@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 015 adds, taken back: the runs' dimensions (dims, runs.dims, the index entry and the view's columns). */
-const UNDO_015 = `DROP VIEW prompt_runs;
+/** What 016 adds: the filtered runs' covering index. */
+const UNDO_016 = 'DROP INDEX runs_slices;';
+
+/** What 015 adds, taken back: the runs' dimensions (dims, runs.dims, the index entry and the view's columns); 016 first. */
+const UNDO_015 = `${UNDO_016} DROP VIEW prompt_runs;
   CREATE VIEW prompt_runs AS
     SELECT r.id, g.id AS run_group_id, p.id AS project_id, r.facts ->> 1 AS prompt_id, r.facts ->> 0 AS engine_id, r.status,
       r.completed_at, substr(r.completed_at, 1, 10) AS day, r.facts ->> 2 AS brand_position, r.facts ->> 3 AS brand_sentiment,
@@ -335,5 +338,7 @@ t.test('015 gives the runs of a database of 014 their dimensions, from their eve
   t.equal(migrated.prepare("SELECT count(*) FROM runs WHERE dims IS NULL AND event ->> '$.data.country' IS NULL AND event ->> '$.data.persona' IS NULL").pluck().get(),
     migrated.prepare('SELECT count(*) FROM runs WHERE dims IS NULL').pluck().get(), 'a run naming none has no dims number');
   t.match(migrated.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_recent'").pluck().get(), /\(project, completed_at, dims\)/, 'the day index carries the dims number');
+  t.match(migrated.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_slices'").pluck().get(),
+    /\(project, dims, completed_at, id, facts\) WHERE status = 'succeeded' AND dims IS NOT NULL/, 'the filtered runs\' covering index (016)');
   t.equal(digest(migrated), expected, 'the digest of a fresh projection');
 });

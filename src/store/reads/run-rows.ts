@@ -14,21 +14,29 @@ export function runRowsOfDays(store: ReadStore, projectId: string, start: string
   return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
 }
 
-/** RUNS_OF_DAYS of the runs whose dimensions are among some dims numbers (migration 015; a JSON list), decided on runs_recent's entries. */
-const RUNS_OF_DAYS_IN = `${RUNS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+/**
+ * The succeeded runs of the days start..end whose dims number is among some (migration 015; a JSON
+ * list), read from runs_slices alone (migration 016: one contiguous run of entries per number, no
+ * row fetched), in runs_recent's order (completed_at, dims, rowid) as RUNS_OF_DAYS gives them.
+ */
+const slicesOfDays = (columns: string): string => `SELECT ${columns} FROM runs INDEXED BY runs_slices
+  WHERE project = ${KEY_OF} AND dims IN (SELECT value FROM json_each(?)) AND completed_at >= ? AND completed_at < ? || 'U'
+    AND status = 'succeeded' AND dims IS NOT NULL
+  ORDER BY completed_at, dims, rowid`;
+const RUNS_OF_DAYS_IN = slicesOfDays('id, completed_at, facts');
 
 /** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers). */
 export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): Array<[string, string, string]> {
-  return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, start, end, dims);
+  return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, dims, start, end);
 }
 
 /** The runs of RUNS_OF_DAYS (and of RUNS_OF_DAYS_IN) with their dims numbers: id, completed_at, facts, dims. */
 const DIMS_OF_DAYS = RUNS_OF_DAYS.replace('SELECT id, completed_at, facts FROM', 'SELECT id, completed_at, facts, dims FROM');
-const DIMS_OF_DAYS_IN = `${DIMS_OF_DAYS} AND dims IN (SELECT value FROM json_each(?))`;
+const DIMS_OF_DAYS_IN = slicesOfDays('id, completed_at, facts, dims');
 
 /** runRowsOfDays (of the runs whose dims number is in `dims`, when given) with each run's dims number (null: it names none). */
 export function runDimsOfDays(store: ReadStore, projectId: string, start: string, end: string, dims: string | null): Array<[string, string, string, number | null]> {
-  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, start, end, dims);
+  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, dims, start, end);
 }
 
 /** A project's succeeded runs that name any dimension, counted per dims number, engine and prompt (every day: runs_recent's entries, then the rows' facts). */
