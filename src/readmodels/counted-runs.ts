@@ -92,7 +92,7 @@ function parsedRuns(store: ReadStore, s: Slice, p: Piece, parse: (json: string) 
   if (filtersDims(s.filter)) {
     let dims = dimsOfSlice.get(s);
     if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.filter)));
-    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims);
+    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, parse === briefFacts); // briefFacts never reads the cited URLs
   } else {
     rows = runRowsOfDays(store, s.projectId, p.start, p.end);
   }
