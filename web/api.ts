@@ -7,16 +7,9 @@
 // does not serve is never called. So the page works against an older service (no dimensions, no
 // signals: those controls and panels stay hidden) without a failed request.
 import { createClient, type paths, type VisibilityClient } from '../clients/typescript/src/index';
-import type { RateChange } from './format';
 import type { Query } from './state';
 
 type Ok<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer B } } } } } ? B : never;
-/**
- * The generated body of a path, or `Fallback` while the generated client predates the path. Once the
- * client is generated from a document that has it, the generated type wins (and a field the page
- * reads that it lacks breaks the build).
- */
-type OkOr<P extends string, Fallback> = P extends keyof paths ? Ok<P> : Fallback;
 
 export type Projects = Ok<'/projects'>;
 export type Timeseries = Ok<'/projects/{project_id}/visibility/timeseries'>;
@@ -24,54 +17,14 @@ export type Engines = Ok<'/projects/{project_id}/engines'>;
 export type Segments = Ok<'/projects/{project_id}/segments'>;
 export type Citations = Ok<'/projects/{project_id}/citations'>;
 export type Leads = Ok<'/projects/{project_id}/forum/leads'>;
-
-/** A compared body's rows: each rate with an interval gains `R_change` (only when compare is asked for). */
-type Changes = { mention_rate_change?: RateChange | null; share_of_voice_change?: RateChange | null };
-type Compared<T> = T extends ReadonlyArray<infer R> ? Array<R & Changes> : T & Changes;
-export type Rankings = Compared<Ok<'/projects/{project_id}/competitor-rankings'>>;
-export type SegmentAnalytics = Compared<Ok<'/projects/{project_id}/segments/analytics'>>;
-type VisibilityBody = Ok<'/projects/{project_id}/visibility'>;
-export type Visibility = Omit<VisibilityBody, 'engine_breakdown'> & Changes & {
-  engine_breakdown: Compared<VisibilityBody['engine_breakdown']>;
-  comparison?: { start_date: string; end_date: string };
-};
-
-interface Share { rate: number | null; mentioned: number; runs: number }
-/** GET /projects/{id}/signals: the changes between two periods that are statistically real (issue 41). */
-export type Signals = OkOr<'/projects/{project_id}/signals', {
-  project_id: string;
-  start_date: string;
-  end_date: string;
-  compare_start_date: string;
-  compare_end_date: string;
-  slices_tested: number;
-  false_discovery_rate: number;
-  signals: Array<{
-    entity_type: 'brand' | 'competitor';
-    competitor_id: string | null;
-    name: string;
-    engine_id: string | null;
-    engine_name: string | null;
-    segment_id: string | null;
-    segment_name: string | null;
-    country: string | null;
-    metric: string;
-    current: Share;
-    previous: Share;
-    delta: number;
-    delta_ci: { low: number; high: number } | null;
-    p_value: number;
-    q_value: number;
-  }>;
-}>;
-
-/** GET /projects/{id}/dimensions: the countries, personas, models and surfaces the runs name (issue 41). */
-type DimensionsBody = OkOr<'/projects/{project_id}/dimensions', {
-  project_id: string;
-  countries: Array<{ country: string; run_count: number }>;
-  personas: Array<{ persona: string; run_count: number }>;
-  models: Array<{ model: string; run_count: number }>;
-}>;
+/** A compared body (compare asked for) names its comparison period, and each rate with an interval has its `R_change`. */
+export type Rankings = Ok<'/projects/{project_id}/competitor-rankings'>;
+export type SegmentAnalytics = Ok<'/projects/{project_id}/segments/analytics'>;
+export type Visibility = Ok<'/projects/{project_id}/visibility'>;
+/** GET /projects/{id}/signals: the changes between two periods that are statistically real. */
+export type Signals = Ok<'/projects/{project_id}/signals'>;
+/** GET /projects/{id}/dimensions: the countries, personas, models and surfaces the runs name. */
+type DimensionsBody = Ok<'/projects/{project_id}/dimensions'>;
 
 /** The dimensions a filter can pick from, each value with how many runs name it. */
 export type Dimension = 'country' | 'persona' | 'model';

@@ -169,7 +169,7 @@ async function showReports(before?: (mine: number) => Promise<void>): Promise<vo
 }
 
 /** Under a report: the view's choices it does not take (its operation does not declare them). */
-function note(a: Api, report: 'timeseries' | 'rankings' | 'segmentAnalytics' | 'citations', elId: string): void {
+function note(a: Api, report: 'timeseries' | 'rankings' | 'segmentAnalytics' | 'citations' | 'signals', elId: string): void {
   const left = ignored(view, a.params(report));
   const p = el<HTMLElement>(elId);
   p.hidden = left.length === 0;
@@ -210,6 +210,7 @@ function draw(a: Api, data: ProjectData): void {
   note(a, 'rankings', 'rankings-ignored');
   note(a, 'segmentAnalytics', 'segments-ignored');
   note(a, 'citations', 'citations-ignored');
+  if (data.signals) note(a, 'signals', 'signals-ignored');
 }
 
 function main(): void {

@@ -1,5 +1,6 @@
 // How the dashboard writes the API's numbers in its tables. Pure functions (no DOM): the browser
 // test formats the API's own answer with them and compares cell by cell.
+import type { components } from '../clients/typescript/src/index';
 
 /** A share of runs (0..1) as a percentage with one decimal; a dash for none. */
 export function pct(v: number | null | undefined): string {
@@ -44,14 +45,8 @@ export function delta(d: number | null | undefined, ci: { low: number; high: num
   return `${points(d)} pts` + (ci ? ` [${points(ci.low)}, ${points(ci.high)}]` : '');
 }
 
-/** The `R_change` sibling of a rate when a comparison is asked for (docs/metrics.md). */
-export interface RateChange {
-  previous: number | null;
-  previous_ci: { low: number; high: number } | null;
-  delta: number | null;
-  delta_ci: { low: number; high: number } | null;
-  significant: boolean;
-}
+/** The `R_change` sibling of a rate when a comparison is asked for (docs/metrics.md), as the generated client types it. */
+export type RateChange = components['schemas']['RateChange'];
 
 /** Whether a change is significant, and which way, in words (the page's colour only repeats it). */
 export function verdict(c: Pick<RateChange, 'delta' | 'significant'>): 'up' | 'down' | 'not significant' {

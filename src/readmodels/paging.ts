@@ -86,18 +86,32 @@ export interface ListOf {
 /** Bound by every list since v1, given or not ('*'): their place is kept so that cursors issued then stay valid. */
 const V1_BOUND: ReadonlyArray<keyof QueryArgs> = ['engineIds', 'entityType'];
 
+/**
+ * The arguments that joined the paged lists after v1, one group per release that added some. A group
+ * holds its place in a list's identity only when one of its arguments, or of a later group's, is
+ * given: a walk asked as an earlier release could ask it keeps that release's identity, so the
+ * cursors that release issued stay valid. Arguments of no group here form a last group of their own.
+ */
+const JOINED: ReadonlyArray<ReadonlyArray<keyof QueryArgs>> = [
+  ['startDate', 'endDate'], // v1.1: date ranges
+  ['country', 'persona', 'model', 'segmentIds'], // the dimension filters (issue 41)
+];
+
 const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : Array.isArray(v) ? v.join(',') : String(v));
 
 /**
  * Which list a walk pages: the endpoint, the project and every query argument the endpoint lists but
  * the page size (limit: it may change mid-walk). Snapshots are kept per list, and a cursor is bound
- * to one (serve/cursor.ts). The v1 filters always hold their place; the other parameters (a range)
- * join only when one of them is given, so the v1 lists keep the identity they had.
+ * to one (serve/cursor.ts). The v1 filters always hold their place; a later group (JOINED) joins
+ * when one of its arguments or of a later group's is given, so the lists of earlier releases keep
+ * the identity they had.
  */
 export function listIdentity(list: ListOf, args: Pick<ReadArgs, 'projectId'> & QueryArgs): string {
   const later = list.params.map((n) => PARAMS[n]).filter((p) => p['x-page-size'] !== true)
     .map((p) => p.arg).filter((a): a is keyof QueryArgs => a !== null && !V1_BOUND.includes(a));
-  const rest = later.some((a) => args[a] !== null) ? later.map((a) => spelled(args[a])) : [];
+  const groups = [...JOINED.map((g) => later.filter((a) => g.includes(a))), later.filter((a) => !JOINED.some((g) => g.includes(a)))];
+  const last = groups.findLastIndex((g) => g.some((a) => args[a] !== null));
+  const rest = groups.slice(0, last + 1).flat().map((a) => spelled(args[a]));
   return [list.name, args.projectId, ...V1_BOUND.map((a) => spelled(args[a])), ...rest].join('\n');
 }
 

@@ -84,6 +84,10 @@ export interface RunSpec {
   sentiment?: number | null;
   competitor?: number | null;
   citations?: string[];
+  /** The run's optional dimensions (left out of the event when not given). */
+  country?: string;
+  persona?: string;
+  model?: string;
 }
 
 export function run(r: RunSpec): Ev {
@@ -95,6 +99,9 @@ export function run(r: RunSpec): Ev {
     id: id(r.n, '55555555'), run_group_id: W.group, project_id: W.project, prompt_id: r.prompt ?? W.prompt1,
     engine_id: r.engine ?? W.engineA, status: r.status ?? 'succeeded', completed_at: `${day}T12:00:00Z`,
     mentions, citations: (r.citations ?? []).map((url) => ({ url })),
+    ...(r.country !== undefined ? { country: r.country } : {}),
+    ...(r.persona !== undefined ? { persona: r.persona } : {}),
+    ...(r.model !== undefined ? { model: r.model } : {}),
   }, `${day}T12:00:01Z`);
 }
 

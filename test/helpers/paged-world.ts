@@ -18,14 +18,23 @@ function forumPost(n: number, relevance: number, intent: string, d: string): Ev 
   }, `${d}T10:00:00.000Z`);
 }
 
-/** The world before any walk: 90 runs (two mentions each, three citations), 30 run groups, 45 posts. */
+/** A run's country, persona and model: most runs name some, a few none (a filter must leave those out). */
+function dims(n: number): { country?: string; persona?: string; model?: string } {
+  return {
+    ...(n % 5 === 0 ? {} : { country: n % 5 < 3 ? 'US' : 'DE' }),
+    ...(n % 7 === 0 ? {} : { persona: n % 2 ? 'Founder' : 'Developer' }),
+    ...(n % 4 === 0 ? {} : { model: n % 3 ? 'gpt-4o' : 'sonar' }),
+  };
+}
+
+/** The world before any walk: 90 runs (two mentions each, three citations; most name a country, persona and model), 30 run groups, 45 posts. */
 export function pagedWorld(): Ev[] {
   const events = world();
   events.push(ev('project.upserted', { id: P2, company_id: W.account, name: 'Second', status: 'active', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }));
   for (let n = 1; n <= 90; n++) {
     events.push(run({
       n, day: day(1 + (n % 9)), prompt: n % 2 ? W.prompt1 : W.prompt2, engine: n % 3 ? W.engineA : W.engineB,
-      brand: 1 + (n % 4), competitor: 1 + (n % 3), citations: [url(n), url(n * 5 + 1), url(n * 11 + 2)],
+      brand: 1 + (n % 4), competitor: 1 + (n % 3), citations: [url(n), url(n * 5 + 1), url(n * 11 + 2)], ...dims(n),
     }));
   }
   for (let n = 1; n <= 30; n++) events.push(ev('run_group.started', { id: group(n), project_id: W.project, started_at: `${day(1 + (n % 6))}T00:00:00Z` }));

@@ -1,9 +1,10 @@
 // Pages of the five long lists at the read-model level: walks by Endpoint.page, with events applied
 // between pages, and the ranked lists' fallback when the walk's pinned list is gone.
+import querystring from 'node:querystring';
 import t from 'tap';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import type { PagePosition } from '../../src/readmodels/args';
-import { dropSnapshots, snapshotCount } from '../../src/readmodels/paging';
+import { dropSnapshots, listIdentity, snapshotCount } from '../../src/readmodels/paging';
 import { readVersion, sumVersions } from '../../src/serve/ready-body';
 import { queryArgs } from '../../src/serve/params';
 import { asSource, W } from '../helpers/events';
@@ -134,4 +135,27 @@ t.test('ranked lists when the pinned list is gone: rebuilt when the data did not
   const start = now.findIndex((c) => Number(c.citation_count) < Number(lastKey[0]) || (c.citation_count === lastKey[0] && String(c.url) > String(lastKey[1])));
   t.same(ids('citations', second.items as Item[]), ids('citations', now.slice(start, start + 5)), 'the page after the last key in the current order');
   t.equal(second.next!.pinned!.version, versionOf(store), 'and the walk pins the current list from there');
+});
+
+// A cursor is signed over its list's identity (serve/cursor.ts): a walk asked as v1 or v1.1 could ask
+// it must keep the identity it had then, or the cursors issued before an upgrade fail after it. The
+// strings below are those releases' identities, written out.
+t.test('a list asked as an earlier release could ask it keeps that release\'s identity', async (t) => {
+  const P = W.project;
+  const identityOf = (name: string, query: string): string => {
+    const e = endpointNamed(name);
+    return listIdentity(e, { ...queryArgs(querystring.parse(query), e, 7), projectId: P });
+  };
+  const cases: Array<[string, string, string[]]> = [
+    ['citations', '', ['citations', P, '*', '*']],
+    ['citations', `engine_ids=${W.engineB}&engine_ids=${W.engineA}&limit=5`, ['citations', P, `${W.engineA},${W.engineB}`, '*']],
+    ['citations', 'start_date=2026-10-20&end_date=2026-11-10', ['citations', P, '*', '*', '2026-10-20', '2026-11-10']],
+    ['mentions', 'entity_type=brand&start_date=2026-10-20', ['mentions', P, '*', 'brand', '2026-10-20', '*']],
+    ['mentions', `end_date=2026-11-10&engine_ids=${W.engineA}`, ['mentions', P, W.engineA, '*', '*', '2026-11-10']],
+  ];
+  for (const [name, query, want] of cases) t.equal(identityOf(name, query), want.join('\n'), `${name}?${query}: as v1/v1.1 signed it`);
+  // The dimension filters join only when given (with the range's places), so their lists differ.
+  const withCountry = identityOf('citations', 'country=US');
+  t.equal(withCountry, ['citations', P, '*', '*', '*', '*', 'US', '*', '*', '*'].join('\n'), 'a dimension filter joins with the range\'s places');
+  t.not(identityOf('citations', 'start_date=2026-10-20&end_date=2026-11-10&segment_ids=' + W.segment), cases[2]![2].join('\n'), 'and makes a list of its own');
 });

@@ -30,6 +30,12 @@ const VALUES: Record<string, (e: Endpoint) => Array<Query | undefined>> = {
   // start_date and end_date together: both, one alone (the window's days from or to it), neither, and a range with nothing in it.
   start_date: (): Array<Query | undefined> => [undefined, { start_date: '2026-01-03', end_date: '2026-01-08' }, { start_date: '2026-01-02' }, { end_date: '2026-01-06' }, { start_date: '2025-06-01', end_date: '2025-06-30' }],
   end_date: () => [undefined],
+  // The dimension filters and segment_ids: one of them (lower case, normalized in the Link), segment_ids
+  // alone (a prompt filter), and all four together; persona, model and segment_ids are walked here.
+  country: (): Array<Query | undefined> => [undefined, { country: ['us', 'DE'] }, { segment_ids: [W.segment] }, { country: 'US', persona: 'Founder', model: ['sonar', 'gpt-4o'], segment_ids: [W.segment] }],
+  persona: () => [undefined],
+  model: () => [undefined],
+  segment_ids: () => [undefined],
   limit: () => [undefined, { limit: 5 }, { limit: 13 }],
   cursor: () => [undefined],
 };

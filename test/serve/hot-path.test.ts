@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import t from 'tap';
+import { ENDPOINTS } from '../../src/readmodels';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey } from '../helpers/http';
 import { asSource, ev, id } from '../helpers/events';
@@ -130,9 +131,9 @@ t.test('build threads give the same bytes as building on the event loop', async 
     '/projects', `/runs/${group}`, `/runs/${group}/results`,
     ...['', '/visibility', '/visibility/timeseries', '/scores/daily', '/prompts', '/segments', '/segments/analytics', '/competitors',
       '/competitor-rankings', '/citations', '/mentions', '/referrers', '/warm-leads', '/engines', '/terms', '/runs', '/forum/metrics',
-      '/forum/leads', '/forum/opportunities'].map((s) => `/projects/${project}${s}`),
+      '/forum/leads', '/forum/opportunities', '/dimensions', '/signals'].map((s) => `/projects/${project}${s}`),
   ];
-  t.equal(paths.length, 22, 'every endpoint');
+  t.equal(paths.length, ENDPOINTS.length, 'every endpoint');
   for (const p of paths) {
     const [a, b] = await Promise.all([request(inline.base + p, withKey(key, { 'accept-encoding': 'br' })), request(threaded.base + p, withKey(key, { 'accept-encoding': 'br' }))]);
     t.equal(b.status, 200, p);

@@ -1,5 +1,5 @@
 // Isolation as a property (issue 10, point 3): in a seeded world of several accounts, every key
-// (valid, revoked, unknown, none) against every id of every kind on every one of the 22 endpoints,
+// (valid, revoked, unknown, none) against every id of every kind on every one of the 24 endpoints,
 // over real HTTP, with ids mutated in case and format. The expectation of who sees what comes
 // from test/helpers/isolation-world.ts's oracle (the events folded by the spec's rules), not from the
 // service's SQL. Properties:
@@ -32,12 +32,12 @@ interface Ep {
   bad: string[];
 }
 
-// The 22 routes of the README, written out here (not taken from the service's table).
+// The 24 routes of the README, written out here (not taken from the service's table).
 const ENG = ['engine_ids=E0&engine_ids=E1', 'engine_ids=E3&engine_ids=E3'];
 const EPS: Ep[] = [
   { path: '/projects', slot: 'account', good: [], bad: [] },
   { path: '/projects/{id}', slot: 'project', good: [], bad: [] },
-  { path: '/projects/{id}/visibility', slot: 'project', good: ENG, bad: ['engine_ids=nope'] },
+  { path: '/projects/{id}/visibility', slot: 'project', good: [...ENG, 'group_by=segment&group_by=engine&compare=previous_period'], bad: ['engine_ids=nope', 'group_by=day&group_by=week'] },
   { path: '/projects/{id}/visibility/timeseries', slot: 'project', good: [], bad: [] },
   { path: '/projects/{id}/scores/daily', slot: 'project', good: ['limit=2'], bad: ['limit=0'] },
   { path: '/projects/{id}/prompts', slot: 'project', good: [], bad: [] },
@@ -57,6 +57,8 @@ const EPS: Ep[] = [
   { path: '/projects/{id}/forum/metrics', slot: 'project', good: [], bad: [] },
   { path: '/projects/{id}/forum/leads', slot: 'project', good: [], bad: [] },
   { path: '/projects/{id}/forum/opportunities', slot: 'project', good: [], bad: [] },
+  { path: '/projects/{id}/dimensions', slot: 'project', good: [], bad: [] },
+  { path: '/projects/{id}/signals', slot: 'project', good: ['compare=previous_period&engine_ids=E0', 'limit=3'], bad: ['limit=0', 'compare=previous_period&compare_start_date=2026-01-01&compare_end_date=2026-01-07'] },
 ];
 
 /** How an id is written in the path. `same`: the service must treat it as the id itself. */
@@ -411,10 +413,10 @@ t.test('a consistent world: no key sees what it may not (build threads: 1)', asy
   const seed = 1010;
   const world = generateWorld({ seed });
   const o = oracle(world.events, world.engines);
-  // The table above is the whole API: 22 routes, the same paths as the service's.
+  // The table above is the whole API: 24 routes, the same paths as the service's.
   const ours = EPS.map((e) => e.path.replace('{id}', ':x')).sort();
   const theirs = ENDPOINTS.map((e) => e.path.replace(/:[a-z_]+/, ':x')).sort();
-  t.same(ours, theirs, 'the 22 routes of the README');
+  t.same(ours, theirs, 'the 24 routes of the README');
   // The world has what the property needs: accounts that see nothing, several, and shared projects.
   const sizes = [...o.visible.values()].map((s) => s.size);
   t.ok(world.keys.length >= 10 && o.visible.size >= 5 && Math.max(...sizes) >= 4, `accounts see ${JSON.stringify(sizes)} projects`);
