@@ -57,48 +57,43 @@ export interface DayRun<F extends KeyedFacts = BriefFacts> {
  * (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
  * Each run's facts are parsed without its cited URLs (briefFacts) unless `parse` says otherwise.
  */
-export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): DayRun[];
-export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Array<DayRun<F>>;
-export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Array<DayRun<KeyedFacts>> {
+export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): Iterable<DayRun>;
+export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Iterable<DayRun<F>>;
+export function* runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Iterable<DayRun<KeyedFacts>> {
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const out: Array<DayRun<KeyedFacts>> = [];
-  for (const run of parsedRuns(store, s, p, parse)) {
-    if (counts(counting, engines, run.facts[0], run.facts[1])) out.push(run);
+  // Parsed one at a time and dropped by the caller: a year read from the runs keeps no parsed run
+  // alive, so a scavenge in the middle of a build has little to copy.
+  for (const [id, completedAt, json] of rowsOfPiece(store, s, p, parse === briefFacts)) {
+    const facts = parse(json);
+    if (counts(counting, engines, facts[0], facts[1])) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };
   }
-  return out;
 }
 
 /**
- * The runs of a piece of a slice, parsed, kept for as long as the slice lives (one build: a slice is
- * made per request): a report reads the same days for the brand and again for the competitors, and a
- * year read from the runs (a filter on dimensions) is most of its build. Nobody mutates what is kept.
+ * The rows of a piece of a slice, kept for as long as the slice lives (one build: a slice is made per
+ * request): a report reads the same days for the brand and again for the competitors, and a year read
+ * from the runs (a filter on dimensions) is most of its build. Texts, not parsed runs: one string a
+ * run is cheap to keep. Nobody mutates what is kept.
  */
-const parsedOfSlice = new WeakMap<Slice, Map<string, Array<DayRun<KeyedFacts>>>>();
-/** A number per parse function (weakly held: a caller may pass a new closure each time). */
-const parserIds = new WeakMap<(json: string) => KeyedFacts, number>();
-let parsers = 0;
+const rowsOfSlice = new WeakMap<Slice, Map<string, Array<[string, string, string]>>>();
 /** The dims numbers a slice's filter matches, read once per slice. */
 const dimsOfSlice = new WeakMap<Slice, string>();
 
-function parsedRuns(store: ReadStore, s: Slice, p: Piece, parse: (json: string) => KeyedFacts): Array<DayRun<KeyedFacts>> {
-  let kept = parsedOfSlice.get(s);
-  if (!kept) parsedOfSlice.set(s, (kept = new Map()));
-  let parser = parserIds.get(parse);
-  if (parser === undefined) parserIds.set(parse, (parser = parsers++));
-  const key = `${parser} ${p.start} ${p.end}`;
-  let runs = kept.get(key);
-  if (runs) return runs;
-  let rows: Array<[string, string, string]>;
+function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean): Array<[string, string, string]> {
+  let kept = rowsOfSlice.get(s);
+  if (!kept) rowsOfSlice.set(s, (kept = new Map()));
+  const key = `${brief ? 'brief' : 'whole'} ${p.start} ${p.end}`;
+  let rows = kept.get(key);
+  if (rows) return rows;
   if (filtersDims(s.filter)) {
     let dims = dimsOfSlice.get(s);
     if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.filter)));
-    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, parse === briefFacts); // briefFacts never reads the cited URLs
+    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, brief); // briefFacts never reads the cited URLs
   } else {
     rows = runRowsOfDays(store, s.projectId, p.start, p.end);
   }
-  runs = rows.map(([id, completedAt, json]) => ({ id, completed_at: completedAt, day: completedAt.slice(0, 10), facts: parse(json) }));
-  kept.set(key, runs);
-  return runs;
+  kept.set(key, rows);
+  return rows;
 }
 
 /**

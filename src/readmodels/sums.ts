@@ -2,7 +2,7 @@
 // added per key, so the same numbers whatever pieces a range is read in.
 import type { Period } from './args';
 import { countingOf, counts, rollupRows, runsOfDays } from './counted-runs';
-import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Piece, type Stale } from './range-pieces';
+import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
   addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts,
   trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
@@ -17,16 +17,6 @@ export interface EnginePromptSums extends MentionSums {
 }
 
 /**
- * Sums of each piece of a slice's days (rangePieces, 'total'), added per key: integers, so the same
- * numbers whatever the pieces, then put in the order `compare` states.
- */
-function sliceSums<T extends MentionSums>(store: ReadStore, s: Slice, add: (piece: Piece, into: Map<string, T>) => void, compare: (a: T, b: T) => number): T[] {
-  const out = new Map<string, T>();
-  for (const piece of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) add(piece, out);
-  return [...out.values()].sort(compare);
-}
-
-/**
  * The periods of a slice read as their days: those pending (stalePeriods), and every one when the
  * slice filters on the runs' dimensions (no roll-up keys by them; a segment filter is one of prompts,
  * which the roll-ups key by).
@@ -35,9 +25,13 @@ export function sliceStale(store: ReadStore, s: Slice): Stale {
   return filtersDims(s.filter) ? EVERY_PERIOD_STALE : stalePeriods(store, s.projectId);
 }
 
+/** One mention's terms, reused (a year read from the runs adds thousands: one object, not one each). */
+const best = zeroMention();
+
 /** A run's best mention added to sums (the writer's arithmetic: contributions.ts). */
 export function addBest(into: MentionSums, position: number, sentiment: number | null): void {
-  const d = zeroMention();
+  const d = best;
+  d.runs = 0; d.position_sum = 0; d.rr_fixed = 0; d.sentiment_fixed = 0; d.sentiment_n = 0;
   addMention(d, position, sentiment, 1);
   into.mentioned += d.runs;
   into.position_sum += d.position_sum;
@@ -60,37 +54,7 @@ const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => com
 
 /** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
 export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
-  const counting = countingOf(store, s.projectId, s.filter ?? null);
-  const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const into = (out: Map<string, EnginePromptSums>, engineId: string, promptId: string): EnginePromptSums => {
-    const key = `${engineId} ${promptId}`;
-    let r = out.get(key);
-    if (!r) out.set(key, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
-    return r;
-  };
-  const rows = sliceSums<EnginePromptSums>(store, s, (p, out) => {
-    if (p.grain === 'day') {
-      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
-        const r = into(out, f[0], f[1]);
-        r.runs += 1;
-        if (f[2] !== null) addBest(r, f[2], f[3]);
-      }
-      return;
-    }
-    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts', promptRows)) {
-      for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
-        if (counts(counting, engines, engineId, promptId)) addStored(into(out, engineId, promptId), runs, mentioned, ps, rr, sf, sn);
-      }
-    }
-  }, byEnginePrompt);
-  if (rows.length === 0) return rows;
-  const names = engineNames(store);
-  const texts = promptTexts(store, s.projectId);
-  for (const r of rows) {
-    r.engine_name = names.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
-    r.prompt_text = texts.get(r.prompt_id)!;
-  }
-  return rows;
+  return promptSums(store, s).brand;
 }
 
 export interface CompetitorPromptSums extends MentionSums {
@@ -106,28 +70,69 @@ const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): n
  * give them the slice's runs with `overRuns`).
  */
 export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
+  return promptSums(store, s).competitors;
+}
+
+/**
+ * Both sums of a slice, in one reading of its pieces (each run's facts parsed once, for the brand and
+ * its competitors together: the reports that take one take the other), kept while the slice lives.
+ */
+const promptSumsOfSlice = new WeakMap<Slice, { brand: EnginePromptSums[]; competitors: CompetitorPromptSums[] }>();
+
+function promptSums(store: ReadStore, s: Slice): { brand: EnginePromptSums[]; competitors: CompetitorPromptSums[] } {
+  const kept = promptSumsOfSlice.get(s);
+  if (kept) return kept;
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
-  const into = (out: Map<string, CompetitorPromptSums>, competitorId: string, promptId: string): CompetitorPromptSums => {
-    const key = `${competitorId} ${promptId}`;
-    let r = out.get(key);
-    if (!r) out.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
+  const brandOut = new Map<string, EnginePromptSums>();
+  const competitorOut = new Map<string, CompetitorPromptSums>();
+  const brandOf = (engineId: string, promptId: string): EnginePromptSums => {
+    const key = `${engineId} ${promptId}`;
+    let r = brandOut.get(key);
+    if (!r) brandOut.set(key, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
     return r;
   };
-  return sliceSums<CompetitorPromptSums>(store, s, (p, out) => {
+  const competitorOf = (competitorId: string, promptId: string): CompetitorPromptSums => {
+    const key = `${competitorId} ${promptId}`;
+    let r = competitorOut.get(key);
+    if (!r) competitorOut.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
+    return r;
+  };
+  // Integers added per key: the same numbers whatever pieces the range is read in.
+  for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
     if (p.grain === 'day') {
       for (const { facts: f } of runsOfDays(store, s, p, counting)) {
-        for (const [competitorId, position, sentimentValue] of f[6]) if (tracked.has(competitorId)) addBest(into(out, competitorId, f[1]), position, sentimentValue);
+        const r = brandOf(f[0], f[1]);
+        r.runs += 1;
+        if (f[2] !== null) addBest(r, f[2], f[3]);
+        for (const [competitorId, position, sentimentValue] of f[6]) if (tracked.has(competitorId)) addBest(competitorOf(competitorId, f[1]), position, sentimentValue);
       }
-      return;
+      continue;
+    }
+    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts', promptRows)) {
+      for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
+        if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+      }
     }
     for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors', competitorRows)) {
       for (const [engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of period.rows) {
-        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(into(out, competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
     }
-  }, byCompetitorPrompt);
+  }
+  const brand = [...brandOut.values()].sort(byEnginePrompt);
+  if (brand.length > 0) {
+    const names = engineNames(store);
+    const texts = promptTexts(store, s.projectId);
+    for (const r of brand) {
+      r.engine_name = names.get(r.engine_id)!; // counted runs: the engine is known, the prompt the project's
+      r.prompt_text = texts.get(r.prompt_id)!;
+    }
+  }
+  const out = { brand, competitors: [...competitorOut.values()].sort(byCompetitorPrompt) };
+  promptSumsOfSlice.set(s, out);
+  return out;
 }
 
 /** A period's brand sums of one engine: `day` is the period's first day. */
