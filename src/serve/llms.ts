@@ -29,6 +29,16 @@ export function llmsTxt(basePath: string, endpoints: readonly Endpoint[]): strin
     '- README.md (repository): quick start, the API, errors, pagination, rate limits, the command line.',
     '- docs/metrics.md (repository): the metric definitions in prose, with worked examples.',
     '',
+    '## Slice and compare',
+    '',
+    `- Filters \`country\`, \`persona\`, \`model\`, \`segment_ids\` (repeat once per value; beside \`engine_ids\`) on: ${taking(endpoints, 'country')}.`,
+    `  ${basePath}/projects/{project_id}/dimensions lists the values a project's runs name.`,
+    `- \`compare=previous_period\` (or \`compare_start_date\` + \`compare_end_date\`) on: ${taking(endpoints, 'compare')}. A report's rates`,
+    '  gain `<rate>_change` (the previous value, the difference, its 95 % Newcombe interval, `significant`).',
+    `- \`group_by\` (one or two of engine, prompt, segment, country, persona, model, day|week|month) on: ${taking(endpoints, 'group_by')}: \`groups\`.`,
+    `- ${basePath}/projects/{project_id}/signals: the changes between two periods that hold across the project's slices`,
+    '  (false discovery rate 5 %, Benjamini-Hochberg), each with its interval, p-value and q-value.',
+    '',
     '## MCP',
     '',
     `- [MCP endpoint](${MCP_PATH}): Model Context Protocol over streamable HTTP (POST, stateless, JSON answers), the same API key`,
@@ -47,6 +57,10 @@ export function llmsTxt(basePath: string, endpoints: readonly Endpoint[]): strin
   ];
   return lines.join('\n');
 }
+
+/** The names of the endpoints that take a query parameter, as their operation ids. */
+const taking = (endpoints: readonly Endpoint[], param: Endpoint['params'][number]): string =>
+  endpoints.filter((e) => e.params.includes(param)).map((e) => e.name).join(', ');
 
 /** Koa middleware answering /llms.txt (GET, HEAD; other methods 405); other paths pass on. */
 export function llmsTxtMiddleware(basePath: string, endpoints: readonly Endpoint[]) {

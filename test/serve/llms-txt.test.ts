@@ -20,6 +20,10 @@ t.test('/llms.txt', async (t) => {
   for (const section of ['## Docs', '## MCP', '## Typed client']) t.match(r.text, section);
   for (const name of ENDPOINTS.map(toolName)) t.match(r.text, name, `names the tool ${name}`);
   t.match(r.text, '@visibility-api/client');
+  const filters = r.text.split('\n').find((l) => l.startsWith('- Filters `country`'));
+  t.same(filters?.replace(/^.* on: /, '').replace(/\.$/, '').split(', ').sort(), ENDPOINTS.filter((e) => e.params.includes('country')).map((e) => e.name).sort(),
+    'slice and compare: the filters on every endpoint that takes them');
+  t.match(r.text, '/projects/{project_id}/signals', 'names the signals');
 
   const links = [...r.text.matchAll(/\]\((\/[^)]+)\)/g)].map((m) => m[1]!);
   t.same(links.filter((l) => l !== '/mcp').sort(), ['/v1/public/methodology', '/v1/public/openapi.json', '/v1/public/projects'].sort());
