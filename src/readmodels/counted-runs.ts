@@ -63,7 +63,7 @@ export function* runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Coun
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   // Parsed one at a time and dropped by the caller: a year read from the runs keeps no parsed run
   // alive, so a scavenge in the middle of a build has little to copy.
-  for (const [id, completedAt, json] of rowsOfPiece(store, s, p, parse === briefFacts)) {
+  for (const [id, completedAt, json] of rowsOfPiece(store, s, p, parse === briefFacts, counting)) {
     const facts = parse(json);
     if (counts(counting, engines, facts[0], facts[1])) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };
   }
@@ -79,7 +79,7 @@ const rowsOfSlice = new WeakMap<Slice, Map<string, Array<[string, string, string
 /** The dims numbers a slice's filter matches, read once per slice. */
 const dimsOfSlice = new WeakMap<Slice, string>();
 
-function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean): Array<[string, string, string]> {
+function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean, counting: Counting): Array<[string, string, string]> {
   let kept = rowsOfSlice.get(s);
   if (!kept) rowsOfSlice.set(s, (kept = new Map()));
   const key = `${brief ? 'brief' : 'whole'} ${p.start} ${p.end}`;
@@ -88,7 +88,9 @@ function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean): Arra
   if (filtersDims(s.filter)) {
     let dims = dimsOfSlice.get(s);
     if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.filter)));
-    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, brief); // briefFacts never reads the cited URLs
+    // briefFacts never reads the cited URLs; a segment filter leaves only its prompts (the slice's counting rule, the same for every read of it).
+    const prompts = s.filter.segmentIds ? JSON.stringify([...counting.prompts]) : null;
+    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, brief, prompts);
   } else {
     rows = runRowsOfDays(store, s.projectId, p.start, p.end);
   }
