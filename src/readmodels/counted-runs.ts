@@ -28,9 +28,9 @@ export function countingOf(store: ReadStore, projectId: string, filter: RunFilte
   return { prompts, engines: new Set(knownEngineIds(store)) };
 }
 
-/** The dims numbers (migration 015) a filter on the runs' dimensions matches, as the JSON list the run reads bind. */
-export function dimsOf(store: ReadStore, f: RunFilter): string {
-  return JSON.stringify(dimsMatching(store, f.country, f.persona, f.model));
+/** The numbers of the project's dims combinations (migration 015) a filter on the runs' dimensions matches, as the JSON list the run reads bind. */
+export function dimsOf(store: ReadStore, projectId: string, f: RunFilter): string {
+  return JSON.stringify(dimsMatching(store, projectId, f.country, f.persona, f.model));
 }
 
 /** Whether a run of this engine and prompt counts, after an engine filter (null: none). */
@@ -87,7 +87,7 @@ function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean, count
   if (rows) return rows;
   if (filtersDims(s.filter)) {
     let dims = dimsOfSlice.get(s);
-    if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.filter)));
+    if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.projectId, s.filter)));
     // briefFacts never reads the cited URLs; a segment filter leaves only its prompts (the slice's counting rule, the same for every read of it).
     const prompts = s.filter.segmentIds ? JSON.stringify([...counting.prompts]) : null;
     rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, brief, prompts);

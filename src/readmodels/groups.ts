@@ -101,11 +101,11 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
 export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[]): VisibilityGroup[] {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const dims = dimsByNumber(store);
+  const dims = dimsByNumber(store, s.projectId);
   const defs = keys.map(keyDefs(store, s.projectId));
   // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
   const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
-  const rows = runDimsOfDays(store, s.projectId, s.start, s.end, filtersDims(s.filter) ? dimsOf(store, s.filter) : null);
+  const rows = runDimsOfDays(store, s.projectId, s.start, s.end, filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null);
   for (const [, completedAt, json, n] of rows) {
     const f = briefFacts(json);
     if (!counts(counting, engines, f[0], f[1])) continue;

@@ -23,7 +23,7 @@ export function dimsKey(run: { country?: string | null; persona?: string | null;
 /**
  * The small number of each combination of dimensions a run names (migration 015: `dims`), so that a
  * run's row and its day index entry hold one integer. A number is given when a combination is first
- * seen; the writer keeps the ones it knows in memory (a project names a few dozen), so a run costs a
+ * seen, per project; the writer keeps the ones it knows in memory (a project names a few dozen), so a run costs a
  * map lookup, not a query.
  */
 export class Dims {
@@ -32,20 +32,25 @@ export class Dims {
   private readonly add;
 
   constructor(db: Db) {
-    this.find = db.prepare("SELECT n FROM dims WHERE country = ? AND persona = ? AND model = ? AND surface = ?").pluck();
-    this.add = db.prepare('INSERT INTO dims (country, persona, model, surface) VALUES (?, ?, ?, ?)');
+    this.find = db.prepare('SELECT n FROM dims WHERE project = ? AND country = ? AND persona = ? AND model = ? AND surface = ?').pluck();
+    this.add = db.prepare('INSERT INTO dims (project, country, persona, model, surface) VALUES (?, ?, ?, ?, ?)');
   }
 
-  /** The number of a dimensions key (dimsKey), given now if it has none (inside the writer's transaction); null for none. */
-  numberOf(key: string | null | undefined): number | null {
+  /**
+   * The number of a dimensions key (dimsKey) in a project (its keys.n), given now if it has none
+   * (inside the writer's transaction); null for none. Numbers are per project: what one project's runs
+   * name never lengthens another's filters.
+   */
+  numberOf(project: number, key: string | null | undefined): number | null {
     if (key === null || key === undefined) return null;
-    let n = this.known.get(key);
+    const known = `${project} ${key}`;
+    let n = this.known.get(known);
     if (n !== undefined) return n;
     // '' for a value the run does not name: UNIQUE treats NULLs as distinct.
     const values = (JSON.parse(key) as Array<string | null>).map((v) => v ?? '');
-    n = (this.find.get(...values) as number | undefined) ?? Number(this.add.run(...values).lastInsertRowid);
+    n = (this.find.get(project, ...values) as number | undefined) ?? Number(this.add.run(project, ...values).lastInsertRowid);
     if (this.known.size >= DIMS_KEPT) this.known.clear();
-    this.known.set(key, n);
+    this.known.set(known, n);
     return n;
   }
 

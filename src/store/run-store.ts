@@ -330,8 +330,9 @@ export class RunStore {
     const f = run.facts;
     const at = this.index.find(f.id);
     if (at === undefined) {
-      const rowid = this.insert.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, f.id, run.factsJson, run.event,
-        this.dims.numberOf(f.dims)).lastInsertRowid;
+      const project = this.keys.numberOf(f.project_id);
+      const rowid = this.insert.run(project, f.completed_at, this.keys.numberOf(f.run_group_id), f.status, f.id, run.factsJson, run.event,
+        this.dims.numberOf(project, f.dims)).lastInsertRowid;
       this.index.added(f.id, Number(rowid));
       return { outcome: 'applied', added: f };
     }
@@ -347,8 +348,9 @@ export class RunStore {
       this.touchVersion.run(run.event, at);
       return { outcome: 'duplicate' };
     }
-    this.replace.run(this.keys.numberOf(f.project_id), f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event,
-      this.dims.numberOf(f.dims), at);
+    const project = this.keys.numberOf(f.project_id);
+    this.replace.run(project, f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event,
+      this.dims.numberOf(project, f.dims), at);
     return { outcome: 'applied', added: f, removed: new StoredFacts(id, projectId, groupId, status, completedAt, facts) };
   }
 

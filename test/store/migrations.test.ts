@@ -342,3 +342,26 @@ t.test('015 gives the runs of a database of 014 their dimensions, from their eve
     /\(project, dims, completed_at, id, json_remove\(facts, '\$\[7\]'\)\)\s+WHERE status = 'succeeded' AND dims IS NOT NULL/, 'the filtered runs\' covering index (016)');
   t.equal(digest(migrated), expected, 'the digest of a fresh projection');
 });
+
+// 015 reads the dimensions of runs stored before from their events, which the old schema let carry
+// anything: only values the schema now accepts count (what replaying the event would decide).
+t.test('015 takes from old events only the dimensions the schema now accepts', async (t) => {
+  const dir = tmpDir('migrate15b-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'old.db');
+  const old = openDb(file);
+  const projector = new Projector(old);
+  projector.applyBatch(asSource([...world(), run({ n: 1 }), run({ n: 2, day: '2026-01-06' })]));
+  projector.settle();
+  old.exec(`${UNDO_015} PRAGMA user_version = 14;`);
+  // Sent unasked before the fields existed: a lower-case country, a number for a model, an empty persona, an unknown surface; and one valid set.
+  old.prepare(`UPDATE runs SET event = json_set(event, '$.data.country', 'us', '$.data.model', 5, '$.data.persona', '', '$.data.surface', 'web') WHERE id = ?`).run(run({ n: 1 }).data.id);
+  old.prepare(`UPDATE runs SET event = json_set(event, '$.data.country', 'US', '$.data.model', 'gpt-4o', '$.data.persona', 'Founder', '$.data.surface', 'app') WHERE id = ?`).run(run({ n: 2 }).data.id);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  const dims = migrated.prepare('SELECT id, country, persona, model, surface FROM prompt_runs ORDER BY id').raw().all();
+  t.same(dims, [[run({ n: 1 }).data.id, null, null, null, null], [run({ n: 2 }).data.id, 'US', 'Founder', 'gpt-4o', 'app']], 'invalid values left out, valid ones kept');
+  t.equal(migrated.prepare('SELECT count(*) FROM runs WHERE dims IS NOT NULL').pluck().get(), 1, 'a run whose values are all invalid names no dimension');
+});

@@ -20,7 +20,7 @@ export const endpoint: Endpoint = {
   dependsOn: ['runs', 'setup', 'engines'],
   build(store, args): Dimensions {
     const counting = countingOf(store, args.projectId);
-    const dims = dimsByNumber(store);
+    const dims = dimsByNumber(store, args.projectId);
     const tallies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
     for (const [n, engineId, promptId, runs] of dimsOfRuns(store, args.projectId)) {
       const values = dims.get(n);

@@ -44,7 +44,7 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const filter = filterOf(args);
   const counting = countingOf(store, args.projectId, filter);
   // A filter on the dimensions: the dims numbers it matches (migration 015), decided per run before its event is parsed.
-  const dims = filtersDims(filter) ? new Set(dimsMatching(store, filter.country, filter.persona, filter.model)) : null;
+  const dims = filtersDims(filter) ? new Set(dimsMatching(store, args.projectId, filter.country, filter.persona, filter.model)) : null;
   const engines = args.engineIds === null ? null : new Set(args.engineIds);
   const after = args.cursor ? (args.cursor.after as MentionKey) : null;
   const days = rangeParams(store, args);

@@ -2,33 +2,40 @@
 -- country, persona, model and surface.
 --
 -- A project's runs name few combinations of the four (a handful of countries, personas, models and
--- two surfaces), so each combination is a small number (`dims`), and a run's row keeps that number
--- (NULL when it names none of them). The runs' day index carries it, so a filtered range is decided
--- on the index entries of its days. A value the run does not name is stored as '' (UNIQUE treats
--- NULLs as distinct); the view shows it as NULL. Numbers are given as combinations are first seen
--- and mean nothing else: nothing the API shows or the digest reads depends on them.
+-- two surfaces), so each combination of a project is a small number (`dims`), and a run's row keeps
+-- that number (NULL when it names none of them). The numbers are the project's own: a filter reads
+-- only its project's combinations, whatever other projects' runs name. The runs' day index carries
+-- it, so a filtered range is decided on the index entries of its days. A value the run does not name
+-- is stored as '' (UNIQUE treats NULLs as distinct); the view shows it as NULL. Numbers are given as
+-- combinations are first seen and mean nothing else: nothing the API shows or the digest reads
+-- depends on them.
 CREATE TABLE dims (
   n        INTEGER PRIMARY KEY,
+  project  INTEGER NOT NULL,  -- keys.n of the project whose runs name the combination
   country  TEXT NOT NULL,
   persona  TEXT NOT NULL,
   model    TEXT NOT NULL,
   surface  TEXT NOT NULL,
-  UNIQUE (country, persona, model, surface)
+  UNIQUE (project, country, persona, model, surface)
 );
 
 ALTER TABLE runs ADD COLUMN dims INTEGER;
 
 -- Stored events never carried the fields before (the schema had none), but an event may have sent
--- them unasked: they count as the schema now reads them.
+-- them unasked: a value counts when the schema now accepts it (the same as replaying the event would
+-- decide), and is left out otherwise.
 CREATE TEMP TABLE run_dims AS
-  SELECT rowid AS run, coalesce(event ->> '$.data.country', '') AS country, coalesce(event ->> '$.data.persona', '') AS persona,
-    coalesce(event ->> '$.data.model', '') AS model, coalesce(event ->> '$.data.surface', '') AS surface
-  FROM runs
-  WHERE event ->> '$.data.country' IS NOT NULL OR event ->> '$.data.persona' IS NOT NULL
-    OR event ->> '$.data.model' IS NOT NULL OR event ->> '$.data.surface' IS NOT NULL;
-INSERT OR IGNORE INTO dims (country, persona, model, surface)
-  SELECT DISTINCT country, persona, model, surface FROM run_dims ORDER BY country, persona, model, surface;
-UPDATE runs SET dims = (SELECT d.n FROM run_dims x JOIN dims d USING (country, persona, model, surface) WHERE x.run = runs.rowid)
+  SELECT run, project, coalesce(country, '') AS country, coalesce(persona, '') AS persona, coalesce(model, '') AS model, coalesce(surface, '') AS surface
+  FROM (SELECT rowid AS run, project,
+      CASE WHEN event ->> '$.data.country' GLOB '[A-Z][A-Z]' AND length(event ->> '$.data.country') = 2 THEN event ->> '$.data.country' END AS country,
+      CASE WHEN json_type(event, '$.data.persona') = 'text' AND length(event ->> '$.data.persona') BETWEEN 1 AND 64 THEN event ->> '$.data.persona' END AS persona,
+      CASE WHEN json_type(event, '$.data.model') = 'text' AND length(event ->> '$.data.model') BETWEEN 1 AND 128 THEN event ->> '$.data.model' END AS model,
+      CASE WHEN event ->> '$.data.surface' IN ('api', 'app') THEN event ->> '$.data.surface' END AS surface
+    FROM runs)
+  WHERE country IS NOT NULL OR persona IS NOT NULL OR model IS NOT NULL OR surface IS NOT NULL;
+INSERT OR IGNORE INTO dims (project, country, persona, model, surface)
+  SELECT DISTINCT project, country, persona, model, surface FROM run_dims ORDER BY project, country, persona, model, surface;
+UPDATE runs SET dims = (SELECT d.n FROM run_dims x JOIN dims d USING (project, country, persona, model, surface) WHERE x.run = runs.rowid)
   WHERE rowid IN (SELECT run FROM run_dims);
 DROP TABLE temp.run_dims;
 

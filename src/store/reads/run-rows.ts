@@ -16,7 +16,7 @@ export function runRowsOfDays(store: ReadStore, projectId: string, start: string
 
 /**
  * The succeeded runs of the days start..end whose dims number is among some (migration 015; a JSON
- * list), in runs_recent's order (completed_at, dims, rowid) as RUNS_OF_DAYS gives them. `brief`:
+ * list), in (completed_at, dims, rowid) order (the order runs_recent is walked in). `brief`:
  * their facts without the cited URLs (what briefFacts reads), from runs_slices alone (migration 016:
  * one contiguous run of entries per number, no row fetched); otherwise whole, decided on
  * runs_recent's entries and read from the rows.
@@ -68,21 +68,22 @@ export function dimsOfRuns(store: ReadStore, projectId: string): Array<[number, 
   return store.rows<[number, string, string, number]>(DIMS_OF_RUNS, projectId);
 }
 
-const DIMS = 'SELECT n, country, persona, model, surface FROM dims';
+/** A project's combinations (migration 015: numbers are per project). */
+const DIMS = `SELECT n, country, persona, model, surface FROM dims WHERE project = ${KEY_OF}`;
 
-/** Every combination of dimensions by its number: [country, persona, model, surface], null where a run names none. */
-export function dimsByNumber(store: ReadStore): Map<number, [string | null, string | null, string | null, string | null]> {
+/** Every combination of dimensions the project's runs name, by its number: [country, persona, model, surface], null where a run names none. */
+export function dimsByNumber(store: ReadStore, projectId: string): Map<number, [string | null, string | null, string | null, string | null]> {
   const orNull = (v: string): string | null => (v === '' ? null : v);
-  return new Map(store.rows<[number, string, string, string, string]>(DIMS).map(([n, c, p, m, s]) => [n, [orNull(c), orNull(p), orNull(m), orNull(s)]]));
+  return new Map(store.rows<[number, string, string, string, string]>(DIMS, projectId).map(([n, c, p, m, s]) => [n, [orNull(c), orNull(p), orNull(m), orNull(s)]]));
 }
 
 /**
- * The dims numbers whose combination matches a filter (null: any value): a value the run does not
- * name is stored as '' and matches no filter. The table holds a few combinations per project.
+ * The numbers of the project's combinations that match a filter (null: any value): a value the run
+ * does not name is stored as '' and matches no filter. A project's runs name a few dozen.
  */
-export function dimsMatching(store: ReadStore, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
+export function dimsMatching(store: ReadStore, projectId: string, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
   const ok = (wanted: readonly string[] | null, v: string): boolean => wanted === null || (v !== '' && wanted.includes(v));
-  return store.rows<[number, string, string, string, string]>(DIMS)
+  return store.rows<[number, string, string, string, string]>(DIMS, projectId)
     .filter(([, c, p, m]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
 }
 
