@@ -3,9 +3,9 @@
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
 import { countingOf, counts, dimsOf } from './counted-runs';
-import { addBest } from './sums';
+import { addBest, periodsOf } from './sums';
 import {
-  activeSegments, averageRank, briefFacts, compareStrings, dimsByNumber, engineNames, mentionRate, mentionRateCi, periodStart, promptTexts, runDimsOfDays,
+  activeSegments, averageRank, briefFacts, compareStrings, dimsByNumber, engineNames, mentionRate, mentionRateCi, promptTexts, runDimsOfDays,
   score, segmentPrompts, sentiment, zeroSums, type MentionSums, type ReadStore,
 } from './store';
 import { filtersDims, type Slice } from './windows';
@@ -58,12 +58,7 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
     order: (v) => v ?? LAST,
   });
   const period = (grain: 'day' | 'week' | 'month'): KeyDef => {
-    const seen = new Map<string, string>(); // periodStart makes a Date: once per day, not per run
-    const of = (day: string): string => {
-      let p = seen.get(day);
-      if (p === undefined) seen.set(day, (p = periodStart(day, grain)));
-      return p;
-    };
+    const of = periodsOf(grain); // each day's period once, not a Date per run
     return { of: (r) => [of(r.day)], fields: (v) => ({ period: v! }), order: (v) => v! };
   };
   return (key) => {

@@ -156,7 +156,7 @@ export function engineSumsByPeriod(store: ReadStore, projectId: string, start: s
 }
 
 /** periodStart for many rows of few days: each day's period computed once (a Date per call otherwise). */
-function periodsOf(interval: Period): (day: string) => string {
+export function periodsOf(interval: Period): (day: string) => string {
   const seen = new Map<string, string>();
   return (day) => {
     let period = seen.get(day);

@@ -79,12 +79,11 @@ export function dimsByNumber(store: ReadStore, projectId: string): Map<number, [
 
 /**
  * The numbers of the project's combinations that match a filter (null: any value): a value the run
- * does not name is stored as '' and matches no filter. A project's runs name a few dozen.
+ * does not name (null) matches no filter. A project's runs name a few dozen.
  */
 export function dimsMatching(store: ReadStore, projectId: string, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
-  const ok = (wanted: readonly string[] | null, v: string): boolean => wanted === null || (v !== '' && wanted.includes(v));
-  return store.rows<[number, string, string, string, string]>(DIMS, projectId)
-    .filter(([, c, p, m]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
+  const ok = (wanted: readonly string[] | null, v: string | null): boolean => wanted === null || (v !== null && wanted.includes(v));
+  return [...dimsByNumber(store, projectId)].filter(([, [c, p, m]]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
 }
 
 /**
