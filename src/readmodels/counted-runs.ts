@@ -69,33 +69,12 @@ export function* runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Coun
   }
 }
 
-/**
- * The rows of a piece of a slice, kept for as long as the slice lives (one build: a slice is made per
- * request): a report reads the same days for the brand and again for the competitors, and a year read
- * from the runs (a filter on dimensions) is most of its build. Texts, not parsed runs: one string a
- * run is cheap to keep. Nobody mutates what is kept.
- */
-const rowsOfSlice = new WeakMap<Slice, Map<string, Array<[string, string, string]>>>();
-/** The dims numbers a slice's filter matches, read once per slice. */
-const dimsOfSlice = new WeakMap<Slice, string>();
-
+/** The rows of a piece of a slice: from the slice index when it filters on dimensions (migration 016), else from the runs' day index. */
 function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean, counting: Counting): Array<[string, string, string]> {
-  let kept = rowsOfSlice.get(s);
-  if (!kept) rowsOfSlice.set(s, (kept = new Map()));
-  const key = `${brief ? 'brief' : 'whole'} ${p.start} ${p.end}`;
-  let rows = kept.get(key);
-  if (rows) return rows;
-  if (filtersDims(s.filter)) {
-    let dims = dimsOfSlice.get(s);
-    if (dims === undefined) dimsOfSlice.set(s, (dims = dimsOf(store, s.projectId, s.filter)));
-    // briefFacts never reads the cited URLs; a segment filter leaves only its prompts (the slice's counting rule, the same for every read of it).
-    const prompts = s.filter.segmentIds ? JSON.stringify([...counting.prompts]) : null;
-    rows = runRowsOfDaysIn(store, s.projectId, p.start, p.end, dims, brief, prompts);
-  } else {
-    rows = runRowsOfDays(store, s.projectId, p.start, p.end);
-  }
-  kept.set(key, rows);
-  return rows;
+  if (!filtersDims(s.filter)) return runRowsOfDays(store, s.projectId, p.start, p.end);
+  // briefFacts never reads the cited URLs; a segment filter leaves only its prompts (the slice's counting rule).
+  const prompts = s.filter.segmentIds ? JSON.stringify([...counting.prompts]) : null;
+  return runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.projectId, s.filter), brief, prompts);
 }
 
 /**

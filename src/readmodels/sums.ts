@@ -52,11 +52,6 @@ function addStored(into: MentionSums, runs: number, mentioned: number, positionS
 
 const byEnginePrompt = (a: EnginePromptSums, b: EnginePromptSums): number => compareStrings(a.engine_id, b.engine_id) || compareStrings(a.prompt_id, b.prompt_id);
 
-/** Brand sums per engine x prompt in a slice (only pairs with counted runs), in id order. */
-export function brandSumsByEnginePrompt(store: ReadStore, s: Slice): EnginePromptSums[] {
-  return promptSums(store, s).brand;
-}
-
 export interface CompetitorPromptSums extends MentionSums {
   competitor_id: string;
   prompt_id: string;
@@ -64,24 +59,26 @@ export interface CompetitorPromptSums extends MentionSums {
 
 const byCompetitorPrompt = (a: CompetitorPromptSums, b: CompetitorPromptSums): number => compareStrings(a.competitor_id, b.competitor_id) || compareStrings(a.prompt_id, b.prompt_id);
 
-/**
- * Mention sums of tracked competitors (not deleted; mentions of unknown ids are ignored) per
- * competitor x prompt in a slice, over counted runs (runs = 0: competitor rows carry no slice size;
- * give them the slice's runs with `overRuns`).
- */
-export function competitorSumsByPrompt(store: ReadStore, s: Slice): CompetitorPromptSums[] {
-  return promptSums(store, s).competitors;
+/** What a slice's prompts measured: the brand's sums and its competitors'. */
+export interface PromptSums {
+  /** Brand sums per engine x prompt (only pairs with counted runs), in id order. */
+  brand: EnginePromptSums[];
+  /**
+   * Mention sums of tracked competitors (not deleted; mentions of unknown ids are ignored) per
+   * competitor x prompt, over counted runs (runs = 0: competitor rows carry no slice size; give them
+   * the slice's runs with `overRuns`), in id order.
+   */
+  competitors: CompetitorPromptSums[];
 }
 
-/**
- * Both sums of a slice, in one reading of its pieces (each run's facts parsed once, for the brand and
- * its competitors together: the reports that take one take the other), kept while the slice lives.
- */
-const promptSumsOfSlice = new WeakMap<Slice, { brand: EnginePromptSums[]; competitors: CompetitorPromptSums[] }>();
+/** A report without a slice (no runs, no range) measured nothing. */
+export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
-function promptSums(store: ReadStore, s: Slice): { brand: EnginePromptSums[]; competitors: CompetitorPromptSums[] } {
-  const kept = promptSumsOfSlice.get(s);
-  if (kept) return kept;
+/**
+ * Both sums of a slice in one reading of its pieces: each run's facts parsed once, for the brand and
+ * its competitors together (the reports that take one take the other).
+ */
+export function promptSums(store: ReadStore, s: Slice): PromptSums {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
@@ -130,9 +127,7 @@ function promptSums(store: ReadStore, s: Slice): { brand: EnginePromptSums[]; co
       r.prompt_text = texts.get(r.prompt_id)!;
     }
   }
-  const out = { brand, competitors: [...competitorOut.values()].sort(byCompetitorPrompt) };
-  promptSumsOfSlice.set(s, out);
-  return out;
+  return { brand, competitors: [...competitorOut.values()].sort(byCompetitorPrompt) };
 }
 
 /** A period's brand sums of one engine: `day` is the period's first day. */

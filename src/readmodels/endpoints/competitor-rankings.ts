@@ -4,7 +4,7 @@ import {
   averageRank, compareStrings, mentionRate, mentionRateCi, projectName, score, sentiment, shareCi, sumAll, trackedCompetitors, zeroSums, type MentionSums,
   type ReadStore,
 } from '../store';
-import { brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy } from '../sums';
+import { NO_PROMPT_SUMS, overRuns, promptSums, shareOf, sumBy } from '../sums';
 import { changes, comparisonOf, withChanges, type RateCounts } from '../comparison';
 import { currentSlice, type Slice } from '../windows';
 
@@ -51,8 +51,8 @@ interface Measured {
 }
 
 function measure(store: ReadStore, slice: Slice | null, entities: Entity[]): Measured[] {
-  const brand = sumAll(slice ? brandSumsByEnginePrompt(store, slice) : []);
-  const competitorRows = slice ? competitorSumsByPrompt(store, slice) : [];
+  const { brand: brandRows, competitors: competitorRows } = slice ? promptSums(store, slice) : NO_PROMPT_SUMS;
+  const brand = sumAll(brandRows);
   const byCompetitor = sumBy(competitorRows, (r) => r.competitor_id);
   // Share of voice: each entity's mentioning runs over the brand's plus every tracked competitor's.
   const allMentions = brand.mentioned + sumAll(competitorRows).mentioned;

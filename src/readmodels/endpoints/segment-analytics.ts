@@ -4,7 +4,7 @@ import {
   activeSegments, averageRank, mentionRate, mentionRateCi, score, segmentPrompts, sentiment, shareCi, shareOfVoice, sumAll, type MentionSums,
   type ReadStore,
 } from '../store';
-import { brandSumsByEnginePrompt, competitorSumsByPrompt, sumBy } from '../sums';
+import { NO_PROMPT_SUMS, promptSums, sumBy } from '../sums';
 import { changes, comparisonOf, withChanges, type RateCounts } from '../comparison';
 import { currentSlice, type Slice } from '../windows';
 
@@ -42,8 +42,9 @@ interface Measured {
 }
 
 function measure(store: ReadStore, slice: Slice | null, segments: Array<{ id: string; name: string }>, members: Map<string, string[]>): Measured[] {
-  const brandPerPrompt = sumBy(slice ? brandSumsByEnginePrompt(store, slice) : [], (r) => r.prompt_id);
-  const competitorsPerPrompt = sumBy(slice ? competitorSumsByPrompt(store, slice) : [], (r) => r.prompt_id);
+  const sums = slice ? promptSums(store, slice) : NO_PROMPT_SUMS;
+  const brandPerPrompt = sumBy(sums.brand, (r) => r.prompt_id);
+  const competitorsPerPrompt = sumBy(sums.competitors, (r) => r.prompt_id);
   return segments.map((segment) => {
     // Only the segment's prompts with counted runs in the window take part.
     const prompts = (members.get(segment.id) ?? []).filter((p) => brandPerPrompt.has(p));

@@ -5,7 +5,7 @@ import {
   type ReadStore,
 } from '../store';
 import {
-  brandSumsByEnginePrompt, competitorSumsByPrompt, overRuns, shareOf, sumBy, type CompetitorPromptSums, type EnginePromptSums,
+  NO_PROMPT_SUMS, overRuns, promptSums, shareOf, sumBy, type CompetitorPromptSums, type EnginePromptSums,
 } from '../sums';
 import { changes, comparisonOf, withChanges, type RateCounts } from '../comparison';
 import { currentSlice, type Slice } from '../windows';
@@ -45,8 +45,7 @@ interface Measured {
 }
 
 function measure(store: ReadStore, slice: Slice | null): Measured {
-  const rows = slice ? brandSumsByEnginePrompt(store, slice) : [];
-  const competitorRows = slice ? competitorSumsByPrompt(store, slice) : [];
+  const { brand: rows, competitors: competitorRows } = slice ? promptSums(store, slice) : NO_PROMPT_SUMS;
   const brand = sumAll(rows);
   const competitorMentions = sumAll(competitorRows).mentioned;
   return { rows, competitorRows, brand, competitorMentions, allMentions: brand.mentioned + competitorMentions };
