@@ -52,6 +52,7 @@ export class ChangeLogWriter {
     prune: Statement;
     logAll: Statement;
     pruneAll: Statement;
+    markMonth: Statement;
   };
 
   constructor(db: Db) {
@@ -72,6 +73,8 @@ export class ChangeLogWriter {
         WHERE scope LIKE 'project:%' AND substr(scope, 9) NOT IN (SELECT value FROM json_each(?))`),
       pruneAll: db.prepare(`DELETE FROM project_changes WHERE version <= ? - ? +
         (SELECT d.version FROM data_versions d WHERE d.scope = 'project:' || project_changes.project_id)`),
+      markMonth: db.prepare(`INSERT INTO changed_months (project_id, month, version) VALUES (?, ?, ?)
+        ON CONFLICT (project_id, month) DO UPDATE SET version = excluded.version`),
     };
   }
 
@@ -86,6 +89,8 @@ export class ChangeLogWriter {
     for (const [projectId, change] of changes.projects) {
       const row = this.stmts.bumpProject.get(`project:${projectId}`, now, change.newest) as { version: number; data_as_of: string };
       const version = row.version + engines;
+      // The months whose runs changed, at the project's own version (what an export's manifest records).
+      for (const month of change.months) this.stmts.markMonth.run(projectId, month, row.version);
       // Each kind's own counter (kindScope): what depends on other kinds only stays current.
       for (const kind of change.kinds) if (kind !== 'engines') this.stmts.bumpKind.run(kindScope(kind, projectId), now);
       if (engineChanged) change.kinds.add('engines');

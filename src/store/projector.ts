@@ -222,8 +222,14 @@ export class Projector {
       }
       result[outcome] += 1;
       changes.absorb(fx.changes, changeKindOf(e.type), e.version.at);
-      for (const r of fx.removed) this.aggregator.remove(r);
-      for (const r of fx.added) this.aggregator.add(r);
+      for (const r of fx.removed) {
+        this.aggregator.remove(r);
+        changes.noteRun(r.project_id, r.completed_at, e.version.at);
+      }
+      for (const r of fx.added) {
+        this.aggregator.add(r);
+        changes.noteRun(r.project_id, r.completed_at, e.version.at);
+      }
     }
     if (source !== '') positions.set(source, Math.max(positions.get(source) ?? 0, next));
     this.aggregator.flush();
@@ -253,11 +259,11 @@ export class Projector {
     const r = this.runs.apply(run, v);
     if (r.removed) {
       this.aggregator.remove(r.removed);
-      changes.note(r.removed.project_id, 'runs', v.at);
+      changes.noteRun(r.removed.project_id, r.removed.completed_at, v.at);
     }
     if (r.added) {
       this.aggregator.add(r.added);
-      changes.note(r.added.project_id, 'runs', v.at);
+      changes.noteRun(r.added.project_id, r.added.completed_at, v.at);
     }
     return r.outcome;
   }

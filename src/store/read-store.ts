@@ -34,6 +34,21 @@ export class ReadStore {
   }
 
   /**
+   * snapshot() for a reader that awaits between reads (an export writes files as it goes): a read
+   * transaction begun now and held until the returned function is called. WAL mode lets writers
+   * commit meanwhile; their pages are checkpointed into the file only after it ends, so hold it for
+   * one export, not longer.
+   */
+  hold(): () => void {
+    this.db.exec('BEGIN');
+    // SQLite takes the snapshot at a transaction's first read, not at BEGIN.
+    this.db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get();
+    return () => {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    };
+  }
+
+  /**
    * SQLite's `PRAGMA data_version` on this connection: its value changes whenever another connection
    * (in this process or another) committed since the previous call. About 4 us; prepared once.
    */

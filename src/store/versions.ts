@@ -40,10 +40,11 @@ export function kindScope(kind: Exclude<ChangeKind, 'engines'>, projectId: strin
   return `kind:${kind}:${projectId}`;
 }
 
-/** One project's changes in a batch: the kinds and the newest event time (occurred_at) among them. */
+/** One project's changes in a batch: the kinds, the newest event time (occurred_at) among them, and the months ('YYYY-MM') of the runs it added, replaced or moved (migration 017). */
 export interface ProjectChange {
   kinds: Set<ChangeKind>;
   newest: string;
+  months: Set<string>;
 }
 
 const PROJECT_PREFIX = 'project:';
@@ -70,11 +71,17 @@ export class ChangeSet {
   /** One applied event's change of one project (absorb's work for an event that changed only that project). */
   note(projectId: string, kind: ChangeKind, at: string): void {
     const p = this.projects.get(projectId);
-    if (!p) this.projects.set(projectId, { kinds: new Set([kind]), newest: at });
+    if (!p) this.projects.set(projectId, { kinds: new Set([kind]), newest: at, months: new Set() });
     else {
       p.kinds.add(kind);
       if (at > p.newest) p.newest = at;
     }
+  }
+
+  /** A run of the project completed at `completedAt` was added, replaced or taken away: its month changed (migration 017). */
+  noteRun(projectId: string, completedAt: string, at: string): void {
+    this.note(projectId, 'runs', at);
+    this.projects.get(projectId)!.months.add(completedAt.slice(0, 7));
   }
 
   /** The batch's scopes, projects as 'project:<id>', sorted. */

@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 016 adds: the filtered runs' covering index. */
-const UNDO_016 = 'DROP INDEX runs_slices;';
+/** What 017 adds: the months whose runs changed, per project (exports). */
+const UNDO_017 = 'DROP TABLE changed_months;';
+
+/** What 016 adds: the filtered runs' covering index (017 taken back first). */
+const UNDO_016 = `${UNDO_017} DROP INDEX runs_slices;`;
 
 /** What 015 adds, taken back: the runs' dimensions (dims, runs.dims, the index entry and the view's columns); 016 first. */
 const UNDO_015 = `${UNDO_016} DROP VIEW prompt_runs;
@@ -364,4 +367,24 @@ t.test('015 takes from old events only the dimensions the schema now accepts', a
   const dims = migrated.prepare('SELECT id, country, persona, model, surface FROM prompt_runs ORDER BY id').raw().all();
   t.same(dims, [[run({ n: 1 }).data.id, null, null, null, null], [run({ n: 2 }).data.id, 'US', 'Founder', 'gpt-4o', 'app']], 'invalid values left out, valid ones kept');
   t.equal(migrated.prepare('SELECT count(*) FROM runs WHERE dims IS NOT NULL').pluck().get(), 1, 'a run whose values are all invalid names no dimension');
+});
+
+// 017 adds the months an export reads changes from; an older database has never been exported, so it
+// starts empty and the writer fills it from then on.
+t.test('a 016 database gains changed_months, and the next batch marks its months', async (t) => {
+  const dir = tmpDir('migrate16-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'old.db');
+  const old = withEvents(file);
+  const expected = digest(old);
+  old.exec(`${UNDO_017} PRAGMA user_version = 16;`);
+  old.close();
+
+  const migrated = openDb(file);
+  t.teardown(() => migrated.close());
+  t.equal(migrated.pragma('user_version', { simple: true }), knownSchemaVersion(), 'brought to the newest schema');
+  t.equal(migrated.prepare('SELECT count(*) FROM changed_months').pluck().get(), 0, 'no marks: the first export writes every month');
+  t.equal(digest(migrated), expected, 'the digest does not read the marks');
+  new Projector(migrated).applyBatch(asSource([run({ n: 40, day: '2026-02-03' })], 'later'));
+  t.same(migrated.prepare('SELECT project_id, month FROM changed_months').raw().all(), [[W.project, '2026-02']], 'a new run marks its month');
 });
