@@ -24,8 +24,8 @@ def column_sum(arr):
     if pa.types.is_date32(t):
         return int(pc.sum(pc.cast(arr, pa.int32()).cast(pa.int64())).as_py() or 0)
     if pa.types.is_timestamp(t):
-        per_ms = {'s': None, 'ms': 1, 'us': 1000, 'ns': 1000000}[t.unit]
-        return str(sum(v // per_ms for v in pc.cast(arr, pa.int64()).to_pylist() if v is not None))
+        to_ms = {'s': lambda v: v * 1000, 'ms': lambda v: v, 'us': lambda v: v // 1000, 'ns': lambda v: v // 1000000}[t.unit]
+        return str(sum(to_ms(v) for v in pc.cast(arr, pa.int64()).to_pylist() if v is not None))
     value = pc.sum(arr).as_py()
     return value if value is not None else 0
 
