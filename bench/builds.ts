@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEMO_OPTIONS, type WorldOptions } from '../fixtures/world';
+
 import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies';
@@ -31,7 +31,7 @@ import { knownSchemaVersion, openReader, openReadStore } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';
 import { numberFlag, numberListFlag, parseFlags } from './bench-flags';
-import { writeLog } from './lib';
+import { buildsWorldOptions, writeLog } from './lib';
 
 const { values } = parseFlags({
   options: { iterations: { type: 'string' }, days: { type: 'string' }, 'no-fresh': { type: 'boolean' }, 'only-ranges': { type: 'boolean' }, 'only-slices': { type: 'boolean' } },
@@ -43,13 +43,6 @@ const ITERATIONS = numberFlag('iterations', values.iterations, 100, 'positive in
 const WARM_UP_ROUNDS = 20;
 const DAYS = numberListFlag('days', values.days, '365,40', 'positive integer');
 const TARGET_MS = 10;
-
-function worldOptions(days: number): WorldOptions {
-  return {
-    ...DEMO_OPTIONS, seed: 365, accounts: 2, projectsPerAccount: 1, sharedProjects: 0, engines: 5, enginesPerProject: 5,
-    promptsPerProject: 15, runsPerPromptPerDay: 1, days,
-  };
-}
 
 
 /** PRAGMA user_version of a file, read without migrating it. */
@@ -76,7 +69,7 @@ async function ensureWorld(days: number): Promise<string> {
   }
   const log = path.join(OUT, `${name}.ndjson`);
   console.log(`generating ${name} ...`);
-  await writeLog(log, worldOptions(days));
+  await writeLog(log, buildsWorldOptions(days));
   const tmp = `${dbFile}.tmp`;
   for (const s of ['', '-wal', '-shm']) fs.rmSync(tmp + s, { force: true });
   const started = performance.now();

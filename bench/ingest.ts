@@ -13,7 +13,7 @@
 // high-water mark it misses nothing between polls, only the last < 50 ms before exit.
 // Prints a markdown table with the targets of issue 11 and the digest of each replayed database.
 // Exits non-zero only on errors (a child failing, a count mismatch), never on a missed target.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +24,7 @@ import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
 import { PER_TRANSACTION, storeFloor, type StoreFloor } from './store-floor';
 import { numberFlag, parseFlags } from './bench-flags';
-import { writeLog } from './lib';
+import { CLI, runCliMeasured, writeLog } from './lib';
 
 const { values } = parseFlags({ options: { accounts: { type: 'string' }, days: { type: 'string' }, 'batch-size': { type: 'string' } } });
 const positiveInt = (name: string, raw: string | undefined, dflt: number): number => numberFlag(name, raw, dflt, 'positive integer');
@@ -39,7 +39,6 @@ const batchSize = values['batch-size'] === undefined ? null : positiveInt('batch
 
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
-const CLI = path.join(ROOT, 'bin', 'visibility-api.js');
 
 const TARGET = { rate: 50_000, ratio: 0.4, rssMb: 250, growth: 1.1 };
 
@@ -77,45 +76,13 @@ function parseAndValidate(line: string): boolean {
   return decodeEvent(line).ok;
 }
 
-/** VmHWM of a live process in kB, or null once it has exited (a zombie has no memory lines). */
-function highWaterKb(pid: number): number | null {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Runs the CLI as a child; resolves with its stdout, wall seconds and the largest VmHWM seen. */
-function runCli(args: string[]): Promise<{ stdout: string; seconds: number; peakKb: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let peakKb = 0;
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
-    const poll = (): void => { peakKb = Math.max(peakKb, highWaterKb(child.pid!) ?? 0); };
-    const timer = setInterval(poll, 50);
-    child.once('error', (e) => { clearInterval(timer); reject(e); });
-    child.once('exit', (code, signal) => {
-      const seconds = (performance.now() - started) / 1000;
-      clearInterval(timer);
-      if (code !== 0) reject(new Error(`visibility-api ${args[0]} exited ${code ?? signal}: ${stderr.trim() || stdout.trim()}`));
-      else resolve({ stdout, seconds, peakKb });
-    });
-  });
-}
-
 /** Replays the log into a fresh database file (on disk, not tmpfs) and removes it afterwards. */
 async function replay(file: string, lines: number): Promise<Replay> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const dbFile = path.join(dir, 'replay.db');
   try {
     const args = ['replay', '--db', dbFile, ...(batchSize === null ? [] : ['--batch-size', String(batchSize)]), file];
-    const run = await runCli(args);
+    const run = await runCliMeasured(args);
     const cliLine = run.stdout.trim().split('\n').pop() ?? '';
     checkCounts(cliLine, lines);
     const digest = execFileSync(process.execPath, [CLI, 'digest', '--db', dbFile], { encoding: 'utf8' }).trim();

@@ -1,7 +1,54 @@
 // Pieces several benches share.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { generateWorld, type WorldOptions } from '../fixtures/world';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../fixtures/world';
+import { packageRoot } from '../src/lib/root';
+
+/** The CLI a user runs (bin/visibility-api.js, on the compiled dist/). */
+export const CLI = path.join(packageRoot(), 'bin', 'visibility-api.js');
+
+/** The build benches' world (and the export bench's): 2 accounts with 1 project each, 5 engines, 15 prompts, 1 run per prompt and engine a day. */
+export function buildsWorldOptions(days: number): WorldOptions {
+  return {
+    ...DEMO_OPTIONS, seed: 365, accounts: 2, projectsPerAccount: 1, sharedProjects: 0, engines: 5, enginesPerProject: 5,
+    promptsPerProject: 15, runsPerPromptPerDay: 1, days,
+  };
+}
+
+/** VmHWM of a live process in kB, or null once it has exited (a zombie has no memory lines). */
+export function highWaterKb(pid: number): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the CLI as a child; resolves with its stdout, wall seconds and the largest VmHWM seen (polled every 50 ms). */
+export function runCliMeasured(args: string[]): Promise<{ stdout: string; seconds: number; peakKb: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peakKb = 0;
+    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    const poll = (): void => { peakKb = Math.max(peakKb, highWaterKb(child.pid!) ?? 0); };
+    const timer = setInterval(poll, 50);
+    child.once('error', (e) => { clearInterval(timer); reject(e); });
+    child.once('exit', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      clearInterval(timer);
+      if (code !== 0) reject(new Error(`visibility-api ${args[0]} exited ${code ?? signal}: ${stderr.trim() || stdout.trim()}`));
+      else resolve({ stdout, seconds, peakKb });
+    });
+  });
+}
 
 /** A port free on 127.0.0.1 right now (the OS picks it). */
 export function freePort(): Promise<number> {

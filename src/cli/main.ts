@@ -12,6 +12,7 @@ export const COMMANDS: Readonly<Record<string, Entry>> = {
   digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest-command.js')).command },
   snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot-command.js')).command },
   produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce-command.js')).command },
+  export: { summary: 'Writes Parquet files of a database (runs, mentions, citations, daily visibility, forum posts) by project and month; a second run writes only what changed.', load: async () => (await import('./export-command.js')).command },
   'cache-stats': { summary: "Prints what a running service's ops /cache endpoint shows, for a person.", load: async () => (await import('./cache-stats-command.js')).command },
   mcp: { summary: 'Serves the MCP tools over stdio for one API key (stdout is the protocol; log lines go to stderr).', load: async () => (await import('./mcp-command.js')).command },
 };

@@ -60,6 +60,11 @@ export class Progress {
     this.enabled = !o.quiet && this.stream.isTTY === true;
   }
 
+  /** The input's size, when it is known only once the work is planned (an export's partitions). */
+  setTotal(total: number): void {
+    this.o.totalBytes = total;
+  }
+
   /** `done` units so far, `bytes` of the input read so far. */
   update(done: number, bytes: number): void {
     if (!this.enabled) return;

@@ -12,3 +12,6 @@ export type ColumnType = 'string' | 'int32' | 'int64' | 'double' | 'boolean' | '
 export interface ColumnSpec { name: string; type: ColumnType; nullable: boolean; description: string }
 
 export interface DatasetSpec { name: string; description: string; columns: readonly ColumnSpec[] }
+
+/** A value of a column, as the sink takes it (see ColumnType). */
+export type ColumnValue = string | number | boolean | null;

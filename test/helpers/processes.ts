@@ -50,7 +50,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, ms = 60_000)
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   // The flags' environment twins must not leak in from the test's environment.
-  for (const k of ['VISIBILITY_DB', 'PORT', 'OPS_PORT', 'HOST', 'OPS_HOST', 'KAFKA_BROKERS', 'BUILD_THREADS', 'RATE_LIMIT', 'LOG_LEVEL', 'LOG_FORMAT', 'LOG_HIT_SAMPLE', 'CURSOR_SECRET', 'BATCH_SIZE', 'VISIBILITY_MAX_PAGE_COUNT']) delete env[k];
+  for (const k of ['VISIBILITY_DB', 'PORT', 'OPS_PORT', 'HOST', 'OPS_HOST', 'KAFKA_BROKERS', 'BUILD_THREADS', 'RATE_LIMIT', 'LOG_LEVEL', 'LOG_FORMAT', 'LOG_HIT_SAMPLE', 'CURSOR_SECRET', 'BATCH_SIZE', 'VISIBILITY_MAX_PAGE_COUNT', 'EXPORT_OUT', 'EXPORT_PROJECTS']) delete env[k];
   return env;
 }
 
