@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class RunResultsItemMentionsItemEntityType(StrEnum):
+    BRAND = "brand"
+    COMPETITOR = "competitor"
+
+    def __str__(self) -> str:
+        return str(self.value)
