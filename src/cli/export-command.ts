@@ -55,7 +55,7 @@ async function exportCommand(p: Parsed<typeof FLAGS>): Promise<number> {
       },
     });
     progress.clear();
-    const summary = `${r.partitionsWritten} partition(s) written (${r.rowsWritten.toLocaleString('en-US')} rows, ${(r.bytesWritten / 1024 / 1024).toFixed(1)} MiB), ${r.partitionsRemoved} removed, in ${r.seconds.toFixed(1)} s`;
+    const summary = `${r.partitionsWritten} partition(s) written (${r.rowsWritten.toLocaleString('en-US')} rows, ${(r.bytesWritten / 1024 / 1024).toFixed(1)} MiB), ${r.partitionsRemoved} removed, in ${r.seconds.toFixed(2)} s`;
     if (r.stopped) {
       console.log(`export interrupted by ${signal ?? 'a signal'}: ${summary}; the manifest is the previous one: run the same command again to finish`);
       return 0;
