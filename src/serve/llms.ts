@@ -1,5 +1,5 @@
 // GET /llms.txt (issue 15; https://llmstxt.org): where an agent finds the API's machine-readable
-// description, the meaning of its numbers, the MCP endpoint and the typed client. Public (it
+// description, the meaning of its numbers, the MCP endpoint and the typed clients. Public (it
 // holds nothing a key protects), plain text, the same bytes for every request.
 import type { Context } from 'koa';
 import type { Endpoint } from '../readmodels';
@@ -45,10 +45,12 @@ export function llmsTxt(basePath: string, endpoints: readonly Endpoint[]): strin
     '  in `X-API-Key`. Locally: `visibility-api mcp --db FILE` over stdio with `VISIBILITY_API_KEY` set.',
     `- Tools (read-only, one per endpoint, the same bodies as HTTP): ${endpoints.map(toolName).join(', ')}.`,
     '',
-    '## Typed client',
+    '## Typed clients',
     '',
     '- clients/typescript (repository, package `@visibility-api/client`): `createClient({ baseUrl, apiKey })`, typed calls',
     '  generated from the OpenAPI document, `pages()` to iterate cursor pages, the RateLimit fields parsed.',
+    '- clients/python (repository, `pip install ./clients/python`): `VisibilityClient` / `AsyncVisibilityClient` over calls',
+    '  generated from the OpenAPI document (openapi-python-client), `items()` through every page, 429s retried after Retry-After.',
     '',
     '## Optional',
     '',
