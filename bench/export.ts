@@ -49,7 +49,7 @@ function sizeOf(dir: string): number {
 /** The seconds the export reports for itself (its summary line: "... in 1.2 s"), without the process's start-up. */
 const ownSeconds = (stdout: string): number => Number(/ in ([\d.]+) s;/.exec(stdout)?.[1] ?? NaN);
 
-interface Pass { wall: number; own: number; peakMb: number; rows: number; partitions: number; bytes: number }
+interface Pass { wall: number; own: number; peakMb: number; rows: number; partitions: number; bytes: number; datasets: string }
 
 async function exportOnce(db: string, out: string): Promise<Pass> {
   const r = await runCliMeasured(['export', '--db', db, '--out', out, '--quiet']);
@@ -57,6 +57,7 @@ async function exportOnce(db: string, out: string): Promise<Pass> {
   return {
     wall: r.seconds, own: ownSeconds(r.stdout), peakMb: r.peakKb / 1024, rows: m.last_run.rows_written,
     partitions: m.last_run.partitions_written, bytes: sizeOf(out),
+    datasets: m.datasets.map((d) => `${d.name} ${fmt(d.rows)}`).join(', '),
   };
 }
 
@@ -98,6 +99,8 @@ async function main(): Promise<void> {
       '|---|---:|---:|---:|---:|---:|---:|---:|',
       `| full (${DAYS - 1} days) | ${fmt(m(full, (p) => p.wall), 2)} | ${fmt(fullOwn, 2)} | ${fmt(full[0]!.rows)} | ${fmt(full[0]!.rows / fullOwn)} | ${full[0]!.partitions} | ${fmt(m(full, (p) => p.peakMb))} | ${fmt(full[0]!.bytes / 1024 / 1024, 1)} |`,
       `| incremental (+1 day: ${lastDay}) | ${fmt(m(incremental, (p) => p.wall), 2)} | ${fmt(incOwn, 2)} | ${fmt(incremental[0]!.rows)} | ${fmt(incremental[0]!.rows / incOwn)} | ${incremental[0]!.partitions} | ${fmt(m(incremental, (p) => p.peakMb))} | ${fmt(incremental[0]!.bytes / 1024 / 1024, 1)} |`,
+      '',
+      `Rows in the export: ${full[0]!.datasets}; the day added ${fmt(fs.readFileSync(day, 'utf8').split('\n').filter((l) => l !== '').length)} events.`,
       '',
       `Incremental / full: ${fmt(incOwn / fullOwn, 3)} of the export's own time, ${fmt(m(incremental, (p) => p.wall) / m(full, (p) => p.wall), 3)} of the wall time (start-up included).`,
     ].join('\n');

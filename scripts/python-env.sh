@@ -53,26 +53,9 @@ tzdata==2026.6'
 
 tools='python pytest openapi-python-client ruff'
 
-installed() { [ -x "$venv/bin/openapi-python-client" ] && [ "$(cat "$venv/.pins" 2>/dev/null)" = "$pins" ]; }
-
-if ! installed; then
-  mkdir -p "$(dirname "$venv")"
-  exec 9>"$venv.lock"
-  flock 9 # another run may be installing right now: wait for it, then look again
-  if ! installed; then
-    python="${PYTHON:-python3}"
-    command -v "$python" >/dev/null || { echo "python-env.sh: $python not found (Python 3.11+ is needed for the Python client and the export tests)" >&2; exit 2; }
-    "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "python-env.sh: $("$python" --version 2>&1) is too old (3.11+ is needed; PYTHON=python3.X picks another)" >&2; exit 2; }
-    rm -rf "$venv"
-    "$python" -m venv "$venv" || { echo "python-env.sh: '$python -m venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 2; }
-    printf '%s\n' "$pins" >"$venv/requirements.txt"
-    # Every package is named with its exact version: the set is closed, pip resolves nothing else.
-    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$venv/requirements.txt" >&2
-    "$venv/bin/pip" check --disable-pip-version-check >&2
-    printf '%s' "$pins" >"$venv/.pins" # last: a half-done install is redone next time
-  fi
-  exec 9>&-
-fi
+# shellcheck source=scripts/pinned-venv.sh
+. "$root/scripts/pinned-venv.sh"
+ensure_pinned_venv python-env.sh "$venv" "$pins" bin/openapi-python-client 11 'the Python client and the export tests'
 
 if [ "${1:-}" = "--install" ]; then
   echo "$("$venv/bin/python" --version) in $venv: $(head -n 7 <<<"$pins" | paste -sd ' ')"

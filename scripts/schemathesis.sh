@@ -41,24 +41,9 @@ typing_extensions==4.16.0
 urllib3==2.8.0
 Werkzeug==3.1.9'
 
-installed() { [ -x "$venv/bin/st" ] && [ "$(cat "$venv/.pins" 2>/dev/null)" = "$pins" ]; }
-
-if ! installed; then
-  mkdir -p "$(dirname "$venv")"
-  exec 9>"$venv.lock"
-  flock 9 # another run may be installing right now: wait for it, then look again
-  if ! installed; then
-    python="${PYTHON:-python3}"
-    command -v "$python" >/dev/null || { echo "schemathesis.sh: $python not found (Python 3.9+ is needed for the contract fuzzing)" >&2; exit 2; }
-    rm -rf "$venv"
-    "$python" -m venv "$venv" || { echo "schemathesis.sh: '$python -m venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 2; }
-    printf '%s\n' "$pins" >"$venv/constraints.txt"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
-      -c "$venv/constraints.txt" "$(head -n 1 <<<"$pins")" >&2
-    printf '%s' "$pins" >"$venv/.pins" # last: a half-done install is redone next time
-  fi
-  exec 9>&-
-fi
+# shellcheck source=scripts/pinned-venv.sh
+. "$root/scripts/pinned-venv.sh"
+ensure_pinned_venv schemathesis.sh "$venv" "$pins" bin/st 9 'the contract fuzzing'
 
 if [ "${1:-}" = "--install" ]; then
   exec "$venv/bin/st" --version

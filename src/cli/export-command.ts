@@ -6,9 +6,9 @@ import { Progress } from './progress';
 const FLAGS = {
   db: { type: 'string', value: 'FILE', env: 'VISIBILITY_DB', shows: 'required', help: 'the database to export (read-only; `serve` may keep writing to it meanwhile)' },
   out: { type: 'string', value: 'DIR', env: 'EXPORT_OUT', shows: 'required', help: 'the export directory: new, empty, or one this command wrote before (then only what changed is written)' },
-  project: { type: 'string', value: 'ID[,ID...]', env: 'EXPORT_PROJECTS', shows: 'every project', help: 'only these projects (comma-separated)' },
-  'start-date': { type: 'string', value: 'YYYY-MM-DD', shows: 'the first day', help: 'only data of this UTC day and later' },
-  'end-date': { type: 'string', value: 'YYYY-MM-DD', shows: 'the last day', help: 'only data of this UTC day and earlier' },
+  project: { type: 'string', value: 'IDS', env: 'EXPORT_PROJECTS', shows: 'every project', help: 'only these projects (their ids, comma-separated)' },
+  'start-date': { type: 'string', value: 'DAY', shows: 'the first day', help: 'only data of this UTC day (YYYY-MM-DD) and later' },
+  'end-date': { type: 'string', value: 'DAY', shows: 'the last day', help: 'only data of this UTC day (YYYY-MM-DD) and earlier' },
   full: { type: 'boolean', help: 'write everything again (and the only way to change what a directory holds: projects, dates)' },
   quiet: { type: 'boolean', help: 'no progress line on a terminal: only the summary' },
 } satisfies FlagTable;
@@ -71,4 +71,12 @@ async function exportCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   }
 }
 
-export const command: Command<typeof FLAGS> = { synopsis: '--db FILE --out DIR [flags]', flags: FLAGS, run: exportCommand };
+export const command: Command<typeof FLAGS> = {
+  synopsis: '--db FILE --out DIR [flags]',
+  flags: FLAGS,
+  notes: [
+    "An operator's tool: it reads every account's data in the file. Give a customer only an export made with",
+    '--project naming their projects. Layout, columns and the incremental rules: docs/export.md.',
+  ],
+  run: exportCommand,
+};

@@ -11,7 +11,7 @@ import type { ColumnSpec, ColumnType, ColumnValue, DatasetSpec } from './columns
 const col = (name: string, type: ColumnType, nullable: boolean, description: string): ColumnSpec => ({ name, type, nullable, description });
 
 const COUNTED = col('counted', 'boolean', false,
-  'Whether the API counts the run (docs/metrics.md, "Counted runs"): succeeded, its prompt is the project\'s and not deleted, its engine is known. Reports are over counted runs only.');
+  'Whether the API counts the run (docs/metrics.md, "Which runs count"): succeeded, its prompt is the project\'s and not deleted, its engine is known. Reports are over counted runs only.');
 
 export const RUNS: DatasetSpec = {
   name: 'runs',

@@ -157,8 +157,10 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
       const dir = path.join(out, rel);
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, PART_FILE);
-      const bytes = await writeParquet(`${file}.tmp`, table.spec, table.columns);
-      fs.renameSync(`${file}.tmp`, file);
+      // A dot file while written: readers of Hive layouts (pyarrow, Spark, DuckDB's globs) pass over it if a kill leaves it.
+      const tmp = path.join(dir, `.${PART_FILE}.tmp`);
+      const bytes = await writeParquet(tmp, table.spec, table.columns);
+      fs.renameSync(tmp, file);
       written.get(table.spec.name)!.push({ project_id: projectId, month, path: `${rel}/${PART_FILE}`, rows: table.rows, bytes });
       rowsWritten += table.rows;
       bytesWritten += bytes;

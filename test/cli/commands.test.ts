@@ -10,6 +10,7 @@ import { command as cacheStats } from '../../src/cli/cache-stats-command';
 import { command as digestCommand } from '../../src/cli/digest-command';
 import { COMMANDS } from '../../src/cli/main';
 import { command as mcp } from '../../src/cli/mcp-command';
+import { command as exportCommand } from '../../src/cli/export-command';
 import { command as produce } from '../../src/cli/produce-command';
 import { command as replay } from '../../src/cli/replay-command';
 import { command as serve } from '../../src/cli/serve-command';
@@ -99,7 +100,7 @@ function digestOf(evs: Ev[]): string {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each command's table, imported here as main() loads it (a dynamic import, which tap's loader does not give named exports). */
-const TABLES: Record<string, Command> = { serve, replay, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp };
+const TABLES: Record<string, Command> = { serve, replay, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp, export: exportCommand };
 
 t.test('every command explains itself: --help, -h and help CMD print its flag table on stdout, exit 0', async (tt) => {
   tt.strictSame(Object.keys(TABLES).sort(), Object.keys(COMMANDS).sort(), 'every command is checked');

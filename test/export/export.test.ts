@@ -2,7 +2,7 @@
 // independent reader (pyarrow, test/export/read-export.py) computes from the Parquet files alone the
 // totals the API states for the same project and days, and they must agree; a second export after
 // new events rewrites only the months those events touched.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -15,6 +15,7 @@ import { request, startApi, withKey } from '../helpers/http';
 import { cleanEnv, runCli } from '../helpers/processes';
 import { ROOT } from '../helpers/paths';
 import { pythonJson } from '../helpers/python';
+import { until } from '../helpers/wait';
 
 interface Answer {
   counted_runs: number;
@@ -250,4 +251,30 @@ t.test('on a terminal the export shows a progress line, erased before the summar
   t.match(r.stdout, /\rexport: [\d,]+ rows, [\d,]+ rows\/s, \d+:\d\d elapsed/, 'a progress line with rows, rate and time');
   const erase = r.stdout.lastIndexOf('\r\x1b[K');
   t.ok(erase >= 0 && r.stdout.indexOf('export (full) of ', erase) > erase, 'erased before the summary line');
+});
+
+// SIGTERM as a service manager sends it: the export finishes the partition in hand and exits 0, the
+// directory without a manifest (there was none before). The process is frozen (SIGSTOP) as soon as
+// it has planned, so the signal lands mid-export however fast the machine is.
+t.test('SIGTERM stops an export between partitions, exit 0, no manifest written', async (t) => {
+  const { db, file } = await demoDb();
+  t.teardown(() => db.close());
+  const out = path.join(tmpDir('export-term-'), 'out');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'visibility-api.js'), 'export', '--db', file, '--out', out], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await until(() => fs.existsSync(path.join(out, 'schema.json')), 60_000, 2);
+  child.kill('SIGSTOP');
+  const signalled = Date.now();
+  child.kill('SIGTERM');
+  child.kill('SIGCONT');
+  const code = await exited;
+  t.equal(code, 0, 'exit 0');
+  t.ok(Date.now() - signalled < 10_000, 'within seconds');
+  t.match(stdout, /^export interrupted by SIGTERM: \d+ partition\(s\) written .*run the same command again/, 'says it stopped and what to do');
+  t.notOk(fs.existsSync(path.join(out, 'manifest.json')), 'no manifest names a half-done export');
+  const again = await runCli(['export', '--db', file, '--out', out], {}, 120_000);
+  t.equal(again.code, 0, 'the same command again completes');
+  t.ok(fs.existsSync(path.join(out, 'manifest.json')), 'and writes the manifest');
 });

@@ -21,6 +21,7 @@ t.test('/llms.txt', async (t) => {
   for (const name of ENDPOINTS.map(toolName)) t.match(r.text, name, `names the tool ${name}`);
   t.match(r.text, '@visibility-api/client');
   t.match(r.text, 'clients/python', 'names the Python client');
+  t.match(r.text, 'visibility-api export', 'names the Parquet export');
   const filters = r.text.split('\n').find((l) => l.startsWith('- Filters `country`'));
   t.same(filters?.replace(/^.* on: /, '').replace(/\.$/, '').split(', ').sort(), ENDPOINTS.filter((e) => e.params.includes('country')).map((e) => e.name).sort(),
     'slice and compare: the filters on every endpoint that takes them');

@@ -8,7 +8,7 @@ export {
 } from './catalog';
 export { accountForKeyHash, projectVisible, runGroupProject } from './sight';
 export { forumPostRows } from './forum-posts';
-export { liveProjectIds, monthsChangedAfter, runMonths, runsCompletedIn, schemaVersionOf, type ExportRunRow } from './export';
+export { liveProjectIds, monthsChangedAfter, runMonths, runsCompletedIn, schemaVersionOf, type ExportRunRow } from './export-rows';
 export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
 export { dimsByNumber, dimsMatching, dimsOfRuns, recentRuns, runDimsOfDays, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
 export { runTallies, type HitTally, type RunTally } from './slice-tallies';
