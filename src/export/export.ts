@@ -1,6 +1,7 @@
 // `visibility-api export` as a library call: a consistent snapshot of a database written as Parquet
 // datasets, Hive-partitioned by project and month, with schema.json and manifest.json. A second export
 // into the same directory writes only the partitions whose data changed since its manifest.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
@@ -122,10 +123,13 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
   if (previous && !sameScope(previous.scope, scope)) {
     throw new ExportError(`${out} holds an export of ${JSON.stringify(previous.scope)}, not ${JSON.stringify(scope)}: export into another directory, or pass --full to replace it`);
   }
-  const incremental = previous !== null && previous.format === EXPORT_FORMAT && previous.schema_version === knownSchemaVersion();
   const store = openStore(o.db);
   const release = store.hold();
   try {
+    const database = databaseId(store);
+    // The versions a manifest records mean something only in the database that wrote them (a file
+    // replayed again from the log numbers its versions afresh), and only in this layout.
+    const incremental = previous !== null && previous.format === EXPORT_FORMAT && previous.schema_version === knownSchemaVersion() && previous.database_id === database;
     const live = new Set(liveProjectIds(store));
     if (o.projects) {
       // A project named that the database never had is a typo, not an empty export.
@@ -223,6 +227,7 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
       format: EXPORT_FORMAT,
       exported_at: new Date().toISOString(),
       schema_version: knownSchemaVersion(),
+      database_id: database,
       metric_definitions_version: METRIC_DEFINITIONS_VERSION,
       scope,
       data_as_of: plans.reduce<string | null>((m, p) => (p.versions.data_as_of !== null && (m === null || p.versions.data_as_of > m) ? p.versions.data_as_of : m), null),
@@ -239,6 +244,15 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
   }
 }
 
+/**
+ * Which database the export read, without saying anything of it: a digest of its cursor key (migration
+ * 014), random per database file and kept by its snapshots and replicas, which continue its versions.
+ */
+function databaseId(store: ReadStore): string | null {
+  const secret = store.cursorSecret();
+  return secret === null ? null : createHash('sha256').update('visibility-api export\0').update(secret).digest('hex').slice(0, 16);
+}
+
 /** Whether the database ever applied an event of the project (its own version, the shared engines' aside). */
 function projectExists(store: ReadStore, id: string): boolean {
   const v = projectVersions(store, id);
@@ -249,7 +263,7 @@ function projectExists(store: ReadStore, id: string): boolean {
 function planProject(store: ReadStore, id: string, before: ManifestProject | null, range: DayRange, from: string, to: string): ProjectPlan {
   const versions = projectVersions(store, id);
   const all = (): ProjectPlan => ({ id, versions, whole: true, months: runMonths(store, id, from, to), forum: true });
-  if (before === null) return all();
+  if (before === null || versions.version - versions.kinds.engines < before.version) return all();
   const k = versions.kinds;
   // What decides which runs count (prompts, competitors, engines) or whether the project is there moved: every month may read differently.
   if (k.setup !== before.kinds.setup || k.project !== before.kinds.project || k.engines !== before.kinds.engines) return all();

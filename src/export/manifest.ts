@@ -51,6 +51,8 @@ export interface Manifest {
   /** The database's schema version (PRAGMA user_version) and the metric definitions the figures follow (GET /methodology). */
   schema_version: number;
   metric_definitions_version: string;
+  /** Which database was read (a digest of its cursor key; its snapshots and replicas share it): another one's export is not continued incrementally. */
+  database_id: string | null;
   scope: ExportScope;
   /** The newest event time applied to any exported project (RFC 3339), null when none. */
   data_as_of: string | null;

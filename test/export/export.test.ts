@@ -167,6 +167,13 @@ t.test('a second export writes only the months new events touched, and the same 
   const freshFiles = partitionFiles(fresh);
   t.same([...freshFiles.keys()].sort(), [...after.keys()].sort(), 'the same partitions');
   t.ok([...freshFiles].every(([f, bytes]) => bytes.equals(after.get(f)!)), 'byte for byte');
+
+  // Another database (the same log replayed again: versions numbered afresh) is not continued from this manifest.
+  const other = await demoDb();
+  t.teardown(() => other.db.close());
+  const switched = await exportData({ db: other.file, out, projects: null, range: { start: null, end: null }, full: false });
+  t.equal(switched.mode, 'full', 'an export of another database into the directory writes everything');
+  t.not(switched.manifest!.database_id, inc.manifest!.database_id, 'the manifest says which database it read');
 });
 
 t.test('an export reads one snapshot while a writer keeps committing', async (t) => {
