@@ -29,10 +29,15 @@ export function highWaterKb(pid: number): number | null {
 }
 
 /** Runs the CLI as a child; resolves with its stdout, wall seconds and the largest VmHWM seen (polled every 50 ms). */
-export function runCliMeasured(args: string[]): Promise<{ stdout: string; seconds: number; peakKb: number }> {
+export function runCliMeasured(args: string[], env?: NodeJS.ProcessEnv): Promise<{ stdout: string; seconds: number; peakKb: number }> {
+  return runNodeMeasured(CLI, args, env);
+}
+
+/** runCliMeasured for any node script: `node SCRIPT ARGS...`, measured from spawn to exit. */
+export function runNodeMeasured(script: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ stdout: string; seconds: number; peakKb: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
     let stdout = '';
     let stderr = '';
     let peakKb = 0;
@@ -44,7 +49,7 @@ export function runCliMeasured(args: string[]): Promise<{ stdout: string; second
     child.once('exit', (code, signal) => {
       const seconds = (performance.now() - started) / 1000;
       clearInterval(timer);
-      if (code !== 0) reject(new Error(`visibility-api ${args[0]} exited ${code ?? signal}: ${stderr.trim() || stdout.trim()}`));
+      if (code !== 0) reject(new Error(`${script === CLI ? 'visibility-api' : path.basename(script)} ${args[0] ?? ''} exited ${code ?? signal}: ${stderr.trim() || stdout.trim()}`));
       else resolve({ stdout, seconds, peakKb });
     });
   });
