@@ -8,7 +8,7 @@
 // Prints one JSON line: lines read, valid events, invalid ones, rows inserted and rows counted after.
 import { startWorker } from '../src/lib/worker';
 import { closeDurably, openDb } from '../src/store';
-import { parseFlags } from './bench-flags';
+import { orExit, parseFlags } from './bench-flags';
 import { PER_TRANSACTION } from './store-floor';
 
 /** Batches in flight between the threads (prepared, not yet written): replay's file thread allows as many. */
@@ -24,11 +24,11 @@ export interface FloorCounts { lines: number; valid: number; invalid: number; in
 
 function main(): void {
   const { values, positionals } = parseFlags({ options: { db: { type: 'string' } }, allowPositionals: true });
-  if (values.db === undefined || positionals.length !== 1) {
-    process.stderr.write('usage: raw-floor --db FILE LOG\n');
-    process.exit(2);
-  }
-  const db = openDb(values.db, { fast: true, noSync: true });
+  const dbFile = orExit(() => {
+    if (values.db === undefined || positionals.length !== 1) throw new Error('usage: raw-floor --db FILE LOG (one log)');
+    return values.db;
+  });
+  const db = openDb(dbFile, { fast: true, noSync: true });
   db.exec('CREATE TABLE raw_events (event_id TEXT PRIMARY KEY, event TEXT NOT NULL)');
   const insert = db.prepare('INSERT OR IGNORE INTO raw_events (event_id, event) VALUES (?, ?)');
   const counts: FloorCounts = { lines: 0, valid: 0, invalid: 0, inserted: 0, rows: 0 };

@@ -35,6 +35,8 @@ const CASES: Array<[string, string[], RegExp]> = [
   ['soak', ['--duration', '-1'], /^bench soak: Option '--duration' argument is ambiguous\. .*'--duration=-XYZ'\.$/],
   ['server', ['other', '--db', 'x.db'], /^bench server: the server is service, bare or naive, not "other"$/],
   ['mcp-abuse', ['--ids', '0'], /^bench mcp-abuse: --ids: "0" is not a positive integer$/],
+  ['raw-floor', ['--db'], /^bench raw-floor: Option '--db <value>' argument missing$/],
+  ['raw-floor', ['--db', 'x.db'], /^bench raw-floor: usage: raw-floor --db FILE LOG \(one log\)$/],
 ];
 
 t.test('a bad flag or value: one line naming it, exit 2, nothing on stdout', async (t) => {
