@@ -1,4 +1,4 @@
-// npm run bench:prompt-delete -- [--db FILE] [--rounds N (7)] [--base DIR] [--profile]
+// npm run bench:prompt-delete -- [--db FILE] [--rounds N (7)] [--base DIR]
 // What a change of what counts costs the writer in a project with a year of daily runs: a prompt
 // deleted, restored, moved to another project and back, a competitor deleted and restored, each one
 // batch through the Projector, timed around applyBatch (the write transaction, COMMIT included);
