@@ -2,7 +2,7 @@
 # The Python tools of the repository from PyPI in a virtualenv of their own, .venv-py/ at the repo root:
 # openapi-python-client (and the ruff it formats with) to generate clients/python, the client's runtime
 # packages (httpx, attrs, python-dateutil), pytest for its live tests, and pyarrow, the independent
-# Parquet reader of the export tests.
+# Parquet reader of the export tests, and mypy, the type check of the client's hand-written layer.
 #
 #   scripts/python-env.sh --install                    set the venv up (or check it is) and print the versions
 #   scripts/python-env.sh python ARGS...               the same, then exec a tool of the venv, e.g.
@@ -26,6 +26,11 @@ attrs==26.1.0
 python-dateutil==4.0.0
 pytest==9.2.0
 pyarrow==26.0.1
+mypy==2.4.1
+ast_serialize==0.13.1
+librt==0.17.0
+mypy_extensions==1.2.0
+pathspec==1.1.1
 annotated-doc==0.0.7
 annotated-types==0.8.0
 anyio==4.16.0
@@ -51,14 +56,14 @@ typing-inspection==0.4.5
 typing_extensions==4.16.0
 tzdata==2026.6'
 
-tools='python pytest openapi-python-client ruff'
+tools='python pytest openapi-python-client ruff mypy'
 
 # shellcheck source=scripts/pinned-venv.sh
 . "$root/scripts/pinned-venv.sh"
 ensure_pinned_venv python-env.sh "$venv" "$pins" bin/openapi-python-client 11 'the Python client and the export tests'
 
 if [ "${1:-}" = "--install" ]; then
-  echo "$("$venv/bin/python" --version) in $venv: $(head -n 7 <<<"$pins" | paste -sd ' ')"
+  echo "$("$venv/bin/python" --version) in $venv: $(head -n 8 <<<"$pins" | paste -sd ' ')"
   exit 0
 fi
 tool="${1:-}"

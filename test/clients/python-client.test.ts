@@ -98,6 +98,9 @@ t.test('the Python client against serve --demo (pytest, each case an assertion)'
   t.equal(lint.code, 0, `ruff check clients/python\n${lint.out}`);
   const format = await pythonEnv(['ruff', 'format', '--check', '--no-cache', '.'], CLIENT, {}, 60_000);
   t.equal(format.code, 0, `ruff format --check clients/python\n${format.out}`);
+  // And type-checked as a user's code would check it (mypy --strict; clients/python/pyproject.toml).
+  const types = await pythonEnv(['mypy', '--cache-dir=/dev/null'], CLIENT, {}, 180_000);
+  t.equal(types.code, 0, `mypy --strict visibility_api tests\n${types.out}`);
 
   const [main, ...others] = activeKeys;
   const [free, limited] = await Promise.all([serveDemo(t, []), serveDemo(t, ['--rate-limit', String(RATE_LIMIT)])]);

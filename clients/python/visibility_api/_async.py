@@ -14,6 +14,7 @@ from ._common import (
     ApiError,
     AuthHeader,
     Page,
+    QueryPairs,
     RateLimit,
     api_base,
     auth_headers,
@@ -99,7 +100,7 @@ class AsyncVisibilityClient:
     async def _remember(self, response: httpx.Response) -> None:
         self.last_rate_limit = rate_limit_of(response.headers)
 
-    async def _send(self, url: str, params: list[tuple[str, str]] | None = None) -> httpx.Response:
+    async def _send(self, url: str, params: QueryPairs | None = None) -> httpx.Response:
         response = await self._http.get(url, params=params)
         if not response.is_success:
             raise ApiError.of(response.status_code, response.headers, await response.aread())

@@ -16,6 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from visibility_api_client.models.error_response import ErrorResponse
 from visibility_api_client.types import Response
 
 #: Every path of the API is under it: the clients add it to a base URL that lacks it.
@@ -60,9 +61,13 @@ def _query_value(v: QueryValue) -> str:
     return str(v)
 
 
-def query_params(params: Query) -> list[tuple[str, str]]:
+#: Query pairs as httpx takes them (what query_params returns).
+QueryPairs = list[tuple[str, str | int | float | bool | None]]
+
+
+def query_params(params: Query) -> QueryPairs:
     """Keyword arguments as query pairs: None is left out, a list or tuple repeats the parameter."""
-    pairs: list[tuple[str, str]] = []
+    pairs: QueryPairs = []
     for name, value in params.items():
         if value is None:
             continue
@@ -196,7 +201,7 @@ class RateLimitedError(ApiError):
     """A 429 still refused after the client's retries (or one whose Retry-After was too long to wait)."""
 
 
-def checked(response: Response[T]) -> T:
+def checked(response: Response[T | ErrorResponse]) -> T:
     """The parsed body of a generated call's response; raises ApiError when it is not 2xx.
 
     ``checked(visibility.sync_detailed(project_id, client=api.generated, ...))``
@@ -204,7 +209,10 @@ def checked(response: Response[T]) -> T:
     status = int(response.status_code)
     if not 200 <= status < 300:
         raise ApiError.of(status, response.headers, response.content)
-    return response.parsed  # type: ignore[return-value]  # 2xx: the parsed body, not None
+    parsed = response.parsed
+    if parsed is None or isinstance(parsed, ErrorResponse):  # a 2xx the document does not describe
+        raise ApiError.of(status, response.headers, response.content)
+    return parsed
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ._common import (
     ApiError,
     AuthHeader,
     Page,
+    QueryPairs,
     RateLimit,
     api_base,
     auth_headers,
@@ -109,7 +110,7 @@ class VisibilityClient:
     def _remember(self, response: httpx.Response) -> None:
         self.last_rate_limit = rate_limit_of(response.headers)
 
-    def _send(self, url: str, params: list[tuple[str, str]] | None = None) -> httpx.Response:
+    def _send(self, url: str, params: QueryPairs | None = None) -> httpx.Response:
         response = self._http.get(url, params=params)
         if not response.is_success:
             raise ApiError.of(response.status_code, response.headers, response.read())
