@@ -16,90 +16,54 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { DatasetSpec } from '../src/export/columns';
+import { CITATIONS, RUNS, monthTables } from '../src/export/datasets';
+import { openDb, ReadStore } from '../src/store';
+import { countedPromptIds, knownEngineIds, liveProjectIds, runMonths } from '../src/store/reads';
 import { packageRoot } from '../src/lib/root';
 import { numberFlag, parseFlags } from './bench-flags';
 import { candidates } from './export-candidates';
 import { median } from './lib';
 import { fmt, machineLine } from './machine';
 
-// The two biggest datasets, with the column types the export's use (every type but int64).
-const runsSpec: DatasetSpec = {
-  name: 'runs', description: 'one row per prompt run',
-  columns: [
-    { name: 'run_id', type: 'string', nullable: false, description: '' },
-    { name: 'run_group_id', type: 'string', nullable: false, description: '' },
-    { name: 'project_id', type: 'string', nullable: false, description: '' },
-    { name: 'prompt_id', type: 'string', nullable: false, description: '' },
-    { name: 'engine_id', type: 'string', nullable: false, description: '' },
-    { name: 'status', type: 'string', nullable: false, description: '' },
-    { name: 'completed_at', type: 'timestamp', nullable: false, description: '' },
-    { name: 'day', type: 'date', nullable: false, description: '' },
-    { name: 'brand_mentioned', type: 'boolean', nullable: false, description: '' },
-    { name: 'brand_position', type: 'int32', nullable: true, description: '' },
-    { name: 'brand_sentiment', type: 'double', nullable: true, description: '' },
-    { name: 'mention_count', type: 'int32', nullable: false, description: '' },
-    { name: 'citation_count', type: 'int32', nullable: false, description: '' },
-    { name: 'country', type: 'string', nullable: true, description: '' },
-    { name: 'persona', type: 'string', nullable: true, description: '' },
-    { name: 'model', type: 'string', nullable: true, description: '' },
-    { name: 'surface', type: 'string', nullable: true, description: '' },
-  ],
-};
-const citationsSpec: DatasetSpec = {
-  name: 'citations', description: 'one row per cited URL per run',
-  columns: [
-    { name: 'run_id', type: 'string', nullable: false, description: '' },
-    { name: 'project_id', type: 'string', nullable: false, description: '' },
-    { name: 'prompt_id', type: 'string', nullable: false, description: '' },
-    { name: 'engine_id', type: 'string', nullable: false, description: '' },
-    { name: 'completed_at', type: 'timestamp', nullable: false, description: '' },
-    { name: 'day', type: 'date', nullable: false, description: '' },
-    { name: 'position', type: 'int32', nullable: false, description: '' },
-    { name: 'url', type: 'string', nullable: false, description: '' },
-    { name: 'title', type: 'string', nullable: true, description: '' },
-  ],
-};
+/** A dataset as the export makes it: its partitions (Hive path, columns), read once before anything is timed. */
+interface Dataset { spec: DatasetSpec; parts: Array<[string, unknown[][]]>; rows: number }
 
-// Bench-only reads of the bench world (the export's own reads live in src/store).
-const SQL = {
-  runs: `SELECT id, run_group_id, project_id, prompt_id, engine_id, status, completed_at, day,
-    brand_position IS NOT NULL, brand_position, brand_sentiment, mention_count, citation_count, country, persona, model, surface
-    FROM prompt_runs ORDER BY project_id, completed_at, id`,
-  citations: `SELECT r.id, r.project_id, r.prompt_id, r.engine_id, r.completed_at, r.day, j.key + 1, j.value ->> 0, j.value ->> 1
-    FROM prompt_runs r, json_each(r.cited) j ORDER BY r.project_id, r.completed_at, r.id, j.key`,
-};
-
-interface Dataset { spec: DatasetSpec; columns: unknown[][] }
-
-function readDataset(db: Database.Database, spec: DatasetSpec, sql: string): Dataset {
-  const columns: unknown[][] = spec.columns.map(() => []);
-  for (const row of db.prepare(sql).raw().iterate() as Iterable<unknown[]>) {
-    row.forEach((v, i) => columns[i]!.push(spec.columns[i]!.type === 'boolean' ? v === 1 : v));
+/**
+ * The two biggest datasets (runs and citations: every column type but int64), as `visibility-api
+ * export` reads them (src/export/datasets.ts monthTables, one project's month at a time, inside one
+ * read snapshot), so the candidates write exactly the export's files.
+ */
+function readDatasets(file: string): Dataset[] {
+  const store = new ReadStore(openDb(file, { readonly: true }));
+  const release = store.hold();
+  try {
+    const out = [RUNS, CITATIONS].map((spec): Dataset => ({ spec, parts: [], rows: 0 }));
+    const engines = new Set(knownEngineIds(store));
+    for (const id of liveProjectIds(store)) {
+      const counting = { prompts: new Set(countedPromptIds(store, id)), engines };
+      for (const month of runMonths(store, id, '0000', '9999')) {
+        const tables = monthTables(store, id, month, { start: null, end: null }, counting);
+        for (const d of out) {
+          const t = tables.find((x) => x.spec === d.spec)!;
+          d.parts.push([path.join(`project_id=${id}`, `month=${month}`), t.columns]);
+          d.rows += t.rows;
+        }
+      }
+    }
+    return out;
+  } finally {
+    release();
+    store.close();
   }
-  return { spec, columns };
-}
-
-/** Row indexes per Hive partition (project_id=..., month=...), in the export's layout. */
-function partitions(d: Dataset): Map<string, number[]> {
-  const project = d.columns[d.spec.columns.findIndex((c) => c.name === 'project_id')]!;
-  const day = d.columns[d.spec.columns.findIndex((c) => c.name === 'day')]!;
-  const parts = new Map<string, number[]>();
-  project.forEach((p, i) => {
-    const key = path.join(`project_id=${p as string}`, `month=${(day[i] as string).slice(0, 7)}`);
-    let rows = parts.get(key);
-    if (!rows) parts.set(key, (rows = []));
-    rows.push(i);
-  });
-  return parts;
 }
 
 /** Per column: nulls and the sum the Python reader computes (scripts/parquet-inspect.py). */
 function expected(d: Dataset): Record<string, { nulls: number; sum: number | string }> {
   return Object.fromEntries(d.spec.columns.map((c, i) => {
-    const present = d.columns[i]!.filter((v) => v !== null);
-    const nulls = d.columns[i]!.length - present.length;
+    const values = d.parts.flatMap(([, columns]) => columns[i]!);
+    const present = values.filter((v) => v !== null);
+    const nulls = values.length - present.length;
     const sum = c.type === 'string' ? present.reduce((s: number, v) => s + Buffer.byteLength(v as string), 0)
       : c.type === 'boolean' ? present.filter((v) => v === true).length
       : c.type === 'date' ? present.reduce((s: number, v) => s + Date.parse(v as string) / 86_400_000, 0)
@@ -117,9 +81,7 @@ interface ChildResult { name: string; codec: string; notInstalled?: string; read
 /** One candidate and codec (or, with name 'read only', no writer): what the child prints. */
 async function child(job: { name: string; codec: string; db: string; rounds: number; out: string; modules: string }): Promise<ChildResult> {
   const t0 = performance.now();
-  const db = new Database(job.db, { readonly: true });
-  const data = [readDataset(db, runsSpec, SQL.runs), readDataset(db, citationsSpec, SQL.citations)];
-  db.close();
+  const data = readDatasets(job.db);
   const result: ChildResult = { name: job.name, codec: job.codec, readSeconds: (performance.now() - t0) / 1000, readHwmKB: hwmKB(), hwmKB: 0, datasets: {} };
   const candidate = candidates.find((c) => c.name === job.name);
   if (candidate) {
@@ -131,18 +93,18 @@ async function child(job: { name: string; codec: string; db: string; rounds: num
       return { ...result, notInstalled: `npm install ${candidate.packages.join(' ')}` };
     }
     for (const d of data) {
-      const parts = [...partitions(d)];
-      const r: DatasetResult = { rows: d.columns[0]!.length, files: parts.length, seconds: [], bytes: 0, deterministic: true, paths: [], expected: expected(d) };
+      const parts = d.parts;
+      const r: DatasetResult = { rows: d.rows, files: parts.length, seconds: [], bytes: 0, deterministic: true, paths: [], expected: expected(d) };
       const digests: string[] = [];
       for (let round = 0; round < job.rounds; round++) {
         const dir = path.join(job.out, `r${round}`, d.spec.name);
         const hash = crypto.createHash('sha256');
         let bytes = 0;
         const start = performance.now();
-        for (const [key, rows] of parts) {
+        for (const [key, columns] of parts) {
           const file = path.join(dir, key, 'part-0.parquet');
           fs.mkdirSync(path.dirname(file), { recursive: true });
-          bytes += await write(`${file}.tmp`, d.spec, d.columns.map((col) => rows.map((i) => col[i])));
+          bytes += await write(`${file}.tmp`, d.spec, columns);
           fs.renameSync(`${file}.tmp`, file);
           if (round === 0) r.paths.push(file);
         }
@@ -183,7 +145,8 @@ function check(python: string[], r: DatasetResult): { problems: string[]; timest
     const same = typeof want.sum === 'number' ? Math.abs(Number(c.sum) - want.sum) <= 1e-9 * Math.max(1, Math.abs(want.sum)) : String(c.sum) === want.sum;
     if (!same) problems.push(`${name} sum ${c.sum} != ${want.sum}`);
   }
-  const ts = /isAdjustedToUTC=(\w+), timeUnit=(\w+)/.exec(got.columns.completed_at?.logical ?? '');
+  const time = Object.values(got.columns).find((c) => c.logical.startsWith('Timestamp'));
+  const ts = /isAdjustedToUTC=(\w+), timeUnit=(\w+)/.exec(time?.logical ?? '');
   return { problems, timestamp: ts ? `${ts[2]}${ts[1] === 'true' ? ', UTC' : ''}` : '?' };
 }
 
