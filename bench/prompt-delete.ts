@@ -2,7 +2,9 @@
 // What a change of what counts costs the writer in a project with a year of daily runs: a prompt
 // deleted, restored, moved to another project and back, a competitor deleted and restored, each one
 // batch through the Projector, timed around applyBatch (the write transaction, COMMIT included);
-// beside it, in the same run, a batch of one ordinary run (the floor of any batch).
+// beside it, in the same run, a batch of one ordinary run (the floor of any batch). A build that
+// counts a project again a slice a batch (migration 018) is then given batches without events until
+// it is done: their number, their time in all and the largest are reported beside.
 //
 // The database is bench:builds' 365-day world (bench/out/builds-2x365x15x5.db: 2 projects, 5
 // engines, 15 prompts, one run per prompt and engine a day), copied (never written) to a temporary
@@ -90,13 +92,32 @@ function steps(w: World): Step[] {
   ];
 }
 
-interface Side { name: string; db: here.Db; projector: here.Projector; store: Store; ms: Map<string, number[]> }
+/** After a batch: the later batches a live writer spends counting the project again (migration 018), none in a build without it. */
+interface Tail { batches: number; ms: number; maxMs: number }
+
+interface Side { name: string; db: here.Db; projector: here.Projector; store: Store; ms: Map<string, number[]>; tails: Map<string, Tail[]> }
 
 function side(name: string, store: Store, source: string, dir: string): Side {
   const file = path.join(dir, `${name}.db`);
   fs.copyFileSync(source, file);
   const db = store.openDb(file) as here.Db;
-  return { name, db, projector: new store.Projector(db) as here.Projector, store, ms: new Map() };
+  return { name, db, projector: new store.Projector(db) as here.Projector, store, ms: new Map(), tails: new Map() };
+}
+
+/** Batches without events until the side's recounts are done (a live writer's next batches do the same slices besides their events). */
+function recountTail(s: Side): Tail {
+  const tail: Tail = { batches: 0, ms: 0, maxMs: 0 };
+  const listed = s.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recounts'").get() !== undefined
+    ? s.db.prepare('SELECT count(*) FROM recounts').pluck() : null;
+  while (listed !== null && (listed.get() as number) > 0) {
+    const t0 = performance.now();
+    s.projector.applyBatch([]);
+    const ms = performance.now() - t0;
+    tail.batches += 1;
+    tail.ms += ms;
+    tail.maxMs = Math.max(tail.maxMs, ms);
+  }
+  return tail;
 }
 
 function main(): void {
@@ -123,7 +144,11 @@ function main(): void {
           const r = s.projector.applyBatch(batch);
           const ms = performance.now() - t0;
           if (r.applied !== batch.length) throw new Error(`${s.name}: ${step.name} applied ${r.applied} of ${batch.length}`);
-          if (round > 0) s.ms.set(step.name, [...(s.ms.get(step.name) ?? []), ms]);
+          const tail = recountTail(s);
+          if (round > 0) {
+            s.ms.set(step.name, [...(s.ms.get(step.name) ?? []), ms]);
+            s.tails.set(step.name, [...(s.tails.get(step.name) ?? []), tail]);
+          }
         }
       }
     }
@@ -141,6 +166,14 @@ function main(): void {
       });
       const ratio = o.base ? ` ${fmt(median(sides[1]!.ms.get(step.name)!) / median(sides[0]!.ms.get(step.name)!), 3)} |` : '';
       lines.push(`| ${step.name} | ${cells.join(' | ')} |${ratio}`);
+    }
+    const counted = sides.filter((x) => [...x.tails.values()].some((ts) => ts.some((t) => t.batches > 0)));
+    for (const x of counted) {
+      lines.push('', `${x.name}: the later batches that counted the project again (medians over the rounds)`, '', '| after | batches | writer ms in all | largest batch ms |', '|---|---:|---:|---:|');
+      for (const step of plan) {
+        const ts = x.tails.get(step.name)!;
+        lines.push(`| ${step.name} | ${fmt(median(ts.map((t) => t.batches)))} | ${fmt(median(ts.map((t) => t.ms)), 1)} | ${fmt(median(ts.map((t) => t.maxMs)), 1)} |`);
+      }
     }
     if (o.base) lines.push('', `same digest after every round: ${same ? 'yes' : 'NO'}`);
     process.stdout.write(`${lines.join('\n')}\n`);

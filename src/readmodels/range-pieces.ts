@@ -1,7 +1,7 @@
 // A range of days as the fewest roll-up rows that add up to it: whole months, whole ISO weeks, single days.
 import { addDays } from '../lib/time';
 import type { Period } from './args';
-import { nextMonth, pendingPeriods, periodEnd, type Grain, type ReadStore } from './store';
+import { nextMonth, pendingPeriods, recountingProject, periodEnd, type Grain, type ReadStore } from './store';
 
 /**
  * A run of consecutive rows of one grain's table (agg_*_day, _week, _month): the rows whose `day`
@@ -24,6 +24,8 @@ const NOTHING_STALE: Stale = () => false;
 export const EVERY_PERIOD_STALE: Stale = () => true;
 
 export function stalePeriods(store: ReadStore, projectId: string): Stale {
+  // Counted again slice by slice (migration 018): no roll-up row of the project is read meanwhile.
+  if (recountingProject(store, projectId)) return EVERY_PERIOD_STALE;
   const pending = pendingPeriods(store, projectId);
   if (pending.length === 0) return NOTHING_STALE;
   const periods = new Set(pending);

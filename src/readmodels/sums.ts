@@ -4,7 +4,7 @@ import type { Period } from './args';
 import { countingOf, counts, rollupRows, runsOfDays } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
-  addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts,
+  addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject,
   trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
 } from './store';
 import { filtersDims, type Slice } from './windows';
@@ -143,6 +143,8 @@ export interface EnginePeriods {
 
 /** The brand sums per period and engine of start..end, and the competitor mentions per period, in one read (store/reads/period-rows.ts). */
 export function engineSumsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): EnginePeriods {
+  // Its rows being counted again (migration 018): from the runs, the same arithmetic.
+  if (recountingProject(store, projectId)) return filteredPeriods(store, { projectId, start, end, engineIds: null, filter: null }, interval);
   const rows = engineDayRows(store, projectId, start, end, interval);
   // Sorted all the same: nothing binds the planner to keep a subquery's order in an aggregate (a
   // sort of rows already in order is one pass of comparisons, ~0.1 ms for a year).
@@ -162,6 +164,7 @@ export function periodsOf(interval: Period): (day: string) => string {
 
 /** Per period with counted runs: its distinct prompts among them (a prompt counts once per period, however many pieces hold it). */
 export function promptsByPeriod(store: ReadStore, projectId: string, start: string, end: string, interval: Period): Map<string, Set<string>> {
+  if (recountingProject(store, projectId)) return filteredPeriods(store, { projectId, start, end, engineIds: null, filter: null }, interval).prompts;
   const out = new Map<string, Set<string>>();
   const counting = countingOf(store, projectId);
   const periodOf = periodsOf(interval);

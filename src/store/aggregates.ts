@@ -3,6 +3,8 @@ import type { Db } from './db';
 import { EngineDays, type Counting } from './engine-days';
 import { Rollups } from './rollups';
 import type { RunFacts, RunStore } from './run-store';
+import { addDays } from '../lib/time';
+import { periodStart } from './periods';
 
 export { RR_SCALE, SENTIMENT_SCALE } from './contributions';
 
@@ -64,6 +66,14 @@ class KnownCounting implements Counting {
 
 /** A ref a stored run makes (run_refs, migration 011): which prompts, engines and competitors a project's runs name. */
 type RefKind = 'prompt' | 'engine' | 'competitor';
+/**
+ * Days a recount slice covers: a fortnight of a busy project (15 prompts x 5 engines: ~1,000 runs) is
+ * about as much work as a batch of events, so a change of what counts delays no batch much.
+ */
+const SLICE_DAYS = 14;
+/** A batch's time for recount slices: one slice at least while any is left, another only when one like the last still fits. */
+export const RECOUNT_MS_PER_BATCH = 20;
+
 /** Refs known to be in run_refs already (by project, then kind), kept so that a batch writes only new ones; bounded. */
 const REFS_KEPT = 100_000;
 type KnownRefs = Record<RefKind, Set<string>>;
@@ -106,6 +116,11 @@ export class Aggregator {
         ON CONFLICT (run_group_id, project_id) DO UPDATE SET prompt_run_count = prompt_run_count + excluded.prompt_run_count,
           succeeded_count = succeeded_count + excluded.succeeded_count, failed_count = failed_count + excluded.failed_count`),
       dropEmptyGroup: db.prepare('DELETE FROM agg_run_group WHERE run_group_id = ? AND project_id = ? AND prompt_run_count = 0'),
+      startRecount: db.prepare(`INSERT INTO recounts (project_id, cited, next_day) VALUES (?, ?, '')
+        ON CONFLICT (project_id) DO UPDATE SET cited = max(cited, excluded.cited), next_day = ''`),
+      recounts: db.prepare('SELECT project_id, cited, next_day FROM recounts ORDER BY project_id').raw(true),
+      recounted: db.prepare('UPDATE recounts SET next_day = ? WHERE project_id = ?'),
+      recountDone: db.prepare('DELETE FROM recounts WHERE project_id = ?'),
     };
   }
 
@@ -154,8 +169,14 @@ export class Aggregator {
     this.countGroup(run, -1);
   }
 
-  /** Writes the batch's sums, once per row moved (roll-ups: once per period), then forgets them. */
-  flush(): void {
+  /**
+   * Writes the batch's sums, once per row moved (roll-ups: once per period), then forgets them. A
+   * project whose counting changed is counted again at once in one pass over its runs, or, when
+   * `sliced` (a live writer, whose next batch must not wait), listed to be counted a slice a batch
+   * (recountStep): in all two to three times that pass (each run is read for its days, week and month), but
+   * no batch pays more than a slice or two (~20 ms).
+   */
+  flush(sliced: boolean): void {
     const counting = this.known;
     const counts = (run: RunFacts): boolean => counting.run(run.project_id, run.engine_id, run.prompt_id);
     const trackedOf = (run: RunFacts): number => {
@@ -178,7 +199,15 @@ export class Aggregator {
       if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
-    for (const projectId of recount.engineDays) this.recountProject(projectId, recount.cited.has(projectId), counting);
+    for (const projectId of recount.engineDays) {
+      if (!sliced) {
+        this.recountProject(projectId, recount.cited.has(projectId), counting);
+        continue;
+      }
+      // Counted again a slice at a time, from this batch on (recountStep): every day of the project, so its runs of this batch too.
+      this.stmts.startRecount.run(projectId, recount.cited.has(projectId) ? 1 : 0);
+      if (recount.cited.has(projectId)) this.rollups.untrust(projectId);
+    }
     this.rollups.finish();
     for (const byProject of this.group.values()) {
       for (const g of byProject.values()) {
@@ -193,6 +222,7 @@ export class Aggregator {
   /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own (begun). */
   settle(): void {
     const counting = this.known;
+    this.recountStep(Infinity);
     this.rollups.counts = (run) => counting.run(run.project_id, run.engine_id, run.prompt_id);
     this.rollups.settle();
   }
@@ -214,6 +244,59 @@ export class Aggregator {
     });
     days.finish();
     urls?.finish();
+  }
+
+  /**
+   * Counts again slices of the projects whose counting changed (migration 018: recounts), until
+   * `budgetMs` has been spent (at least one slice when any is left; Infinity: all of them). A slice is
+   * SLICE_DAYS days of engine-day rows, and for a prompt or an engine the week and month rows of the
+   * periods that start in them. Call after flush(), in the batch's transaction. Returns the projects
+   * still listed.
+   */
+  recountStep(budgetMs: number): number {
+    const started = performance.now();
+    const counting = this.known;
+    this.rollups.counts = (run) => counting.run(run.project_id, run.engine_id, run.prompt_id);
+    const listed = this.stmts.recounts.all() as Array<[string, number, string]>;
+    let left = listed.length;
+    for (const [projectId, cited, nextDay] of listed) {
+      const [first, last] = this.recountSpan(projectId, cited === 1);
+      let from = nextDay === '' ? first : nextDay;
+      let slice = 0;
+      while (from !== null && last !== null && from <= last) {
+        const t0 = performance.now();
+        const to = addDays(from, SLICE_DAYS - 1);
+        this.engineDays.recountDays(projectId, from, to, counting);
+        if (cited === 1) this.rollups.recountPeriods(projectId, from, to, (engineId, promptId) => counting.run(projectId, engineId, promptId));
+        from = addDays(to, 1);
+        slice = performance.now() - t0;
+        // Another slice only when one more like the last still fits the budget.
+        if (performance.now() - started + slice > budgetMs) break;
+      }
+      if (from === null || last === null || from > last) {
+        this.stmts.recountDone.run(projectId);
+        left -= 1;
+      } else {
+        this.stmts.recounted.run(from, projectId);
+      }
+      if (performance.now() - started + slice > budgetMs) break;
+    }
+    return left;
+  }
+
+  /**
+   * The days a recount covers: from the earliest of the first run's week and month, the first
+   * engine-day row and the first roll-up period (rows the runs no longer reach go too), to the latest.
+   */
+  private recountSpan(projectId: string, cited: boolean): [string | null, string | null] {
+    const [runFirst, runLast] = this.runs.succeededEdges(projectId);
+    const [dayFirst, dayLast] = this.engineDays.dayEdges(projectId);
+    const [periodFirst, periodLast] = cited ? this.rollups.periodEdges(projectId) : [null, null];
+    const firsts = [dayFirst, periodFirst, ...(runFirst === null ? [] : [periodStart(runFirst, 'week'), periodStart(runFirst, 'month')])];
+    const lasts = [runLast, dayLast, periodLast];
+    const pick = (xs: Array<string | null>, f: (a: string, b: string) => string): string | null =>
+      xs.reduce<string | null>((m, x) => (x === null ? m : m === null ? x : f(m, x)), null);
+    return [pick(firsts, (a, b) => (a < b ? a : b)), pick(lasts, (a, b) => (a > b ? a : b))];
   }
 
   private clear(): void {
@@ -279,4 +362,10 @@ export class Aggregator {
     if (run.status === 'succeeded') g.succeeded += sign;
     if (run.status === 'failed') g.failed += sign;
   }
+}
+
+/** How many projects are being counted again slice by slice (migration 018; 0 before it, which a read-only open does not apply). */
+export function pendingRecounts(db: Db): number {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recounts'").pluck().get() !== undefined;
+  return exists ? (db.prepare('SELECT count(*) FROM recounts').pluck().get() as number) : 0;
 }

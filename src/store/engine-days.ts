@@ -86,6 +86,8 @@ export class EngineDays {
           sentiment_n, competitor_runs, prompt_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       drop: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ? AND day = ? AND engine_id = ?'),
       dropProject: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ?'),
+      dropDays: db.prepare('DELETE FROM agg_engine_day WHERE project_id = ? AND day BETWEEN ? AND ?'),
+      dayEdges: db.prepare('SELECT min(day), max(day) FROM agg_engine_day WHERE project_id = ?').raw(true),
     };
   }
 
@@ -172,6 +174,33 @@ export class EngineDays {
         this.lists.delete(projectId);
       },
     };
+  }
+
+  /**
+   * The project's rows of the days from..to (inclusive) counted again from its runs: one slice of a
+   * recount (aggregates.ts recountStep), after the batch's own sums are written.
+   */
+  recountDays(projectId: string, from: string, to: string, counting: Counting): void {
+    this.stmts.dropDays.run(projectId, from, to);
+    this.lists.delete(projectId);
+    const rows = new Map<string, EngineDay>();
+    this.runs.eachSucceededIn(projectId, from, to, (_id, completedAt, f) => {
+      const [engineId, promptId, brandPosition, brandSentiment] = f;
+      if (!counting.run(projectId, engineId, promptId)) return;
+      let tracked = 0;
+      for (const [competitorId] of f[6]) if (counting.competitor(projectId, competitorId)) tracked += 1;
+      const day = completedAt.slice(0, 10);
+      const key = `${day} ${engineId}`;
+      let d = rows.get(key);
+      if (d === undefined) rows.set(key, (d = newDay(projectId, day, engineId)));
+      addSums(d, promptId, brandPosition, brandSentiment, tracked);
+    });
+    for (const d of rows.values()) if (!isEmpty(d)) this.replace(d);
+  }
+
+  /** The first and last day the project has rows of (null when none). */
+  dayEdges(projectId: string): [string | null, string | null] {
+    return this.stmts.dayEdges.get(projectId) as [string | null, string | null];
   }
 
   /** A batch's sums added to a row, its prompt list the union of the stored one and the batch's. */

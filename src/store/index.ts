@@ -14,7 +14,7 @@ export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
 export { openReader, checkpoint, closeDurably, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
 export { ReadStore, openReadStore } from './read-store';
-export { RR_SCALE, SENTIMENT_SCALE } from './aggregates';
+export { pendingRecounts, RR_SCALE, SENTIMENT_SCALE } from './aggregates';
 export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, scopeVersion, type LoggedChange, type ProjectVersions } from './change-log';
 export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';

@@ -1,6 +1,6 @@
 import type { EventDataByType, EventType } from '../events';
 import { isStorageError, type Db } from './db';
-import { Aggregator } from './aggregates';
+import { Aggregator, RECOUNT_MS_PER_BATCH } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
 import type { EntityTable } from './entities';
 import { RunStore, type PrecomputedRun, type RunFacts } from './run-store';
@@ -59,7 +59,8 @@ export class Projector {
   private readonly eventInSavepoint;
   private dataVersion: unknown = null;
   /**
-   * While true (a replay, a Kafka catch-up), the trend's days a batch leaves stale wait for settle()
+   * While true (a replay, a Kafka catch-up), a project whose counting changed is counted again in the
+   * batch of the change (aggregates.ts), and the trend's days a batch leaves stale wait for settle()
    * instead of being rendered after each batch: a day-ordered log left each project's day stale in
    * every batch, and rendered it ~4 times. Readers compute a project's trend while any of its days is
    * stale (trend-days.ts), so nothing is served wrong meanwhile, only built slower.
@@ -232,7 +233,10 @@ export class Projector {
       }
     }
     if (source !== '') positions.set(source, Math.max(positions.get(source) ?? 0, next));
-    this.aggregator.flush();
+    // A bulk writer (deferTrend: a replay, a catch-up) counts a project whose counting changed again at
+    // once; a live one lists it and counts a slice of it a batch (this one's included), a bounded time.
+    this.aggregator.flush(!this.deferTrend);
+    this.aggregator.recountStep(RECOUNT_MS_PER_BATCH);
     this.runs.index.finish();
     // After every row of the batch, engines included: the days it left stale, rendered again.
     if (!this.deferTrend) this.trendDays.render();

@@ -4,6 +4,7 @@ import { PeriodSums } from './period-sums';
 import { RollupRows } from './rollup-rows';
 import { periodEnd, periodStart, ROLLED, type RolledGrain } from './periods';
 import type { RunFacts, RunStore } from './run-store';
+import { addDays } from '../lib/time';
 
 /**
  * The week and month roll-ups (migrations 007, 009), written once per period instead of once per
@@ -224,6 +225,50 @@ export class Rollups {
         }
       },
     };
+  }
+
+  /**
+   * What counts changed in the project: the sums held in memory were added under the old rule, so they
+   * are counted again from the runs when written (a recount's slices pass them by: recountPeriods).
+   */
+  untrust(projectId: string): void {
+    const p = this.projects.get(projectId);
+    if (p === undefined) return;
+    this.untrustFrontiers(p);
+    for (const grain of ROLLED) for (const s of p.batch[grain].values()) s.trusted = false;
+  }
+
+  /**
+   * The project's week and month rows of the periods that start on from..to (inclusive), counted again
+   * from their runs (their cited lists: the rest does not depend on what counts): one slice of a
+   * recount (aggregates.ts recountStep). A period with sums in memory is left to them (untrusted by
+   * untrust(): counted from the runs when written).
+   */
+  recountPeriods(projectId: string, from: string, to: string, counts: (engineId: string, promptId: string) => boolean): void {
+    const p = this.projects.get(projectId);
+    const starts = new Set<string>();
+    for (const [grain, day] of this.rows.periodsOf(projectId)) if (day >= from && day <= to) starts.add(`${grain} ${day}`);
+    for (let day = from; day <= to; day = addDays(day, 1)) for (const grain of ROLLED) if (periodStart(day, grain) === day) starts.add(`${grain} ${day}`);
+    for (const key of [...starts].sort()) {
+      const [grain, period] = key.split(' ') as [RolledGrain, string];
+      const held = p && (p.frontier[grain]?.period === period ? p.frontier[grain] : p.batch[grain].get(period));
+      if (held) {
+        held.trusted = false;
+        continue;
+      }
+      // Only the cited lists depend on what counts (the others key by prompt and competitor, which readers check).
+      const s = new PeriodSums(projectId, grain, period);
+      this.runs.eachSucceededIn(projectId, period, periodEnd(period, grain), (id, completedAt, f) => {
+        if (counts(f[0], f[1])) citeFacts(s.urls, f[7], f[0], completedAt, f[1], id);
+      });
+      this.writeCited(s);
+    }
+  }
+
+  /** The first and last period start the project has rows of (null when none). */
+  periodEdges(projectId: string): [string | null, string | null] {
+    const days = this.rows.periodsOf(projectId).map(([, day]) => day).sort();
+    return [days[0] ?? null, days.at(-1) ?? null];
   }
 
   /** What counts, as the batch's entity tables say: for periods counted again from their runs. */

@@ -377,6 +377,17 @@ export class RunStore {
       .map(([id, completedAt, facts]) => new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
   }
 
+  /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text read). */
+  eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+    const runs = this.factsIn.get(projectId, start, `${end}U`) as string | null;
+    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+  }
+
+  /** The days of the project's first and last succeeded runs (null when it has none). */
+  succeededEdges(projectId: string): [string | null, string | null] {
+    return [(this.edge.asc.get(projectId) as string | undefined) ?? null, (this.edge.desc.get(projectId) as string | undefined) ?? null];
+  }
+
   /**
    * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a week
    * at a time: a recount of a year of a busy project holds a week of runs in memory, not the year.

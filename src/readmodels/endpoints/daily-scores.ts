@@ -1,7 +1,7 @@
 import type { DailyScore, DailyScores } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
 import type { ReadArgs } from '../args';
-import { compareStrings, dayFigures, promptIdsNewestFirst, zeroSums, type ReadStore } from '../store';
+import { compareStrings, dayFigures, firstRunDay, latestRunDay, promptIdsNewestFirst, recountingProject, zeroSums, type ReadStore } from '../store';
 import { engineSumsByPeriod, filteredPeriods, promptsByPeriod, sumBy } from '../sums';
 import { filterOf, requestedWindow } from '../windows';
 
@@ -10,6 +10,13 @@ import { filterOf, requestedWindow } from '../windows';
  * runs: the engine-day rows (counted runs only) newest first, read until `limit` days are in hand.
  */
 function newestDays(store: ReadStore, projectId: string, limit: number): Array<{ day: string; prompt_count: number }> {
+  if (recountingProject(store, projectId)) {
+    // Its rows being counted again (migration 018): the days with counted runs from the runs themselves.
+    const [first, last] = [firstRunDay(store, projectId), latestRunDay(store, projectId)];
+    if (first === null || last === null) return [];
+    const prompts = promptsByPeriod(store, projectId, first, last, 'day');
+    return [...prompts.keys()].sort(compareStrings).reverse().slice(0, limit).map((day) => ({ day, prompt_count: prompts.get(day)!.size }));
+  }
   const days: Array<{ day: string; prompts: Set<string> }> = [];
   for (const r of promptIdsNewestFirst(store, projectId)) {
     if (days.at(-1)?.day !== r.day) {

@@ -1,6 +1,6 @@
 import type { VisibilityTimeseries } from '../bodies.gen';
 import { YEAR_DAYS, type Endpoint } from '../endpoint';
-import { anyStaleTrendDay, trendDayPoints, trendPoint, type TrendPoint } from '../store';
+import { anyStaleTrendDay, recountingProject, trendDayPoints, trendPoint, type TrendPoint } from '../store';
 import { engineSumsByPeriod, filteredPeriods, type PeriodEngineSums } from '../sums';
 import { filterOf, requestedWindow } from '../windows';
 
@@ -33,7 +33,7 @@ export const endpoint: Endpoint = {
    * project's days waits to be rendered again: a stale day may hold an old point, or none.
    */
   text(store, args): string | null {
-    if (args.interval !== 'day' || filterOf(args) !== null || anyStaleTrendDay(store, args.projectId)) return null;
+    if (args.interval !== 'day' || filterOf(args) !== null || anyStaleTrendDay(store, args.projectId) || recountingProject(store, args.projectId)) return null;
     const w = requestedWindow(store, args, TREND_DAYS);
     if (!w) return '[]';
     return `[${trendDayPoints(store, args.projectId, w.start, w.end).join(',')}]`;

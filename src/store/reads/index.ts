@@ -12,7 +12,7 @@ export { liveProjectIds, monthsChangedAfter, runMonths, runsCompletedIn, schemaV
 export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
 export { dimsByNumber, dimsMatching, dimsOfRuns, recentRuns, runDimsOfDays, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
 export { runTallies, type HitTally, type RunTally } from './slice-tallies';
-export { anyStaleTrendDay, engineDayRows, latestRunDay, pendingPeriods, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
+export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';
 export { RR_SCALE, SENTIMENT_SCALE } from '../contributions';

@@ -9,6 +9,14 @@ import type { EngineDayRow } from '../trend-days';
 const LATEST_DAY = `SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
   ORDER BY completed_at DESC LIMIT 1`;
 
+const FIRST_DAY = `SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
+  ORDER BY completed_at LIMIT 1`;
+
+/** The day (YYYY-MM-DD) of the project's oldest succeeded run; null when it has none. */
+export function firstRunDay(store: ReadStore, projectId: string): string | null {
+  return store.value<string | null>(FIRST_DAY, projectId) ?? null;
+}
+
 /** The day (YYYY-MM-DD) of the project's newest succeeded run; null when it has none. */
 export function latestRunDay(store: ReadStore, projectId: string): string | null {
   return store.value<string | null>(LATEST_DAY, projectId) ?? null;
@@ -19,6 +27,14 @@ const PENDING_PERIODS = "SELECT grain || ' ' || day AS period FROM rollup_pendin
 /** The project's weeks and months whose roll-up rows are pending (migration 010), as 'grain day'. */
 export function pendingPeriods(store: ReadStore, projectId: string): string[] {
   return store.all<{ period: string }>(PENDING_PERIODS, projectId).map((p) => p.period);
+}
+
+/**
+ * Whether the project's engine-day rows and roll-ups are being counted again (migration 018): its
+ * readers read its days and periods from the runs until the writer's last slice is done.
+ */
+export function recountingProject(store: ReadStore, projectId: string): boolean {
+  return store.value<number>('SELECT 1 FROM recounts WHERE project_id = ?', projectId) !== undefined;
 }
 
 /**
