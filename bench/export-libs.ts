@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { DatasetSpec } from '../src/export/columns';
 import { CITATIONS, RUNS, monthTables } from '../src/export/datasets';
 import { openDb, ReadStore } from '../src/store';
-import { countedPromptIds, knownEngineIds, liveProjectIds, runMonths } from '../src/store/reads';
+import { countedPromptIds, knownEngineIds, liveProjectIds, trackedCompetitorIds, runMonths } from '../src/store/reads';
 import { packageRoot } from '../src/lib/root';
 import { numberFlag, parseFlags } from './bench-flags';
 import { candidates } from './export-candidates';
@@ -41,7 +41,7 @@ function readDatasets(file: string): Dataset[] {
     const out = [RUNS, CITATIONS].map((spec): Dataset => ({ spec, parts: [], rows: 0 }));
     const engines = new Set(knownEngineIds(store));
     for (const id of liveProjectIds(store)) {
-      const counting = { prompts: new Set(countedPromptIds(store, id)), engines };
+      const counting = { prompts: new Set(countedPromptIds(store, id)), engines, competitors: new Set(trackedCompetitorIds(store, id)) };
       for (const month of runMonths(store, id, '0000', '9999')) {
         const tables = monthTables(store, id, month, { start: null, end: null }, counting);
         for (const d of out) {

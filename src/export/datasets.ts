@@ -4,7 +4,7 @@ import { uuidFrom } from '../lib/ids';
 import { addDays } from '../lib/time';
 import type { PromptRunCompleted } from '../events';
 import {
-  dayFigures, engineDayRows, forumPostRows, runsCompletedIn, storedCitations, storedMentions, type ReadStore,
+  addMention, compareStrings, dayFigures, forumPostRows, runsCompletedIn, storedCitations, storedMentions, zeroMention, type ReadStore,
 } from '../store/reads';
 import type { ColumnSpec, ColumnType, ColumnValue, DatasetSpec } from './columns';
 
@@ -79,7 +79,7 @@ export const CITATIONS: DatasetSpec = {
 
 export const DAILY_VISIBILITY: DatasetSpec = {
   name: 'daily_visibility',
-  description: 'The brand\'s figures per day and engine over counted runs (the sums the trend and daily scores are made of), by month.',
+  description: 'The brand\'s figures per day and engine over counted runs (the sums the trend and daily scores are made of, from the same runs with the same arithmetic), by month.',
   columns: [
     col('day', 'date', false, 'The UTC day.'),
     col('engine_id', 'string', false, 'The engine.'),
@@ -137,10 +137,11 @@ export class Table {
   }
 }
 
-/** The counting rule's sets of one project, read once per export (docs/metrics.md "Counted runs"). */
+/** The counting rule's sets of one project, read once per export (docs/metrics.md "Which runs count"), and its tracked competitors. */
 export interface Counting {
   prompts: ReadonlySet<string>;
   engines: ReadonlySet<string>;
+  competitors: ReadonlySet<string>;
 }
 
 /** The first day of the month after `month` ('YYYY-MM' -> 'YYYY-MM-01'). */
@@ -165,18 +166,34 @@ function daysOf(month: string, range: DayRange): [string, string] {
 
 type Facts = [engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number, citation_count: number, hits: unknown[], cited: unknown[]];
 
+/** One day and engine's sums of counted runs, as agg_engine_day keeps them. */
+interface DayEngine { day: string; engineId: string; runs: number; brand: ReturnType<typeof zeroMention>; competitorRuns: number }
+
+function addToDay(days: Map<string, DayEngine>, day: string, f: Facts, counting: Counting): void {
+  const key = `${day} ${f[0]}`;
+  let d = days.get(key);
+  if (d === undefined) days.set(key, (d = { day, engineId: f[0], runs: 0, brand: zeroMention(), competitorRuns: 0 }));
+  d.runs += 1;
+  if (f[2] !== null) addMention(d.brand, f[2], f[3], 1);
+  for (const hit of f[6] as Array<[string]>) if (counting.competitors.has(hit[0])) d.competitorRuns += 1;
+}
+
 /** The four run datasets of one project's month (within the range). */
 export function monthTables(store: ReadStore, projectId: string, month: string, range: DayRange, counting: Counting): Table[] {
   const runs = new Table(RUNS);
   const mentions = new Table(MENTIONS);
   const citations = new Table(CITATIONS);
   const [first, last] = daysOf(month, range);
+  // daily_visibility from the same runs, with the writer's arithmetic for its engine-day rows (contributions.ts), so the rows are
+  // never read while the writer may be counting them again (migration 018).
+  const days = new Map<string, DayEngine>();
   for (const [id, group, status, completedAt, factsText, eventText, country, persona, model, surface] of runsCompletedIn(store, projectId, `${first}T00:00:00.000Z`, `${addDays(last, 1)}T00:00:00.000Z`)) {
     const f = JSON.parse(factsText) as Facts;
     const day = completedAt.slice(0, 10);
     const counted = status === 'succeeded' && counting.prompts.has(f[1]) && counting.engines.has(f[0]);
     runs.add([id, group, f[1], f[0], status, completedAt, day, f[2] !== null, f[2], f[3], f[4], f[5], f[6].length, country, persona, model, surface, counted]);
     if (status !== 'succeeded') continue;
+    if (counted) addToDay(days, day, f, counting);
     const run = (JSON.parse(eventText) as { data: PromptRunCompleted }).data;
     storedMentions(run.mentions).forEach((m, idx) => {
       mentions.add([uuidFrom(`${id}/mention/${idx}`), id, group, f[1], f[0], m.entity_type, m.competitor_id, m.name, m.position, m.sentiment, m.snippet, completedAt, day, counted]);
@@ -186,9 +203,11 @@ export function monthTables(store: ReadStore, projectId: string, month: string, 
     }
   }
   const daily = new Table(DAILY_VISIBILITY);
-  for (const [day, engineId, runCount, mentioned, positionSum, rrFixed, sentimentFixed, sentimentN, competitorRuns] of engineDayRows(store, projectId, first, last, 'day')) {
-    const f = dayFigures({ runs: runCount, mentioned, position_sum: positionSum, rr_fixed: rrFixed, sentiment_fixed: sentimentFixed, sentiment_n: sentimentN }, competitorRuns);
-    daily.add([day, engineId, runCount, mentioned, competitorRuns, f.score, f.mention_rate, f.average_rank, f.sentiment, f.share_of_voice]);
+  for (const key of [...days.keys()].sort(compareStrings)) {
+    const d = days.get(key)!;
+    const sums = { runs: d.runs, mentioned: d.brand.runs, position_sum: d.brand.position_sum, rr_fixed: d.brand.rr_fixed, sentiment_fixed: d.brand.sentiment_fixed, sentiment_n: d.brand.sentiment_n };
+    const f = dayFigures(sums, d.competitorRuns);
+    daily.add([d.day, d.engineId, d.runs, d.brand.runs, d.competitorRuns, f.score, f.mention_rate, f.average_rank, f.sentiment, f.share_of_voice]);
   }
   return [runs, mentions, citations, daily];
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { knownSchemaVersion, openDb, projectVersions, ReadStore, type ProjectVersions } from '../store';
-import { countedPromptIds, knownEngineIds, liveProjectIds, monthsChangedAfter, runMonths, schemaVersionOf } from '../store/reads';
+import { countedPromptIds, knownEngineIds, liveProjectIds, trackedCompetitorIds, monthsChangedAfter, runMonths, schemaVersionOf } from '../store/reads';
 import type { DatasetSpec } from './columns';
 import { DATASETS, FORUM_POSTS, forumTables, monthAfter, monthTables, RUN_DATASETS, type Counting, type DayRange, type Table } from './datasets';
 import {
@@ -180,7 +180,7 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
 
     for (const plan of plans) {
       if (stopped()) break;
-      const counting: Counting = { prompts: new Set(countedPromptIds(store, plan.id)), engines };
+      const counting: Counting = { prompts: new Set(countedPromptIds(store, plan.id)), engines, competitors: new Set(trackedCompetitorIds(store, plan.id)) };
       const runMonthsWritten = new Set<string>();
       for (const month of plan.months) {
         if (stopped()) break;
