@@ -173,8 +173,8 @@ export class Aggregator {
    * Writes the batch's sums, once per row moved (roll-ups: once per period), then forgets them. A
    * project whose counting changed is counted again at once in one pass over its runs, or, when
    * `sliced` (a live writer, whose next batch must not wait), listed to be counted a slice a batch
-   * (recountStep): in all two to three times that pass (each run is read for its days, week and month), but
-   * no batch pays more than a slice or two (~20 ms).
+   * (recountStep): about 1.6 times that pass in all (each run is read for its days, its week and its
+   * month), but no batch pays more than a slice or two (~20-40 ms).
    */
   flush(sliced: boolean): void {
     const counting = this.known;
@@ -249,8 +249,8 @@ export class Aggregator {
   /**
    * Counts again slices of the projects whose counting changed (migration 018: recounts), until
    * `budgetMs` has been spent (at least one slice when any is left; Infinity: all of them). A slice is
-   * SLICE_DAYS days of engine-day rows, and for a prompt or an engine the week and month rows of the
-   * periods that start in them. Call after flush(), in the batch's transaction. Returns the projects
+   * SLICE_DAYS days of engine-day rows, and for a prompt or an engine the cited lists of the weeks and
+   * months that start in them. Call after flush(), in the batch's transaction. Returns the projects
    * still listed.
    */
   recountStep(budgetMs: number): number {
