@@ -4,7 +4,7 @@ import { uuidFrom } from '../lib/ids';
 import { addDays } from '../lib/time';
 import type { PromptRunCompleted } from '../events';
 import {
-  addMention, compareStrings, dayFigures, forumPostRows, runsCompletedIn, storedCitations, storedMentions, zeroMention, type ReadStore,
+  addMention, compareStrings, dayFigures, forumPostRows, periodEnd, runsCompletedIn, storedCitations, storedMentions, zeroMention, type ReadStore,
 } from '../store/reads';
 import type { ColumnSpec, ColumnType, ColumnValue, DatasetSpec } from './columns';
 
@@ -144,13 +144,6 @@ export interface Counting {
   competitors: ReadonlySet<string>;
 }
 
-/** The first day of the month after `month` ('YYYY-MM' -> 'YYYY-MM-01'). */
-export function monthAfter(month: string): string {
-  const y = Number(month.slice(0, 4));
-  const m = Number(month.slice(5, 7));
-  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
-}
-
 /** Days asked (inclusive, either end open: null). */
 export interface DayRange {
   start: string | null;
@@ -160,7 +153,7 @@ export interface DayRange {
 /** A month's first and last day, narrowed to the range. */
 function daysOf(month: string, range: DayRange): [string, string] {
   const first = `${month}-01`;
-  const last = addDays(monthAfter(month), -1);
+  const last = periodEnd(`${month}-01`, 'month');
   return [range.start !== null && range.start > first ? range.start : first, range.end !== null && range.end < last ? range.end : last];
 }
 

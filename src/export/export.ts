@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { knownSchemaVersion, openDb, projectVersions, ReadStore, type ProjectVersions } from '../store';
-import { countedPromptIds, knownEngineIds, liveProjectIds, trackedCompetitorIds, monthsChangedAfter, runMonths, schemaVersionOf } from '../store/reads';
+import { countedPromptIds, knownEngineIds, liveProjectIds, monthsChangedAfter, nextMonth, runMonths, schemaVersionOf, trackedCompetitorIds } from '../store/reads';
+import { addDays } from '../lib/time';
 import type { DatasetSpec } from './columns';
-import { DATASETS, FORUM_POSTS, forumTables, monthAfter, monthTables, RUN_DATASETS, type Counting, type DayRange, type Table } from './datasets';
+import { DATASETS, FORUM_POSTS, forumTables, monthTables, RUN_DATASETS, type Counting, type DayRange, type Table } from './datasets';
 import {
   EXPORT_FORMAT, ExportError, MANIFEST_FILE, readManifest, SCHEMA_FILE, sameScope, scopeOf, writeJsonAtomically,
   type Manifest, type ManifestPartition, type ManifestProject,
@@ -64,15 +65,11 @@ const PART_FILE = 'part-0.parquet';
 
 /** The instant range the day range covers, for reading runs' months. */
 function instants(range: DayRange): [string, string] {
-  return [range.start === null ? '0000' : `${range.start}T00:00:00.000Z`, range.end === null ? '9999' : `${addDay(range.end)}T00:00:00.000Z`];
-}
-
-function addDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+  return [range.start === null ? '0000' : `${range.start}T00:00:00.000Z`, range.end === null ? '9999' : `${addDays(range.end, 1)}T00:00:00.000Z`];
 }
 
 const monthInRange = (month: string, range: DayRange): boolean =>
-  (range.start === null || monthAfter(month) > range.start) && (range.end === null || `${month}-01` <= range.end);
+  (range.start === null || nextMonth(`${month}-01`) > range.start) && (range.end === null || `${month}-01` <= range.end);
 
 /** The project's partitions on disk for one dataset, by month (the directory is the truth: an interrupted run may have left some the manifest does not name). */
 function monthsOnDisk(out: string, dataset: string, projectId: string): string[] {
