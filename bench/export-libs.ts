@@ -165,7 +165,7 @@ async function main(): Promise<void> {
   if (!fs.existsSync(db)) { console.error(`bench export-libs: --db ${db}: no such file (make it with npm run bench:builds)`); process.exit(2); }
   const rounds = numberFlag('rounds', values.rounds, 3, 'positive integer');
   const modules = path.resolve(values.modules ?? packageRoot());
-  const python = (values.python ?? process.env.PYTHON_FOR_TESTS ?? `${path.join(packageRoot(), 'scripts', 'python-env.sh')} python`).split(/\s+/);
+  const python = (values.python ?? `${path.join(packageRoot(), 'scripts', 'python-env.sh')} python`).split(/\s+/);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'export-libs-'));
   console.log(machineLine());
   console.log(`db ${db}; ${rounds} rounds; candidates from ${modules}/node_modules; files under ${out}`);

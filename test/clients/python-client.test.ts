@@ -11,6 +11,7 @@ import { activeKeys } from '../helpers/demo';
 import { tmpDir } from '../helpers/db';
 import { ROOT } from '../helpers/paths';
 import { cleanEnv } from '../helpers/processes';
+import { pythonEnv } from '../helpers/python';
 
 const CLIENT = path.join(ROOT, 'clients', 'python');
 /** Requests per second per key on the limited service: bursts of 2, so a few calls meet a 429. */
@@ -18,22 +19,10 @@ const RATE_LIMIT = 1;
 /** Bounds the whole pytest run (about 25 s on 2 cores; the 429 tests wait out Retry-After). */
 const PYTEST_MS = 300_000;
 
-interface Run { code: number | null; out: string }
-
-/** Runs scripts/python-env.sh ARGS in `cwd`; resolves with the exit code and the output, killed after `ms`. */
-function pythonEnv(args: string[], cwd: string, env: NodeJS.ProcessEnv, ms: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [path.join(ROOT, 'scripts', 'python-env.sh'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`scripts/python-env.sh ${args.join(' ')} still running after ${ms / 1000} s:\n${out}`));
-    }, ms);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, out }); });
-  });
+/** scripts/python-env.sh ARGS in `cwd`: its exit code and its output (stdout, then stderr). */
+async function venv(args: string[], cwd: string, env: NodeJS.ProcessEnv, ms: number): Promise<{ code: number | null; out: string }> {
+  const r = await pythonEnv(args, { cwd, env, ms });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 /** `node bin/visibility-api.js serve --demo` on ports the OS picks (127.0.0.1); resolves with its origin. */
@@ -86,7 +75,7 @@ function definedTests(): string[] {
 }
 
 t.test('the Python client against serve --demo (pytest, each case an assertion)', async (t) => {
-  const install = await pythonEnv(['--install'], ROOT, {}, 600_000);
+  const install = await venv(['--install'], ROOT, {}, 600_000);
   if (install.code !== 0) {
     t.fail(`the Python venv could not be made (scripts/python-env.sh --install exited ${install.code}):\n${install.out}`);
     return;
@@ -94,12 +83,12 @@ t.test('the Python client against serve --demo (pytest, each case an assertion)'
   t.comment(install.out.trim());
 
   // The hand-written layer and the tests are kept to the project's ruff settings (clients/python/pyproject.toml).
-  const lint = await pythonEnv(['ruff', 'check', '--no-cache', '.'], CLIENT, {}, 60_000);
+  const lint = await venv(['ruff', 'check', '--no-cache', '.'], CLIENT, {}, 60_000);
   t.equal(lint.code, 0, `ruff check clients/python\n${lint.out}`);
-  const format = await pythonEnv(['ruff', 'format', '--check', '--no-cache', '.'], CLIENT, {}, 60_000);
+  const format = await venv(['ruff', 'format', '--check', '--no-cache', '.'], CLIENT, {}, 60_000);
   t.equal(format.code, 0, `ruff format --check clients/python\n${format.out}`);
   // And type-checked as a user's code would check it (mypy --strict; clients/python/pyproject.toml).
-  const types = await pythonEnv(['mypy', '--cache-dir=/dev/null'], CLIENT, {}, 180_000);
+  const types = await venv(['mypy', '--cache-dir=/dev/null'], CLIENT, {}, 180_000);
   t.equal(types.code, 0, `mypy --strict visibility_api tests\n${types.out}`);
 
   const [main, ...others] = activeKeys;
@@ -122,7 +111,7 @@ t.test('the Python client against serve --demo (pytest, each case an assertion)'
 
   const dir = tmpDir('python-client-');
   const report = path.join(dir, 'junit.xml');
-  const run = await pythonEnv(['pytest', '-p', 'no:cacheprovider', '-o', 'junit_family=xunit2', `--junitxml=${report}`, '-q', 'tests'], CLIENT, {
+  const run = await venv(['pytest', '-p', 'no:cacheprovider', '-o', 'junit_family=xunit2', `--junitxml=${report}`, '-q', 'tests'], CLIENT, {
     PYTHONPATH: CLIENT, // the package as it is in the repository, not an installed copy
     PYTHONDONTWRITEBYTECODE: '1', // no __pycache__ beside the generated package (its staleness test lists files)
     VISIBILITY_API_URL: free,

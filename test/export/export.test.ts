@@ -15,6 +15,7 @@ import { request, startApi, withKey } from '../helpers/http';
 import { cleanEnv, runCli } from '../helpers/processes';
 import { ROOT } from '../helpers/paths';
 import { pythonJson } from '../helpers/python';
+import { parquetFiles } from '../helpers/export';
 import { until } from '../helpers/wait';
 
 interface Answer {
@@ -50,19 +51,6 @@ async function allPages<T>(base: string, first: string, key: string): Promise<T[
 
 const readExport = (out: string, queries: Array<{ project: string; start: string; end: string }>): Promise<Answer[]> =>
   pythonJson<Answer[]>([READER, out], queries);
-
-const partitionFiles = (out: string): Map<string, Buffer> => {
-  const files = new Map<string, Buffer>();
-  const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.parquet')) files.set(path.relative(out, p), fs.readFileSync(p));
-    }
-  };
-  walk(out);
-  return files;
-};
 
 t.test('the exported files, read by pyarrow, give the totals the API answers', async (t) => {
   const { db, file } = await demoDb();
@@ -132,7 +120,7 @@ t.test('a second export writes only the months new events touched, and the same 
   const out = path.join(dir, 'out');
   const first = await exportData({ db: file, out, projects: null, range: { start: null, end: null }, full: false });
   t.equal(first.mode, 'full', 'the first export is full');
-  const before = partitionFiles(out);
+  const before = parquetFiles(out);
 
   const again = await exportData({ db: file, out, projects: null, range: { start: null, end: null }, full: false });
   t.equal(again.mode, 'incremental', 'the next one is incremental');
@@ -151,7 +139,7 @@ t.test('a second export writes only the months new events touched, and the same 
   late.occurred_at = '2026-11-15T23:00:00Z';
   projector.applyBatch(asSource([late], 'late'));
   const inc = await exportData({ db: file, out, projects: null, range: { start: null, end: null }, full: false });
-  const after = partitionFiles(out);
+  const after = parquetFiles(out);
   const changed = [...after.keys()].filter((f) => !before.get(f)?.equals(after.get(f)!)).sort();
   const enc = encodeURIComponent(target);
   t.same(changed, ['citations', 'daily_visibility', 'mentions', 'runs'].map((d) => `${d}/project_id=${enc}/month=2026-10/part-0.parquet`).filter((f) => after.has(f)),
@@ -164,7 +152,7 @@ t.test('a second export writes only the months new events touched, and the same 
   // The same database exported afresh elsewhere: the same bytes as the incremental result.
   const fresh = path.join(dir, 'fresh');
   await exportData({ db: file, out: fresh, projects: null, range: { start: null, end: null }, full: false });
-  const freshFiles = partitionFiles(fresh);
+  const freshFiles = parquetFiles(fresh);
   t.same([...freshFiles.keys()].sort(), [...after.keys()].sort(), 'the same partitions');
   t.ok([...freshFiles].every(([f, bytes]) => bytes.equals(after.get(f)!)), 'byte for byte');
 

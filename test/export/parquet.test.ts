@@ -2,8 +2,6 @@
 // scripts/parquet-inspect.py): every column type with and without nulls comes back with the same
 // values and the Parquet types a warehouse expects (UTF8 strings, DATE, TIMESTAMP(MILLIS, UTC),
 // REQUIRED unless nullable); the same input gives the same bytes; bad input writes nothing.
-// The Python is PYTHON_FOR_TESTS (a command, split on spaces) or `scripts/python-env.sh python`.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,8 +9,7 @@ import t from 'tap';
 import type { DatasetSpec } from '../../src/export/columns';
 import { writeParquet } from '../../src/export/parquet';
 import { ROOT } from '../helpers/paths';
-
-const python = (process.env.PYTHON_FOR_TESTS ?? `${path.join(ROOT, 'scripts', 'python-env.sh')} python`).split(/\s+/);
+import { pythonJson } from '../helpers/python';
 
 interface Inspected {
   rows: number;
@@ -20,10 +17,7 @@ interface Inspected {
   columns: Record<string, { physical: string; logical: string; repetition: string; arrow: string; nulls: number; values: unknown[] }>;
 }
 
-function inspect(...files: string[]): Inspected {
-  const out = execFileSync(python[0]!, [...python.slice(1), path.join(ROOT, 'scripts', 'parquet-inspect.py'), '--values', ...files], { encoding: 'utf8' });
-  return JSON.parse(out) as Inspected;
-}
+const inspect = (...files: string[]): Promise<Inspected> => pythonJson<Inspected>([path.join(ROOT, 'scripts', 'parquet-inspect.py'), '--values', ...files]);
 
 const col = (name: string, type: DatasetSpec['columns'][number]['type'], nullable: boolean) => ({ name, type, nullable, description: name });
 
@@ -81,7 +75,7 @@ t.test('every type, with nulls, reads back with pyarrow: values, logical types, 
   const file = path.join(tmp(), 'part-0.parquet');
   const bytes = await writeParquet(file, spec, columns);
   t.equal(bytes, fs.statSync(file).size, 'returns the bytes written');
-  const got = inspect(file);
+  const got = await inspect(file);
   t.equal(got.rows, 4);
   t.same(Object.keys(got.columns), spec.columns.map((c) => c.name), 'columns in spec order');
   spec.columns.forEach((c, i) => {
@@ -104,13 +98,13 @@ t.test('the same input gives the same bytes; no clock or version in the file', a
   await new Promise((r) => setTimeout(r, 20)); // a later clock must not change the bytes
   await writeParquet(b, spec, columns);
   t.ok(fs.readFileSync(a).equals(fs.readFileSync(b)), 'byte-identical');
-  t.equal(inspect(a).created_by, 'visibility-api export');
+  t.equal((await inspect(a)).created_by, 'visibility-api export');
 });
 
 t.test('a dataset with no rows is a valid file with the schema', async (t) => {
   const file = path.join(tmp(), 'empty.parquet');
   await writeParquet(file, spec, spec.columns.map(() => []));
-  const got = inspect(file);
+  const got = await inspect(file);
   t.equal(got.rows, 0);
   t.equal(got.columns.at!.arrow, 'timestamp[ms, tz=UTC]');
 });

@@ -1,7 +1,6 @@
 // A change of what counts is counted again a slice at a time (migration 018: recounts). Meanwhile the
 // project's engine-day rows and roll-ups are part old, part new, and its readers must not read them:
 // every body built while the project is listed must be the body built once the recount is done.
-import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../../fixtures/world';
@@ -11,6 +10,7 @@ import { buildCases } from '../../bench/build-cases';
 import { asSource, type Ev } from '../helpers/events';
 import { freshDb, tmpDir } from '../helpers/db';
 import { exportData } from '../../src/export';
+import { parquetFiles } from '../helpers/export';
 
 // Four months, two projects with dimensions and segments: the recount of one takes several slices.
 const WORLD: WorldOptions = {
@@ -65,15 +65,7 @@ t.test('while a project is counted again, every body is the one built after', as
   const files = async (file: string): Promise<Map<string, Buffer>> => {
     const out = path.join(tmpDir('recount-export-'), 'out');
     await exportData({ db: file, out, projects: [projectId], range: { start: null, end: null }, full: false });
-    const found = new Map<string, Buffer>();
-    const walk = (dir: string): void => {
-      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-        if (e.isDirectory()) walk(path.join(dir, e.name));
-        else if (e.name.endsWith('.parquet')) found.set(path.relative(out, path.join(dir, e.name)), fs.readFileSync(path.join(dir, e.name)));
-      }
-    };
-    walk(out);
-    return found;
+    return parquetFiles(out);
   };
   const [exportedDuring, exportedAfter] = [await files(during.file), await files(after.file)];
   t.same([...exportedDuring.keys()].sort(), [...exportedAfter.keys()].sort(), 'an export meanwhile has the same partitions');
