@@ -221,9 +221,7 @@ export class Aggregator {
 
   /** Every pending week and month written or counted again (a writer's last step), in a transaction of its own (begun). */
   settle(): void {
-    const counting = this.known;
-    this.recountStep(Infinity);
-    this.rollups.counts = (run) => counting.run(run.project_id, run.engine_id, run.prompt_id);
+    this.recountStep(Infinity); // also gives the roll-ups the counting rule they count periods again with
     this.rollups.settle();
   }
 
