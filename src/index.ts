@@ -11,7 +11,8 @@ import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
 import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './start-error';
-import { checkpoint, commitCounter, DbOpenError, isCorruption, openDb, verifyDb, type Db } from './store';
+import { checkpoint, commitCounter, DbOpenError, heldShard, isCorruption, openDb, verifyDb, type Db } from './store';
+import { shardName } from './lib/partition';
 import { ThreadHeaps } from './lib/thread-heap';
 
 export { BASE_PATH, StartError };
@@ -225,8 +226,11 @@ export async function start(o: StartOptions): Promise<Running> {
     if (kafka) {
       cleanup.push(() => kafka.ingest.stop());
       logger.info(`kafka: consuming ${o.kafka!.topics.join(',')} from ${o.kafka!.brokers.join(',')} as group ${o.kafka!.groupId}` +
-        `${o.kafka!.dlqTopic ? `, dead letters to ${o.kafka!.dlqTopic}` : ''}`);
+        `${o.kafka!.catalogTopic ? `, the catalog from ${o.kafka!.catalogTopic}` : ''}${o.kafka!.dlqTopic ? `, dead letters to ${o.kafka!.dlqTopic}` : ''}`);
     }
+    // Written by the consumer's start (or brought by a snapshot): what this process may answer.
+    const shard = heldShard(db);
+    let misrouted = 0;
 
     let draining = false;
     let corrupt: string | null = null;
@@ -241,10 +245,11 @@ export async function start(o: StartOptions): Promise<Running> {
     const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
     const service = createService({
       db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
-      maxStalenessMs: o.maxStalenessMs, dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret,
+      maxStalenessMs: o.maxStalenessMs, dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret, shard,
       isReady: isLoaded, isDraining: () => draining,
       onResponse: (s) => {
         observeLatency(s.route, s.status, s.seconds);
+        if (s.reason !== undefined) misrouted += 1; // the only reason given today: a project of another shard
         access.observe(s);
       },
       onFailure: (err) => {
@@ -255,14 +260,19 @@ export async function start(o: StartOptions): Promise<Running> {
     cleanup.push(() => service.close());
     const threadHeaps = new ThreadHeaps();
     cleanup.push(() => threadHeaps.close());
-    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps);
+    const shardFigures = shard === null ? undefined : { name: shardName(shard), partitions: shard.partitions, misrouted: () => misrouted };
+    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps, shardFigures);
     observeLatency = metrics.observeRequest;
 
     const readiness = (): Readiness => {
       const base: Readiness = kafka ? kafka.readiness() : { ready: true, reasons: [] };
       const reasons = [...(draining ? ['shutting down'] : []), ...(corrupt ? [corrupt] : []), ...base.reasons];
       const ready = base.ready && !draining && corrupt === null;
-      return { ...base, ready, reasons, ...(ready ? {} : { status: 'not ready' }) };
+      return {
+        ...base, ready, reasons, ...(ready ? {} : { status: 'not ready' }),
+        // What a router must agree with: this process answers only the projects of these partitions.
+        ...(shard === null ? {} : { shard: { shard: shardName(shard), k: shard.k, n: shard.n, partitions: shard.partitions, catalog_topic: o.kafka?.catalogTopic ?? null } }),
+      };
     };
     const ops = createOpsServer({
       cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, dbFile: o.dbFile,

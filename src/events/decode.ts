@@ -8,7 +8,9 @@ export type DeadLetterReason =
   | 'unknown_type'
   | 'unsupported_schema_version'
   | 'invalid_payload'
-  | 'projection_failed';
+  | 'projection_failed'
+  // A sharded consumer's record of a project another shard holds (src/ingest/kafka/shard-screen.ts).
+  | 'foreign_project';
 
 export type Decoded =
   | { ok: true; event: Envelope }

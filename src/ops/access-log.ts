@@ -86,7 +86,7 @@ function batched(logger: Logger): LineWriter {
     line(s, sample) {
       buffer += `${head}${Date.now()}${pid}${quoted(s.requestId)},"method":${quoted(s.method)},"route":${s.template === null ? 'null' : quoted(s.template)}` +
         `,"status":${s.status},"bytes":${s.bytes},"ms":${ms(s.seconds)},"account_id":${s.accountId === null ? 'null' : quoted(s.accountId)}` +
-        `${sample === 1 ? '' : `,"sample":${sample}`},"msg":"${ACCESS_MESSAGE}"}\n`;
+        `${sample === 1 ? '' : `,"sample":${sample}`}${s.reason === undefined ? '' : `,"reason":${quoted(s.reason)}`},"msg":"${ACCESS_MESSAGE}"}\n`;
       if (buffer.length >= BATCH_BYTES) flush();
       else if (timer === null) (timer = setTimeout(flush, FLUSH_MS)).unref();
     },
@@ -99,7 +99,7 @@ function viaPino(logger: Logger): LineWriter {
   return {
     line: (s, sample) => logger.info({
       request_id: s.requestId, method: s.method, route: s.template, status: s.status, bytes: s.bytes,
-      ms: ms(s.seconds), account_id: s.accountId, ...(sample === 1 ? {} : { sample }),
+      ms: ms(s.seconds), account_id: s.accountId, ...(sample === 1 ? {} : { sample }), ...(s.reason === undefined ? {} : { reason: s.reason }),
     }, ACCESS_MESSAGE),
     flush: () => undefined,
   };

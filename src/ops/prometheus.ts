@@ -26,7 +26,14 @@ export interface Metrics {
  * Prometheus metrics: request latency per route, the cache figures of /cache, and ingestion
  * (events by outcome, dead letters, lag per partition, batch apply time).
  */
-export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null, threads?: ThreadHeaps): Metrics {
+/** A sharded service's figures: which shard, and the requests for projects another shard holds. */
+export interface ShardFigures {
+  name: string;
+  partitions: number;
+  misrouted(): number;
+}
+
+export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null, threads?: ThreadHeaps, shard?: ShardFigures): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const latency = new LatencyHistogram('visibility_http_request_duration_seconds', 'Time to answer a request, by route and status',
@@ -50,6 +57,20 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   new Gauge({ name: 'visibility_cache_max_bytes', help: 'CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.maxBytes); } });
   new Gauge({ name: 'visibility_cache_evictions', help: 'Bodies evicted to stay within CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.evictions); } });
   if (ingest) registerIngest(registry, ingest);
+  if (shard) {
+    new Gauge({
+      name: 'visibility_shard_info', help: 'The shard this process holds (K/N) and the partition count of the events topics', labelNames: ['shard', 'partitions'],
+      registers: [registry], collect() { this.set({ shard: shard.name, partitions: String(shard.partitions) }, 1); },
+    });
+    new Counter({
+      name: 'visibility_shard_misrouted_total', help: 'Requests for a project another shard holds (answered 404): the router and the shards disagree',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(shard.misrouted());
+      },
+    });
+  }
   if (threads) {
     new Gauge({
       name: 'visibility_thread_heap_bytes', help: 'V8 heap of each worker thread (build, ingest), used and total, as it last reported (every 5 s)',

@@ -9,6 +9,8 @@ export interface Readiness {
   ready: boolean;
   reasons: string[];
   details?: Record<string, unknown>;
+  /** A sharded service's shard (absent: it holds every project). */
+  shard?: { shard: string; k: number; n: number; partitions: number; catalog_topic: string | null };
 }
 
 export interface OpsOptions {

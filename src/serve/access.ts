@@ -1,5 +1,6 @@
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { localCommitCount, projectVersions, type ProjectVersions } from '../store';
+import { ownsProject, partitionOf, shardName } from '../lib/partition';
+import { localCommitCount, projectVersions, type HeldShard, type ProjectVersions } from '../store';
 import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
 /** How often SQLite is asked whether another process committed. */
@@ -36,8 +37,23 @@ export class Access {
   private readonly versions = new Map<string, DataVersion>();
   private readonly projects = new Map<string, ProjectVersions>();
 
-  /** `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it). */
-  constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS) {}
+  /**
+   * `otherProcessCheckMs`: how often to ask SQLite about other processes' commits (tests change it).
+   * `shard`: what the store holds (null: every project).
+   */
+  constructor(private readonly store: ReadStore, private readonly otherProcessCheckMs = OTHER_PROCESS_CHECK_MS, readonly shard: HeldShard | null = null) {}
+
+  /**
+   * The shard that holds a project another shard holds, for the operator's reason (a router and its
+   * shards that disagree); null when this store holds it. Every shard has every project's catalog
+   * row, so without this check a misrouted request would be answered with an empty report.
+   */
+  elsewhere(projectId: string): string | null {
+    const s = this.shard;
+    if (s === null || ownsProject(s, s.partitions, projectId)) return null;
+    const p = partitionOf(projectId, s.partitions);
+    return `project on shard ${shardName({ k: p % s.n, n: s.n })} (partition ${p} of ${s.partitions}), not on this shard ${shardName(s)}`;
+  }
 
   /**
    * Call once per request, before anything else; returns the generation of what is remembered.

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { ENDPOINTS, type Endpoint } from '../readmodels';
-import { openReadStore, type Db } from '../store';
+import { openReadStore, type Db, type HeldShard } from '../store';
 import { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
@@ -76,6 +76,8 @@ export interface AppOptions {
   changeFeed?: ChangeFeedOptions;
   /** The reference dashboard at / with these keys to pick from (serve --demo); the API reference is always on. */
   dashboard?: { keys: readonly DemoKey[] };
+  /** The shard the database holds (store heldShard): a project of another shard is a 404 here. */
+  shard?: HeldShard | null;
 }
 
 export interface Service {
@@ -110,7 +112,7 @@ export function createService(opts: AppOptions): Service {
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
   const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread) : new InlineBuilder(store, schemas, cursorKey);
-  const access = new Access(store);
+  const access = new Access(store, undefined, opts.shard ?? null);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
@@ -240,6 +242,8 @@ async function noteRoute(ctx: Context, next: () => Promise<void>): Promise<void>
       note.route = route;
       note.template = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? ctx.path;
       note.accountId = (ctx.state.account as string | null | undefined) ?? null;
+      const reason = ctx.state.reason as string | undefined;
+      if (reason !== undefined) note.reason = reason;
     }
   }
 }

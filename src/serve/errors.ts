@@ -149,6 +149,11 @@ export const CODE_HEADER = 'X-Error-Code';
 /** An error the client should see: status, one clear message, headers (Allow, Retry-After...), and its table code. */
 export class HttpError extends Error {
   readonly code: ErrorCode;
+  /**
+   * Why, for the operator only (the access line's "reason"): never in the body, which stays the
+   * contract's. A sharded service's 404 for a project another shard holds says so here.
+   */
+  reason?: string;
   constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}, code?: ErrorCode) {
     super(message);
     this.code = code ?? BY_STATUS[status] ?? 'internal';
@@ -207,6 +212,7 @@ export function errorMiddleware(log: ErrorLogger) {
       if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null || ctx.body === '')) send(ctx, fromStatus(ctx.status));
     } catch (err) {
       if (err instanceof HttpError) {
+        if (err.reason !== undefined) ctx.state.reason = err.reason;
         send(ctx, err);
         return;
       }

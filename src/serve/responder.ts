@@ -49,6 +49,13 @@ export function freshness(access: Access, builder: Builder, maxStalenessMs: numb
 
 const notFound = (): HttpError => httpError('not_found');
 
+/** The plain 404 of a project this shard does not hold: the body says nothing more than for any other. */
+function misrouted(reason: string): HttpError {
+  const e = notFound();
+  e.reason = reason;
+  return e;
+}
+
 /**
  * The framework-free core of serving: authenticate, check scope, key the cache, and build a
  * body when the cache has none. Both the Koa app and the hot path call it, so they cannot disagree.
@@ -86,11 +93,15 @@ export class Responder {
     if (endpoint.scope === 'project') {
       args.projectId = scopeId = pathUuid(input.params.project_id, 'project_id');
       if (!this.access.canSee(accountId, args.projectId)) throw notFound();
+      const elsewhere = this.access.elsewhere(args.projectId);
+      if (elsewhere !== null) throw misrouted(elsewhere);
       scopes = [`project:${args.projectId}`, 'engines'];
     } else if (endpoint.scope === 'run_group') {
       args.runGroupId = scopeId = pathUuid(input.params.run_group_id, 'run_group_id');
       const projectId = this.access.groupProject(args.runGroupId);
       if (projectId === null || !this.access.canSee(accountId, projectId)) throw notFound();
+      const elsewhere = this.access.elsewhere(projectId);
+      if (elsewhere !== null) throw misrouted(elsewhere);
       args.projectId = projectId;
       scopes = [`project:${projectId}`, 'engines'];
     }

@@ -18,6 +18,8 @@ export interface Served {
   accountId: string | null;
   /** Answered by the hot path from a ready body (a cache hit): the access log samples these at info. */
   hit: boolean;
+  /** An error's reason for the operator (HttpError.reason), when it has one. */
+  reason?: string;
 }
 
 export type ResponseObserver = (s: Served) => void;
@@ -49,6 +51,7 @@ export interface RequestNote {
   route: string;
   template: string | null;
   accountId: string | null;
+  reason?: string;
 }
 
 const NOTES = new WeakMap<IncomingMessage, RequestNote>();
@@ -81,6 +84,7 @@ export function observeWhenDone(req: IncomingMessage, res: ServerResponse, note:
     observe({
       method: req.method ?? 'GET', route: note.route, template: note.template, status: res.statusCode, bytes: bodyBytes(req, res, socketBefore),
       seconds: (performance.now() - started) / 1000, requestId: note.requestId, accountId: note.accountId, hit: false,
+      ...(note.reason === undefined ? {} : { reason: note.reason }),
     });
   });
 }

@@ -18,3 +18,4 @@ export { pendingRecounts, RR_SCALE, SENTIMENT_SCALE } from './aggregates';
 export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, scopeVersion, type LoggedChange, type ProjectVersions } from './change-log';
 export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, type SnapshotInfo } from './snapshot';
+export { heldShard, holdShard, type HeldShard } from './shard';

@@ -114,7 +114,7 @@ t.test('every command explains itself: --help, -h and help CMD print its flag ta
     const lines = r.stdout.split('\n');
     for (const [flag, f] of Object.entries(flags)) {
       // The flag's line: the flag (and its placeholder), its environment twin or '-', its default; then what it does.
-      const at = lines.findIndex((l) => new RegExp(`^  --${escape(flag)}( [A-Z_]+)? +${f.env ? escape(f.env) : '-'} +\\S`).test(l));
+      const at = lines.findIndex((l) => new RegExp(`^  --${escape(flag)}( [A-Z_/]+)? +${f.env ? escape(f.env) : '-'} +\\S`).test(l));
       tt.ok(at >= 0, `${name} --help: --${flag} with ${f.env ?? 'no environment variable'} and a default`);
       tt.equal(lines[at + 1]?.trim(), f.help, `${name} --help: what --${flag} does`);
     }

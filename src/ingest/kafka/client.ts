@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Kafka, logLevel as KafkaJsLogLevel, Partitioners, type ISocketFactory, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import { AssignerProtocol, Kafka, logLevel as KafkaJsLogLevel, Partitioners, type ISocketFactory, type KafkaConfig, type LogEntry, type PartitionAssigner, type SASLOptions } from 'kafkajs';
 import { ConfigError, type KafkaConnection, type KafkaLogLevel } from './config';
 
 /** The part of kafkajs's internal RequestQueue that the patch below touches. */
@@ -94,6 +94,16 @@ export interface ConsumerHooks {
   onFetch(): void;
 }
 
+export interface ConsumerOptions {
+  groupId: string;
+  sessionTimeoutMs: number;
+  /**
+   * A static assignment (a shard): the partitions of the subscribed topics this consumer takes, all of
+   * them to its group's members in turn. Absent: kafkajs's round robin over every partition.
+   */
+  owns?: (topic: string, partition: number) => boolean;
+}
+
 export interface ConsumerAdapter {
   /** Connects and subscribes (errors are thrown), then consumes in the background. */
   start(topics: string[], hooks: ConsumerHooks): Promise<void>;
@@ -129,7 +139,7 @@ export interface AdminAdapter {
 
 export interface KafkaClient {
   readonly brokers: readonly string[];
-  consumer(opts: { groupId: string; sessionTimeoutMs: number }): ConsumerAdapter;
+  consumer(opts: ConsumerOptions): ConsumerAdapter;
   /** retries: how long a send keeps trying before it fails (the caller decides what a failure means). */
   producer(opts?: { retries?: number }): ProducerAdapter;
   /** For probes and watermarks: few retries, so a failure is reported in seconds; logs nothing itself. */
@@ -303,9 +313,39 @@ async function untilTopicsExist(subscribe: () => Promise<void>, topics: string[]
   }
 }
 
-function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: { groupId: string; sessionTimeoutMs: number }): ConsumerAdapter {
+/**
+ * Gives the group's members (one, as every replica has a group of its own) the partitions `owns`
+ * accepts, in turn: never a partition of another shard, whatever joins the group.
+ */
+function staticAssigner(owns: (topic: string, partition: number) => boolean): PartitionAssigner {
+  const name = 'VisibilityShardAssigner';
+  return ({ cluster }) => ({
+    name,
+    version: 1,
+    async assign({ members, topics }) {
+      const ids = members.map((m) => m.memberId).sort();
+      const assignment = new Map<string, Record<string, number[]>>(ids.map((id) => [id, {}]));
+      let turn = 0;
+      for (const topic of [...topics].sort()) {
+        const partitions = cluster.findTopicPartitionMetadata(topic).map((m) => m.partitionId).filter((p) => owns(topic, p)).sort((a, b) => a - b);
+        for (const partition of partitions) {
+          const of = assignment.get(ids[turn++ % ids.length]!)!;
+          (of[topic] ??= []).push(partition);
+        }
+      }
+      return ids.map((memberId) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment: assignment.get(memberId)!, userData: Buffer.alloc(0) }),
+      }));
+    },
+    protocol: ({ topics }) => ({ name, metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }) }),
+  });
+}
+
+function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOptions): ConsumerAdapter {
   let stopping = false;
   const consumer = kafka.consumer({
+    ...(opts.owns ? { partitionAssigners: [staticAssigner(opts.owns)] } : {}),
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs,
     heartbeatInterval: Math.min(3000, Math.floor(opts.sessionTimeoutMs / 3)),

@@ -1,6 +1,7 @@
 // Kafka settings from the environment (and command-line flags that override it), validated up
 // front so a typo is one clear line at startup rather than a consumer that hangs or retries forever.
 import fs from 'node:fs';
+import { parseShard, WHOLE, type Shard } from '../../lib/partition';
 
 /** A bad Kafka setting. The CLI reports it as one line and exits 2; src/ingest does not import src/cli. */
 export class ConfigError extends Error {
@@ -36,6 +37,13 @@ export interface KafkaIngestConfig extends KafkaConnection {
   /** null when KAFKA_DLQ_TOPIC is set to the empty string: dead letters stay in the table only. */
   dlqTopic: string | null;
   sessionTimeoutMs: number;
+  /**
+   * The topic of account-wide facts (accounts, keys, engines, projects and who may see them), consumed
+   * whole by every shard beside its partitions of `topics`; null: none (one topic holds everything).
+   */
+  catalogTopic: string | null;
+  /** The partitions p of `topics` with p % n = k (issue 44); WHOLE: every partition. */
+  shard: Shard;
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -45,6 +53,8 @@ export interface KafkaOverrides {
   groupId?: string;
   clientId?: string;
   dlqTopic?: string;
+  catalogTopic?: string;
+  shard?: string;
 }
 
 export const KAFKA_DEFAULTS = {
@@ -199,9 +209,23 @@ export function kafkaIngestConfigFromEnv(env: Env = process.env, overrides: Kafk
   if (dlqTopic !== null && topics.includes(dlqTopic)) {
     throw new ConfigError(`KAFKA_DLQ_TOPIC "${dlqTopic}" is also in KAFKA_TOPICS: dead letters would be consumed again`);
   }
+  const catalogRaw = setting(env, 'KAFKA_CATALOG_TOPIC', overrides.catalogTopic);
+  const catalogTopic = catalogRaw === undefined || catalogRaw.trim() === '' ? null : parseTopic(catalogRaw, 'KAFKA_CATALOG_TOPIC');
+  if (catalogTopic !== null && (topics.includes(catalogTopic) || catalogTopic === dlqTopic)) {
+    throw new ConfigError(`KAFKA_CATALOG_TOPIC "${catalogTopic}" must differ from KAFKA_TOPICS and KAFKA_DLQ_TOPIC`);
+  }
+  const shardRaw = setting(env, 'SHARD', overrides.shard);
+  const shard = shardRaw === undefined || shardRaw.trim() === '' ? WHOLE : parseShard(shardRaw);
+  if (typeof shard === 'string') throw new ConfigError(`SHARD: ${shard}`);
+  // Without a catalog topic, a shard would hold only the accounts and keys that happen to be keyed into its partitions.
+  if (shard.n > 1 && catalogTopic === null) {
+    throw new ConfigError(`SHARD=${shard.k}/${shard.n} needs KAFKA_CATALOG_TOPIC: the accounts, keys, engines and projects every shard must hold (docs/scale-out.md)`);
+  }
   return {
     ...connection,
     topics,
+    catalogTopic,
+    shard,
     groupId: textSetting(env, 'KAFKA_GROUP_ID', overrides.groupId, KAFKA_DEFAULTS.groupId),
     dlqTopic,
     // The broker's group.min.session.timeout.ms is 6000 by default.

@@ -4,7 +4,8 @@
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
 // committed to Kafka, as records are queued for the writer (up to QUEUED_MAX ahead of SQLite), but
 // only so standard tools can show the lag.
-import { SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
+import { ownsPartition, shardName } from '../../lib/partition';
+import { hasReadModel, heldShard, holdShard, SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
 import { Precomputer } from '../precomputer';
 import { SliceSizer } from '../sliced-applier';
 import {
@@ -12,9 +13,10 @@ import {
   type AdminAdapter, type BatchControl, type ConsumerAdapter, type ConsumerHooks, type InboundBatch, type InboundMessage,
   type KafkaClient, type KafkaLog, type StartOffset, type TopicPartition,
 } from './client';
-import type { KafkaIngestConfig } from './config';
+import { ConfigError, type KafkaIngestConfig } from './config';
 import { DeadLetterPublisher, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
 import { FetchedBatches } from './fetched';
+import { ShardScreen } from './shard-screen';
 
 export interface KafkaIngestOptions {
   /**
@@ -270,6 +272,8 @@ class KafkaIngestRunner implements KafkaIngest {
   private halted: Error | null = null;
   private restartDelay: number;
   private readonly dlq: DeadLetterPublisher | null;
+  /** A shard's filter of foreign projects (null: every partition is this consumer's). */
+  private screen: ShardScreen | null = null;
 
   constructor(
     private readonly db: Db,
@@ -293,6 +297,7 @@ class KafkaIngestRunner implements KafkaIngest {
     this.dlq?.kick(); // dead letters left unpublished by a previous run
     this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     await this.pollOffsets();
+    if (this.config.shard.n > 1) this.screen = await this.shardScreen();
     const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
     try {
       await withDeadline(this.startConsumer(), budget,
@@ -366,10 +371,62 @@ class KafkaIngestRunner implements KafkaIngest {
     };
   }
 
+  /** The events topics and the catalog topic, when there is one. */
+  private subscribed(): string[] {
+    return this.config.catalogTopic === null ? this.config.topics : [...this.config.topics, this.config.catalogTopic];
+  }
+
   private async startConsumer(): Promise<void> {
-    const consumer = this.client.consumer({ groupId: this.config.groupId, sessionTimeoutMs: this.config.sessionTimeoutMs });
+    const { shard, topics } = this.config;
+    const consumer = this.client.consumer({
+      groupId: this.config.groupId,
+      sessionTimeoutMs: this.config.sessionTimeoutMs,
+      // A shard takes its partitions of the events topics and the whole catalog topic.
+      ...(shard.n > 1 ? { owns: (topic: string, partition: number) => !topics.includes(topic) || ownsPartition(shard, partition) } : {}),
+    });
     this.consumer = consumer;
-    await consumer.start(this.config.topics, this.hooks());
+    await consumer.start(this.subscribed(), this.hooks());
+  }
+
+  /**
+   * The partition count of the events topics (the producer's partitioner divides by it), checked
+   * against what the database holds, which it then records. Refused: topics of different counts,
+   * fewer partitions than shards, a database cut for another shard or another count.
+   */
+  private async shardScreen(): Promise<ShardScreen> {
+    const { shard, topics } = this.config;
+    const counts = await this.partitionCounts(topics);
+    const partitions = counts[0]!;
+    if (counts.some((c) => c !== partitions)) {
+      throw new ConfigError(`SHARD=${shardName(shard)}: the events topics ${topics.join(', ')} have ${counts.join(', ')} partitions; a project's partition must mean the same in each`);
+    }
+    if (partitions < shard.n) throw new ConfigError(`SHARD=${shardName(shard)}: ${topics.join(', ')} has ${partitions} partitions, fewer than ${shard.n} shards`);
+    const held = heldShard(this.db);
+    if (held && (held.k !== shard.k || held.n !== shard.n || held.partitions !== partitions)) {
+      throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} holds shard ${shardName(held)} of ${held.partitions} partitions, not ${shardName(shard)} of ${partitions} (start a new shard from a snapshot: docs/scale-out.md)`);
+    }
+    if (!held) {
+      if (hasReadModel(this.db)) {
+        throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} holds every partition; start the shard from a snapshot of it (--bootstrap-from), which drops the other shards' projects (docs/scale-out.md)`);
+      }
+      holdShard(this.db, shard, partitions);
+    }
+    this.log('info', `shard ${shardName(shard)}: partitions p % ${shard.n} = ${shard.k} of ${partitions}, and every partition of ${this.config.catalogTopic}`);
+    return new ShardScreen(shard, partitions, topics);
+  }
+
+  /** Partitions per topic, waiting a few seconds for topics being auto-created. */
+  private async partitionCounts(topics: string[], waitMs = 15_000): Promise<number[]> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const counts = topics.map((t) => new Set([...this.watermarks.keys()].filter((s) => parseKafkaSource(s)?.topic === t)).size);
+      if (counts.every((c) => c > 0)) return counts;
+      if (Date.now() > deadline) {
+        throw new KafkaUnavailableError(`topic ${topics.filter((_, i) => counts[i] === 0).join(', ')} does not exist: a shard needs its partition count (create the topics first)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await this.pollOffsets();
+    }
   }
 
   private onAssigned(partitions: TopicPartition[]): StartOffset[] {
@@ -514,8 +571,9 @@ class KafkaIngestRunner implements KafkaIngest {
   /** One transaction, of the events above the partition's stored offset: none is ever applied twice. */
   private writeChunk(source: string, events: PrecomputedEvent[]): void {
     const next = this.positions.nextOf(source);
-    const fresh = next === undefined ? events : events.filter((e) => e.position >= next);
-    this.redelivered += events.length - fresh.length;
+    const unseen = next === undefined ? events : events.filter((e) => e.position >= next);
+    this.redelivered += events.length - unseen.length;
+    const fresh = this.screen ? this.screen.screen(source, unseen) : unseen;
     if (fresh.length === 0) return;
     const started = performance.now();
     const result = this.applyChunk(fresh);
@@ -640,7 +698,7 @@ class KafkaIngestRunner implements KafkaIngest {
         this.admin = this.client.admin();
         await this.admin.connect();
       }
-      for (const topic of this.config.topics) {
+      for (const topic of this.subscribed()) {
         try {
           for (const o of await this.admin.fetchTopicOffsets(topic)) {
             this.watermarks.set(kafkaSource(topic, o.partition), { low: o.low, high: o.high });
@@ -668,7 +726,7 @@ class KafkaIngestRunner implements KafkaIngest {
     const statuses: PartitionStatus[] = [];
     for (const source of sources) {
       const tp = parseKafkaSource(source);
-      if (!tp || !this.config.topics.includes(tp.topic)) continue;
+      if (!tp || !this.subscribed().includes(tp.topic)) continue;
       const w = this.watermarks.get(source);
       const next = stored.get(source) ?? null;
       statuses.push({

@@ -1,6 +1,8 @@
 // NDJSON files -> a Kafka topic, keyed so each project's events stay in order within one partition
 // (spec section 3). Lines that cannot be parsed are sent too, unkeyed: the consumer dead-letters
-// them, which is the point of producing them.
+// them, which is the point of producing them. With a catalog topic (a sharded fleet, issue 44), the
+// account-wide facts and the events that name no project go there instead, for every shard.
+import { isCatalogEvent } from '../../events';
 import { readLines, type ByteMeter } from '../line-reader';
 import { createKafkaClient, stderrKafkaLog, type KafkaLog, type OutboundMessage, type ProducerAdapter } from './client';
 import type { KafkaConnection } from './config';
@@ -22,20 +24,33 @@ const KEY_OF: Record<string, (d: Data) => string | null> = {
   'forum_post.updated': (d) => str(d.project_id) ?? str(d.id),
 };
 
-/** The record key of an NDJSON line: the project id, or the account (or entity) id; null if unparseable. */
-export function eventKey(line: string): string | null {
+/** Where a line goes: its record key (null if unparseable) and whether it is a catalog fact. */
+export interface Routed {
+  key: string | null;
+  /** Account-wide, or names no project: every shard needs it (the catalog topic, when there is one). */
+  catalog: boolean;
+}
+
+/** The record key of an NDJSON line (the project id, or the account or entity id) and whether it is catalog. */
+export function routeLine(line: string): Routed {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return null;
+    return { key: null, catalog: false };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { key: null, catalog: false };
   const { type, data } = value as { type?: unknown; data?: unknown };
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return { key: null, catalog: false };
   const d = data as Data;
   const keyOf = typeof type === 'string' ? KEY_OF[type] : undefined;
-  return keyOf ? keyOf(d) : (str(d.project_id) ?? str(d.account_id) ?? str(d.id));
+  const key = keyOf ? keyOf(d) : (str(d.project_id) ?? str(d.account_id) ?? str(d.id));
+  return { key, catalog: typeof type === 'string' && isCatalogEvent(type, d) };
+}
+
+/** The record key of an NDJSON line: the project id, or the account (or entity) id; null if unparseable. */
+export function eventKey(line: string): string | null {
+  return routeLine(line).key;
 }
 
 export interface ProduceTotals {
@@ -54,6 +69,8 @@ export interface ProduceOptions {
    */
   maxBatchBytes?: number;
   onBatch?: (totals: ProduceTotals) => void;
+  /** Catalog facts go to this topic (routeLine); absent: every line goes to the events topic. */
+  catalogTopic?: string;
 }
 
 /**
@@ -64,15 +81,15 @@ export async function produceLines(producer: ProducerAdapter, topic: string, lin
   const totals: ProduceTotals = { sent: 0, unkeyed: 0, blank: 0, batches: 0 };
   const batchSize = opts.batchSize ?? 1000;
   const maxBatchBytes = opts.maxBatchBytes ?? 512 * 1024;
-  let batch: OutboundMessage[] = [];
-  let bytes = 0;
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    await producer.send(topic, batch);
-    totals.sent += batch.length;
+  // One pending batch per topic; each is sent in input order, so per-key order holds in each topic.
+  const pending = new Map<string, { batch: OutboundMessage[]; bytes: number }>();
+  const flush = async (to: string): Promise<void> => {
+    const p = pending.get(to);
+    if (!p || p.batch.length === 0) return;
+    pending.delete(to);
+    await producer.send(to, p.batch);
+    totals.sent += p.batch.length;
     totals.batches += 1;
-    batch = [];
-    bytes = 0;
     opts.onBatch?.(totals);
   };
   for await (const line of lines) {
@@ -80,15 +97,20 @@ export async function produceLines(producer: ProducerAdapter, topic: string, lin
       totals.blank += 1;
       continue;
     }
-    const key = eventKey(line);
+    const { key, catalog } = routeLine(line);
     if (key === null) totals.unkeyed += 1;
+    const to = catalog && opts.catalogTopic !== undefined ? opts.catalogTopic : topic;
     const size = Buffer.byteLength(line);
-    if (bytes + size > maxBatchBytes) await flush();
-    batch.push({ key, value: line });
-    bytes += size;
-    if (batch.length >= batchSize) await flush();
+    if ((pending.get(to)?.bytes ?? 0) + size > maxBatchBytes) await flush(to);
+    let p = pending.get(to);
+    if (!p) pending.set(to, (p = { batch: [], bytes: 0 }));
+    p.batch.push({ key, value: line });
+    p.bytes += size;
+    if (p.batch.length >= batchSize) await flush(to);
   }
-  await flush();
+  // The catalog first: a shard then knows the accounts and projects when their data arrives.
+  if (opts.catalogTopic !== undefined) await flush(opts.catalogTopic);
+  await flush(topic);
   return totals;
 }
 

@@ -1,0 +1,30 @@
+// What a shard applies of the records it consumes (issue 44). The static assignment gives a shard
+// only its partitions, and the producer keys each project's events by the project id, so a record
+// of another shard's project is a producer's mistake (keyed by something else). It goes to the dead
+// letters, named: never applied, never dropped silently.
+import { projectOfEvent } from '../../events';
+import { ownsProject, partitionOf, shardName, type Shard } from '../../lib/partition';
+import type { PrecomputedEvent } from '../../store';
+import { parseKafkaSource } from './dlq';
+
+export class ShardScreen {
+  constructor(private readonly shard: Shard, private readonly partitions: number, private readonly eventTopics: readonly string[]) {}
+
+  /** The events of a chunk from `source`, those of a project this shard does not hold turned into dead letters. */
+  screen(source: string, events: PrecomputedEvent[]): PrecomputedEvent[] {
+    if (this.shard.n === 1) return events;
+    const from = parseKafkaSource(source);
+    // The catalog topic holds account-wide facts and events no partition owns: every shard takes them.
+    if (!from || !this.eventTopics.includes(from.topic)) return events;
+    return events.map((e): PrecomputedEvent => {
+      if (!e.ok) return e;
+      const project = e.run ? e.run.facts.project_id : projectOfEvent(e.type, e.data);
+      if (project === null || ownsProject(this.shard, this.partitions, project)) return e;
+      const p = partitionOf(project, this.partitions);
+      return {
+        ok: false, source: e.source, position: e.position, raw: e.raw, reason: 'foreign_project', eventId: e.version.id, type: e.type,
+        detail: `project ${project} is in partition ${p} (shard ${shardName({ k: p % this.shard.n, n: this.shard.n })}), but the record is in partition ${from.partition} of shard ${shardName(this.shard)}: key a project's events by its id`,
+      };
+    });
+  }
+}

@@ -1,0 +1,170 @@
+// Sharded writers (issue 44), on loopback: one broker, the demo world produced with its catalog facts
+// in a topic of their own, two shards (`serve --shard K/2`) of two replicas each, and one unsharded
+// service fed the same topics as the reference. Checks: each shard holds exactly its projects and
+// answers every endpoint of them with the unsharded service's bytes; `/projects` is the same
+// everywhere for every key; a project of the other shard is the plain 404 with the reason on the
+// ops side; a new event reaches only its shard; a replica of a shard bootstraps only from a snapshot
+// that holds its partitions.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { Kafka, logLevel } from 'kafkajs';
+import t from 'tap';
+import { ENDPOINTS } from '../../src/readmodels';
+import { kafkaConnectionFromEnv, produceFiles } from '../../src/ingest/kafka';
+import { partitionOf } from '../../src/lib/partition';
+import { openDb } from '../../src/store';
+import { testBroker } from '../helpers/broker';
+import { tmpDir } from '../helpers/db';
+import { activeKeys, DEMO_FILE } from '../helpers/demo';
+import { request, withKey } from '../helpers/http';
+import { startServe, type ServeProcess } from '../helpers/processes';
+import { until } from '../helpers/wait';
+
+const PARTITIONS = 6;
+const SHARDS = 2;
+
+interface Node { name: string; db: string; shard: string | null; proc?: ServeProcess }
+
+t.test('2 shards of the demo world answer what one unsharded service answers, each for its own projects', async (t) => {
+  const broker = await testBroker();
+  t.teardown(() => broker.close());
+  const topic = `shards-${Date.now()}`;
+  const catalog = `${topic}-catalog`;
+  const admin = new Kafka({ brokers: [broker.brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1 }, { topic: catalog, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const conn = kafkaConnectionFromEnv({ KAFKA_BROKERS: broker.brokers, KAFKA_LOG_LEVEL: 'error' });
+  const produced = await produceFiles(conn, topic, [DEMO_FILE], { catalogTopic: catalog });
+
+  const dir = tmpDir('shards-');
+  const env = (name: string): NodeJS.ProcessEnv => ({
+    KAFKA_BROKERS: broker.brokers, KAFKA_TOPICS: topic, KAFKA_CATALOG_TOPIC: catalog, KAFKA_GROUP_ID: `${topic}-${name}`,
+    KAFKA_DLQ_TOPIC: '', KAFKA_LOG_LEVEL: 'error', LOG_LEVEL: 'info', MAX_READY_LAG: '0', LOG_HIT_SAMPLE: '1',
+  });
+  const kill = (n: Node): void => void (n.proc && n.proc.child.exitCode === null && n.proc.child.signalCode === null && n.proc.child.kill('SIGKILL'));
+  const serve = async (n: Node, extra: string[] = []): Promise<ServeProcess> => {
+    n.proc = await startServe(['--db', n.db, '--port', '0', '--ops-port', '0', ...(n.shard ? ['--shard', n.shard] : []), ...extra], env(n.name));
+    t.teardown(() => kill(n));
+    return n.proc;
+  };
+  const node = (name: string, shard: string | null): Node => ({ name, db: path.join(dir, `${name}.db`), shard });
+  const readyz = async (n: Node): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const r = await request(`${n.proc!.ops}/readyz`);
+    return { status: r.status, json: r.json as Record<string, unknown> };
+  };
+  const caughtUp = async (n: Node): Promise<boolean> => {
+    const r = await readyz(n);
+    return r.status === 200 && (r.json.kafka as { lag: number | null }).lag === 0;
+  };
+
+  const whole = node('whole', null);
+  const shards = [node('s0a', '0/2'), node('s1a', '1/2')];
+  await Promise.all([whole, ...shards].map((n) => serve(n)));
+  t.ok(await until(async () => (await Promise.all([whole, ...shards].map(caughtUp))).every(Boolean), 120_000, 100),
+    `the unsharded service and both shards consumed the ${produced.sent} demo events`);
+
+  // What each says it is.
+  for (const [k, s] of shards.entries()) {
+    const r = await readyz(s);
+    t.match(r.json.shard, { shard: `${k}/2`, k, n: 2, partitions: PARTITIONS, catalog_topic: catalog }, `${s.name}'s /readyz names its shard`);
+    const assigned = (r.json.kafka as { partitions: Array<{ topic: string; partition: number; assigned: boolean }> }).partitions.filter((p) => p.assigned);
+    t.same(assigned.filter((p) => p.topic === topic).map((p) => p.partition), [0, 1, 2, 3, 4, 5].filter((p) => p % SHARDS === k), `${s.name} consumes its partitions of the events topic`);
+    t.same(assigned.filter((p) => p.topic === catalog).map((p) => p.partition), [0], `${s.name} consumes the whole catalog topic`);
+    t.match((await request(`${s.proc!.ops}/metrics`)).text, new RegExp(`visibility_shard_info\\{shard="${k}/2",partitions="${PARTITIONS}"\\} 1`), `${s.name}'s /metrics names its shard`);
+  }
+  t.notOk('shard' in (await readyz(whole)).json, 'the unsharded service names no shard');
+
+  // Every key's project list, and every endpoint of every project it sees.
+  const base = (n: Node): string => n.proc!.base;
+  const projectsOf = new Map<string, Array<{ id: string }>>();
+  for (const k of activeKeys) {
+    const reference = await request(`${base(whole)}/projects`, withKey(k.key));
+    projectsOf.set(k.key, reference.json as Array<{ id: string }>);
+    for (const s of shards) {
+      const r = await request(`${base(s)}/projects`, withKey(k.key));
+      t.equal(`${r.status} ${r.text}`, `${reference.status} ${reference.text}`, `/projects of key ${k.key.slice(0, 12)}… on ${s.name} equals the unsharded answer`);
+    }
+  }
+  const allProjects = [...new Set([...projectsOf.values()].flat().map((p) => p.id))];
+  const owner = (id: string): Node => shards[partitionOf(id, PARTITIONS) % SHARDS]!;
+  t.same(new Set(allProjects.map((id) => owner(id).name)), new Set(['s0a', 's1a']), 'the demo projects fall in both shards');
+
+  let compared = 0;
+  const differing: string[] = [];
+  const leaked: string[] = [];
+  for (const k of activeKeys) {
+    for (const p of projectsOf.get(k.key)!) {
+      const runs = (await request(`${base(whole)}/projects/${p.id}/runs`, withKey(k.key))).json as Array<{ id: string }>;
+      const paths: string[] = [];
+      for (const e of ENDPOINTS) {
+        const filled = e.path.replace(':project_id', p.id).replace(':run_group_id', runs[0]?.id ?? '');
+        if (e.scope === 'project' || (e.scope === 'run_group' && runs[0])) paths.push(filled);
+      }
+      for (const pth of paths) {
+        const [want, got, other] = await Promise.all([whole, owner(p.id), shards.find((s) => s !== owner(p.id))!]
+          .map((n) => request(`${base(n)}${pth}`, withKey(k.key))));
+        compared += 1;
+        if (got!.status !== want!.status || got!.text !== want!.text) differing.push(`${owner(p.id).name} ${pth}`);
+        if (other!.status !== 404 || other!.text !== '{"error":true,"message":"Not found"}') leaked.push(`${pth} ${other!.status}`);
+      }
+    }
+  }
+  t.same(differing, [], `every one of ${compared} endpoint answers of the owning shard is byte-identical to the unsharded service's`);
+  t.same(leaked, [], 'the other shard answers each of them with the plain 404');
+
+  // The ops side says why: the access line's reason and the misrouted counter.
+  const foreign = allProjects.find((id) => owner(id) === shards[1])!;
+  const key = activeKeys.find((k) => projectsOf.get(k.key)!.some((p) => p.id === foreign))!.key;
+  const misrouted = await request(`${base(shards[0]!)}/projects/${foreign}/visibility`, withKey(key));
+  t.equal(misrouted.status, 404);
+  t.ok(await until(async () => /"status":404[^\n]*"reason":"project on shard 1\/2 \(partition \d+ of 6\), not on this shard 0\/2"/.test(shards[0]!.proc!.stdout()), 5000, 50),
+    'the access line of a misrouted request says which shard holds the project');
+  t.match((await request(`${shards[0]!.proc!.ops}/metrics`)).text, /visibility_shard_misrouted_total [1-9]\d*/, 'and /metrics counts it');
+
+  // Each shard holds its projects' data and no other's (every project's catalog row, though).
+  for (const s of shards) {
+    const db = openDb(s.db, { readonly: true });
+    try {
+      const withRuns = (db.prepare('SELECT DISTINCT k.id FROM runs r JOIN keys k ON k.n = r.project').pluck().all() as string[]).sort();
+      t.same(withRuns, allProjects.filter((id) => owner(id) === s).sort(), `${s.name} holds the runs of its projects only`);
+      t.equal(db.prepare('SELECT count(*) FROM projects').pluck().get(), allProjects.length, `${s.name} holds every project's catalog row`);
+      t.equal(db.prepare('SELECT count(*) FROM dead_letters').pluck().get(), 0, `${s.name} dead-lettered nothing`);
+    } finally {
+      db.close();
+    }
+  }
+
+  // A new event reaches only its shard (and the unsharded service).
+  const target = allProjects.find((id) => owner(id) === shards[0])!;
+  const demoLines = zlib.gunzipSync(fs.readFileSync(DEMO_FILE)).toString('utf8').split('\n');
+  const run = JSON.parse(demoLines.find((l) => l.includes('"prompt_run.completed"') && l.includes(target))!) as { event_id: string; data: { id: string } };
+  run.event_id = randomUUID();
+  run.data.id = randomUUID();
+  const more = path.join(dir, 'one-more.ndjson');
+  fs.writeFileSync(more, JSON.stringify(run) + '\n');
+  const positionsOf = (n: Node): string => {
+    const db = openDb(n.db, { readonly: true });
+    try {
+      return JSON.stringify(db.prepare("SELECT source, position FROM source_positions WHERE source GLOB 'kafka:*' ORDER BY source").all());
+    } finally {
+      db.close();
+    }
+  };
+  const hasRun = (n: Node): boolean => {
+    const db = openDb(n.db, { readonly: true });
+    try {
+      return db.prepare('SELECT 1 FROM runs WHERE id = ?').get(run.data.id) !== undefined;
+    } finally {
+      db.close();
+    }
+  };
+  const otherBefore = positionsOf(shards[1]!);
+  await produceFiles(conn, topic, [more], { catalogTopic: catalog });
+  t.ok(await until(async () => hasRun(shards[0]!) && hasRun(whole), 30_000, 50), 'the new run reached its shard and the unsharded service');
+  t.ok(await until(() => caughtUp(shards[1]!), 10_000, 50), 'the other shard is caught up');
+  t.notOk(hasRun(shards[1]!), 'the other shard never saw it');
+  t.equal(positionsOf(shards[1]!), otherBefore, 'the other shard read no record since: the run went to a partition it does not consume');
+});
