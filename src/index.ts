@@ -191,7 +191,7 @@ async function bootstrap(o: StartOptions, peer: string, logger: Logger): Promise
   await listen(ops, o.opsPort ?? 9464, o.opsHost ?? '127.0.0.1');
   logger.info({ peer }, reason);
   try {
-    const b = await bootstrapFrom(peer, o.dbFile, { token: o.opsToken, signal: o.signal, idleMs: o.bootstrapIdleMs, timeoutMs: o.bootstrapTimeoutMs });
+    const b = await bootstrapFrom(peer, o.dbFile, { token: o.opsToken, signal: o.signal, idleMs: o.bootstrapIdleMs, timeoutMs: o.bootstrapTimeoutMs, shard: o.kafka?.shard });
     const from = b.url === new URL('/snapshot', peer).href ? b.url : `${b.url} (redirected from ${peer})`;
     logger.info({ peer, url: b.url, bytes: b.bytes, seconds: b.seconds, schema_version: b.schemaVersion },
       `bootstrapped ${o.dbFile} from ${from}: ${(b.bytes / 1024 / 1024).toFixed(1)} MiB in ${b.seconds.toFixed(1)} s`);

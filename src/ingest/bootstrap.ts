@@ -6,7 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DbOpenError, knownSchemaVersion, openDb, removeFiles, removeWal, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER, verifyDb } from '../store';
+import { covers, parseShard, shardName, WHOLE, type Shard } from '../lib/partition';
+import {
+  DbOpenError, knownSchemaVersion, openDb, removeFiles, removeWal, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER,
+  SNAPSHOT_SHARD_HEADER as SHARD_HEADER, verifyDb,
+} from '../store';
 
 /** A snapshot that cannot be used: the peer, the transfer or the file is wrong. Nothing is left in place. */
 export class BootstrapError extends Error {}
@@ -34,6 +38,12 @@ export interface BootstrapOptions {
   timeoutMs?: number;
   /** Give up when the answer's headers take longer than this (ms): the peer copies its database before it answers. */
   answerMs?: number;
+  /**
+   * The shard this replica will hold (default: every partition). A snapshot that lacks some of its
+   * partitions (another shard's) is refused before a byte is written; one that holds more (a
+   * resharding) is cut by the consumer when it starts (store cutShard).
+   */
+  shard?: Shard;
 }
 
 /** 30 s at under 64 KiB/s (a stall, or a peer that trickles bytes): a peer on a LAN that slow is not coming back (curl's --speed-time). */
@@ -100,6 +110,12 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     const expected = { sha256: res.headers.get(SHA256_HEADER), schema: Number(res.headers.get(SCHEMA_HEADER)), bytes: Number(length) };
     if (!expected.sha256 || !Number.isInteger(expected.schema)) throw new BootstrapError(`${at} is not a visibility-api snapshot (no ${SHA256_HEADER} / ${SCHEMA_HEADER})`);
     if (length === null || !Number.isSafeInteger(expected.bytes)) throw new BootstrapError(`${at} sent no Content-Length: a snapshot's length must be announced`);
+    const wanted = o.shard ?? WHOLE;
+    const held = peerShard(res.headers.get(SHARD_HEADER));
+    if (held === null) throw new BootstrapError(`${at} sent ${SHARD_HEADER}: "${res.headers.get(SHARD_HEADER)}", not K/N of P`);
+    if (!covers(held, wanted)) {
+      throw new BootstrapError(`${at} holds shard ${shardName(held)}, which lacks partitions of ${wanted.n === 1 ? 'every partition' : `shard ${shardName(wanted)}`}: bootstrap from a peer of the same shard`);
+    }
     if (expected.schema > knownSchemaVersion()) {
       throw new BootstrapError(`the peer's schema version ${expected.schema} is newer than this build's ${knownSchemaVersion()}: upgrade this replica first`);
     }
@@ -136,6 +152,14 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
     clearInterval(idle);
     o.signal?.removeEventListener('abort', onSignal);
   }
+}
+
+/** The shard a snapshot holds, from its header: absent, every partition; null when the header is not "K/N of P". */
+function peerShard(header: string | null): Shard | null {
+  if (header === null) return WHOLE;
+  const m = /^(\d+\/\d+) of \d+$/.exec(header);
+  const shard = m ? parseShard(m[1]!) : null;
+  return shard === null || typeof shard === 'string' ? null : shard;
 }
 
 /** The first `max` bytes of a body as text; the rest is never read (the connection is dropped). */

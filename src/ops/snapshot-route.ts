@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import type { Logger } from '../lib/log';
-import { knownSchemaVersion, SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, writeSnapshot, type SnapshotInfo } from '../store';
+import { knownSchemaVersion, SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SHARD_HEADER, writeSnapshot, type SnapshotInfo } from '../store';
 import { httpError, type HttpError } from '../serve/errors';
 
 export interface SnapshotLimits {
@@ -117,6 +117,7 @@ export function snapshotHandler(dbFile: string, limits: Partial<SnapshotLimits> 
       'content-type': 'application/vnd.sqlite3', 'cache-control': 'no-store',
       [SNAPSHOT_SCHEMA_HEADER]: String(info?.schemaVersion ?? knownSchemaVersion()),
       ...(info ? { 'content-length': String(info.bytes), [SNAPSHOT_SHA256_HEADER]: info.sha256 } : {}),
+      ...(info?.shard ? { [SNAPSHOT_SHARD_HEADER]: info.shard } : {}),
     });
     res.end();
   };
@@ -142,6 +143,7 @@ export function snapshotHandler(dbFile: string, limits: Partial<SnapshotLimits> 
       res.writeHead(200, {
         'content-type': 'application/vnd.sqlite3', 'content-length': String(info.bytes), 'cache-control': 'no-store',
         [SNAPSHOT_SHA256_HEADER]: info.sha256, [SNAPSHOT_SCHEMA_HEADER]: String(info.schemaVersion),
+        ...(info.shard ? { [SNAPSHOT_SHARD_HEADER]: info.shard } : {}),
       });
       let sent = 0;
       const cut = (why: string): void => {

@@ -24,3 +24,51 @@ export function holdShard(db: Db, shard: Shard, partitions: number): void {
   db.prepare('INSERT INTO shard (id, k, n, partitions) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET k = excluded.k, n = excluded.n, partitions = excluded.partitions')
     .run(shard.k, shard.n, partitions);
 }
+
+/**
+ * The data tables of a project, by the column that names it (its id). A project's catalog rows
+ * (projects, project_access) stay: every shard holds every project's. Runs and dimension combinations
+ * name it by its number in `keys`.
+ */
+const PROJECT_DATA = [
+  'prompts', 'prompt_segments', 'segments', 'competitors', 'terms', 'project_engines', 'run_groups', 'forum_posts',
+  'agg_run_group', 'agg_engine_day', 'rollups', 'rollup_pending', 'run_refs', 'trend_days', 'trend_days_stale',
+  'project_changes', 'changed_months', 'recounts',
+] as const;
+
+export interface ShardCut {
+  projects: number;
+  runs: number;
+  seconds: number;
+}
+
+/**
+ * Makes a database that holds `held` (null: everything) hold shard `shard` of `partitions`: the data
+ * of every project it no longer owns and the stored offsets of the partitions it no longer consumes
+ * are deleted, in one transaction with the new shard row, so that a kill leaves either the old store
+ * or the cut one (resharding, docs/scale-out.md). `owns` says whether a project id stays.
+ */
+export function cutShard(db: Db, shard: Shard, partitions: number, eventTopics: readonly string[], owns: (projectId: string) => boolean): ShardCut {
+  const started = performance.now();
+  const ids = new Set<string>();
+  for (const table of PROJECT_DATA) for (const id of db.prepare(`SELECT DISTINCT project_id FROM ${table}`).pluck().all() as string[]) ids.add(id);
+  for (const id of db.prepare('SELECT k.id FROM keys k WHERE k.n IN (SELECT DISTINCT project FROM runs)').pluck().all() as string[]) ids.add(id);
+  const foreign = JSON.stringify([...ids].filter((id) => !owns(id)).sort());
+  const kept = (p: number): boolean => p % shard.n === shard.k;
+  let runs = 0;
+  db.transaction(() => {
+    for (const table of PROJECT_DATA) db.prepare(`DELETE FROM ${table} WHERE project_id IN (SELECT value FROM json_each(?))`).run(foreign);
+    const numbers = 'SELECT n FROM keys WHERE id IN (SELECT value FROM json_each(?))';
+    runs = db.prepare(`DELETE FROM runs WHERE project IN (${numbers})`).run(foreign).changes;
+    db.prepare(`DELETE FROM dims WHERE project IN (${numbers})`).run(foreign);
+    db.prepare('DELETE FROM run_ids WHERE run NOT IN (SELECT rowid FROM runs)').run();
+    db.prepare('DELETE FROM forum_post_fields WHERE post_id NOT IN (SELECT id FROM forum_posts)').run();
+    const positions = db.prepare("SELECT source FROM source_positions WHERE source GLOB 'kafka:*'").pluck().all() as string[];
+    for (const source of positions) {
+      const m = /^kafka:(.+):(\d+)$/.exec(source);
+      if (m && eventTopics.includes(m[1]!) && !kept(Number(m[2]))) db.prepare('DELETE FROM source_positions WHERE source = ?').run(source);
+    }
+    holdShard(db, shard, partitions);
+  })();
+  return { projects: (JSON.parse(foreign) as string[]).length, runs, seconds: (performance.now() - started) / 1000 };
+}

@@ -5,10 +5,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { openDb } from './db';
+import { heldShard } from './shard';
 
 /** How GET /snapshot (src/ops/server.ts) names the copy's checksum and schema version, and a replica reads them. */
 export const SNAPSHOT_SHA256_HEADER = 'x-snapshot-sha256';
 export const SNAPSHOT_SCHEMA_HEADER = 'x-snapshot-schema-version';
+/** The shard the copy holds, as "K/N of P" (absent: every partition): a replica refuses a snapshot that lacks its partitions. */
+export const SNAPSHOT_SHARD_HEADER = 'x-snapshot-shard';
 
 export interface SnapshotProgress {
   (copiedPages: number, totalPages: number, pageSize: number): void;
@@ -20,6 +23,8 @@ export interface SnapshotInfo {
   sha256: string;
   /** PRAGMA user_version of the copy: the migrations it has. */
   schemaVersion: number;
+  /** The shard it holds, "K/N of P"; null: every partition. */
+  shard: string | null;
 }
 
 /**
@@ -37,6 +42,9 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+    // Written once, when a shard first starts (or is cut): the copy holds the same row.
+    const held = heldShard(db);
+    const shard = held === null ? null : `${held.k}/${held.n} of ${held.partitions}`;
     removeFiles(part);
     await db.backup(part, {
       progress: ({ totalPages, remainingPages }) => {
@@ -44,7 +52,7 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
         return 100; // pages per step (better-sqlite3's default): the writer gets the lock between steps
       },
     });
-    info = { bytes: fs.statSync(part).size, sha256: await sha256Of(part), schemaVersion };
+    info = { bytes: fs.statSync(part).size, sha256: await sha256Of(part), schemaVersion, shard };
     removeWal(out);
     fs.renameSync(part, out);
   } catch (e) {

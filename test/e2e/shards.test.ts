@@ -19,7 +19,7 @@ import { testBroker } from '../helpers/broker';
 import { tmpDir } from '../helpers/db';
 import { activeKeys, DEMO_FILE } from '../helpers/demo';
 import { request, withKey } from '../helpers/http';
-import { startServe, type ServeProcess } from '../helpers/processes';
+import { runCli, startServe, type ServeProcess } from '../helpers/processes';
 import { until } from '../helpers/wait';
 
 const PARTITIONS = 6;
@@ -92,28 +92,33 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   const owner = (id: string): Node => shards[partitionOf(id, PARTITIONS) % SHARDS]!;
   t.same(new Set(allProjects.map((id) => owner(id).name)), new Set(['s0a', 's1a']), 'the demo projects fall in both shards');
 
-  let compared = 0;
-  const differing: string[] = [];
-  const leaked: string[] = [];
-  for (const k of activeKeys) {
-    for (const p of projectsOf.get(k.key)!) {
-      const runs = (await request(`${base(whole)}/projects/${p.id}/runs`, withKey(k.key))).json as Array<{ id: string }>;
-      const paths: string[] = [];
-      for (const e of ENDPOINTS) {
-        const filled = e.path.replace(':project_id', p.id).replace(':run_group_id', runs[0]?.id ?? '');
-        if (e.scope === 'project' || (e.scope === 'run_group' && runs[0])) paths.push(filled);
-      }
-      for (const pth of paths) {
-        const [want, got, other] = await Promise.all([whole, owner(p.id), shards.find((s) => s !== owner(p.id))!]
-          .map((n) => request(`${base(n)}${pth}`, withKey(k.key))));
-        compared += 1;
-        if (got!.status !== want!.status || got!.text !== want!.text) differing.push(`${owner(p.id).name} ${pth}`);
-        if (other!.status !== 404 || other!.text !== '{"error":true,"message":"Not found"}') leaked.push(`${pth} ${other!.status}`);
+  /** Every endpoint of every project each key sees: the owner among `nodes` answers the reference's bytes, the others the plain 404. */
+  const checkAnswers = async (nodes: Node[], label: string): Promise<void> => {
+    const ownerIn = (id: string): Node => nodes[partitionOf(id, PARTITIONS) % SHARDS]!;
+    let compared = 0;
+    const differing: string[] = [];
+    const leaked: string[] = [];
+    for (const k of activeKeys) {
+      for (const p of projectsOf.get(k.key)!) {
+        const runs = (await request(`${base(whole)}/projects/${p.id}/runs`, withKey(k.key))).json as Array<{ id: string }>;
+        const paths: string[] = [];
+        for (const e of ENDPOINTS) {
+          const filled = e.path.replace(':project_id', p.id).replace(':run_group_id', runs[0]?.id ?? '');
+          if (e.scope === 'project' || (e.scope === 'run_group' && runs[0])) paths.push(filled);
+        }
+        for (const pth of paths) {
+          const [want, got, ...others] = await Promise.all([whole, ownerIn(p.id), ...nodes.filter((n) => n !== ownerIn(p.id))]
+            .map((n) => request(`${base(n)}${pth}`, withKey(k.key))));
+          compared += 1;
+          if (got!.status !== want!.status || got!.text !== want!.text) differing.push(`${ownerIn(p.id).name} ${pth}`);
+          for (const other of others) if (other.status !== 404 || other.text !== '{"error":true,"message":"Not found"}') leaked.push(`${pth} ${other.status}`);
+        }
       }
     }
-  }
-  t.same(differing, [], `every one of ${compared} endpoint answers of the owning shard is byte-identical to the unsharded service's`);
-  t.same(leaked, [], 'the other shard answers each of them with the plain 404');
+    t.same(differing, [], `${label}: every one of ${compared} endpoint answers of the owning shard is byte-identical to the unsharded service's`);
+    t.same(leaked, [], `${label}: the other shard answers each of them with the plain 404`);
+  };
+  await checkAnswers(shards, 'shards from the topics');
 
   // The ops side says why: the access line's reason and the misrouted counter.
   const foreign = allProjects.find((id) => owner(id) === shards[1])!;
@@ -167,4 +172,36 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   t.ok(await until(() => caughtUp(shards[1]!), 10_000, 50), 'the other shard is caught up');
   t.notOk(hasRun(shards[1]!), 'the other shard never saw it');
   t.equal(positionsOf(shards[1]!), otherBefore, 'the other shard read no record since: the run went to a partition it does not consume');
+
+  // A replica of a shard bootstraps from a peer of the same shard, and refuses another shard's snapshot.
+  const wrong = node('s1-from-s0', '1/2');
+  const refused = await runCli(['serve', '--db', wrong.db, '--port', '0', '--ops-port', '0', '--shard', '1/2', '--bootstrap-from', shards[0]!.proc!.ops], env(wrong.name));
+  t.equal(refused.code, 2, 'a replica of shard 1/2 refuses the snapshot of shard 0/2: exit 2');
+  t.match(refused.stderr, /^visibility-api serve: http:\/\/127\.0\.0\.1:\d+\/snapshot holds shard 0\/2, which lacks partitions of shard 1\/2: bootstrap from a peer of the same shard\n$/, 'in one line saying why');
+  t.notOk(fs.existsSync(wrong.db), 'and leaves no file');
+  const wholeFromShard = await runCli(['serve', '--db', wrong.db, '--port', '0', '--ops-port', '0', '--bootstrap-from', shards[0]!.proc!.ops], env('whole-from-shard'));
+  t.match(`${wholeFromShard.code} ${wholeFromShard.stderr}`, /^2 visibility-api serve: .* holds shard 0\/2, which lacks partitions of every partition/, 'an unsharded replica refuses a shard\'s snapshot too');
+
+  // Resharding 1 -> 2, rehearsed: each new shard starts from the unsharded store's snapshot, cuts
+  // the other shard's projects, and resumes from the offsets in it.
+  const cutStarted = performance.now();
+  const resharded = [node('r0', '0/2'), node('r1', '1/2')];
+  await Promise.all(resharded.map((n) => serve(n, ['--bootstrap-from', whole.proc!.ops])));
+  t.ok(await until(async () => (await Promise.all(resharded.map(caughtUp))).every(Boolean), 60_000, 100), 'both shards cut from the unsharded snapshot are ready and caught up');
+  const reshardSeconds = (performance.now() - cutStarted) / 1000;
+  for (const [k, n] of resharded.entries()) {
+    t.match((await readyz(n)).json.shard, { shard: `${k}/2`, partitions: PARTITIONS }, `${n.name} holds shard ${k}/2`);
+    const db = openDb(n.db, { readonly: true });
+    try {
+      const withRuns = (db.prepare('SELECT DISTINCT k.id FROM runs r JOIN keys k ON k.n = r.project').pluck().all() as string[]).sort();
+      t.same(withRuns, allProjects.filter((id) => partitionOf(id, PARTITIONS) % SHARDS === k).sort(), `${n.name} kept the runs of its projects only`);
+      const sources = db.prepare("SELECT source FROM source_positions WHERE source GLOB ?").pluck().all(`kafka:${topic}:*`) as string[];
+      t.ok(sources.every((src) => Number(src.split(':').at(-1)) % SHARDS === k), `${n.name} kept the offsets of its partitions only`);
+    } finally {
+      db.close();
+    }
+  }
+  await checkAnswers(resharded, 'shards cut from the unsharded snapshot');
+  const bootLines = resharded.map((n) => /bootstrapped .*: ([\d.]+) MiB in ([\d.]+) s/.exec(n.proc!.stdout())?.slice(1, 3).join(' MiB in ') ?? '?');
+  t.comment(`resharding 1 -> 2: both shards bootstrapped (${bootLines.join(' s; ')} s), cut and caught up ${reshardSeconds.toFixed(1)} s after their start`);
 });

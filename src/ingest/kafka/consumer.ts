@@ -4,8 +4,8 @@
 // skipped. So a crash at any instant resumes exactly where the data stops. Group offsets are also
 // committed to Kafka, as records are queued for the writer (up to QUEUED_MAX ahead of SQLite), but
 // only so standard tools can show the lag.
-import { ownsPartition, shardName } from '../../lib/partition';
-import { hasReadModel, heldShard, holdShard, SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
+import { covers, ownsPartition, ownsProject, shardName, WHOLE } from '../../lib/partition';
+import { cutShard, hasReadModel, heldShard, holdShard, SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
 import { Precomputer } from '../precomputer';
 import { SliceSizer } from '../sliced-applier';
 import {
@@ -402,14 +402,19 @@ class KafkaIngestRunner implements KafkaIngest {
     }
     if (partitions < shard.n) throw new ConfigError(`SHARD=${shardName(shard)}: ${topics.join(', ')} has ${partitions} partitions, fewer than ${shard.n} shards`);
     const held = heldShard(this.db);
-    if (held && (held.k !== shard.k || held.n !== shard.n || held.partitions !== partitions)) {
-      throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} holds shard ${shardName(held)} of ${held.partitions} partitions, not ${shardName(shard)} of ${partitions} (start a new shard from a snapshot: docs/scale-out.md)`);
+    if (held && held.partitions !== partitions) {
+      throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} was cut from ${held.partitions} partitions, and ${topics.join(', ')} now has ${partitions}: a project's partition has changed (docs/scale-out.md)`);
     }
-    if (!held) {
-      if (hasReadModel(this.db)) {
-        throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} holds every partition; start the shard from a snapshot of it (--bootstrap-from), which drops the other shards' projects (docs/scale-out.md)`);
+    if (held === null && !hasReadModel(this.db)) {
+      holdShard(this.db, shard, partitions); // a new shard: nothing to cut
+    } else if (held === null || held.k !== shard.k || held.n !== shard.n) {
+      // Resharding: a store of every partition (or of a shard that holds this one's) keeps this shard's projects.
+      const from = held ?? WHOLE;
+      if (!covers(from, shard)) {
+        throw new ConfigError(`SHARD=${shardName(shard)}: ${this.db.name} holds shard ${shardName(from)}, which lacks partitions of ${shardName(shard)}: start from a snapshot of a shard that holds them (docs/scale-out.md)`);
       }
-      holdShard(this.db, shard, partitions);
+      const cut = cutShard(this.db, shard, partitions, topics, (id) => ownsProject(shard, partitions, id));
+      this.log('warn', `shard ${shardName(shard)}: cut from ${held === null ? 'every partition' : `shard ${shardName(held)}`}: the data of ${cut.projects} projects of other shards (${cut.runs} runs) deleted in ${cut.seconds.toFixed(2)} s`);
     }
     this.log('info', `shard ${shardName(shard)}: partitions p % ${shard.n} = ${shard.k} of ${partitions}, and every partition of ${this.config.catalogTopic}`);
     return new ShardScreen(shard, partitions, topics);
