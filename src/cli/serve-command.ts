@@ -38,7 +38,7 @@ const FLAGS = {
   'kafka-brokers': { type: 'string', value: 'B', env: 'KAFKA_BROKERS', envReadByOwner: true, help: 'host:port,...: consume Kafka into the database it serves (off without it)' },
   'kafka-topics': { type: 'string', value: 'T', env: 'KAFKA_TOPICS', envReadByOwner: true, shows: KAFKA_DEFAULTS.topics, help: 'the topics to consume, comma-separated' },
   'kafka-group-id': { type: 'string', value: 'G', env: 'KAFKA_GROUP_ID', envReadByOwner: true, shows: KAFKA_DEFAULTS.groupId, help: "the consumer group (its offsets are kept in the database, not the group's)" },
-  'kafka-catalog-topic': { type: 'string', value: 'T', env: 'KAFKA_CATALOG_TOPIC', envReadByOwner: true, shows: 'none', help: 'the topic of account-wide facts (accounts, keys, engines, projects), consumed whole; a shard needs it' },
+  'kafka-catalog-topic': { type: 'string', value: 'T', env: 'KAFKA_CATALOG_TOPIC', envReadByOwner: true, help: 'the topic of account-wide facts (accounts, keys, engines, projects), consumed whole; a shard needs it' },
   shard: { type: 'string', value: 'K/N', env: 'SHARD', envReadByOwner: true, shows: 'every partition', help: 'with Kafka: hold only the projects of partitions p with p % N = K of the topics (docs/scale-out.md)' },
   'max-ready-lag': { type: 'int', value: 'N', env: 'MAX_READY_LAG', default: DEFAULT_MAX_READY_LAG, min: 0, max: Number.MAX_SAFE_INTEGER, help: 'with Kafka, /readyz is 503 while more events than this are unconsumed (0: off)' },
 } satisfies FlagTable;
