@@ -203,5 +203,19 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   }
   await checkAnswers(resharded, 'shards cut from the unsharded snapshot');
   const bootLines = resharded.map((n) => /bootstrapped .*: ([\d.]+) MiB in ([\d.]+) s/.exec(n.proc!.stdout())?.slice(1, 3).join(' MiB in ') ?? '?');
+  // Settings a shard refuses, each in one line with exit 2.
+  const refusals: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+    [['--shard', '0/2'], { KAFKA_CATALOG_TOPIC: '' }, /^visibility-api serve: SHARD=0\/2 needs KAFKA_CATALOG_TOPIC: .*\n$/],
+    [['--shard', '2/2'], {}, /^visibility-api serve: SHARD: "2\/2": K must be 0 to N-1\n$/],
+    [['--shard', '0/8'], {}, /^visibility-api serve: SHARD=0\/8: shards-\d+ has 6 partitions, fewer than 8 shards\n$/],
+    [['--shard', '0/2', '--db', shards[1]!.db], {}, /^visibility-api serve: SHARD=0\/2: .*s1a\.db holds shard 1\/2, which lacks partitions of 0\/2: .*\n$/],
+    [['--shard', '0/2'], { KAFKA_BROKERS: '' }, /^visibility-api serve: --shard needs Kafka \(--kafka-brokers or KAFKA_BROKERS\)\n$/],
+  ];
+  for (const [args, extraEnv, message] of refusals) {
+    const dbArgs = args.includes('--db') ? [] : ['--db', path.join(dir, 'refused.db')];
+    const r = await runCli(['serve', ...dbArgs, '--port', '0', '--ops-port', '0', ...args], { ...env('refused'), ...extraEnv });
+    t.match(`${r.code} ${r.stderr}`, new RegExp(`^2 ${message.source.slice(1)}`), `refused: ${args.join(' ')} ${JSON.stringify(extraEnv)}`);
+  }
+
   t.comment(`resharding 1 -> 2: both shards bootstrapped (${bootLines.join(' s; ')} s), cut and caught up ${reshardSeconds.toFixed(1)} s after their start`);
 });

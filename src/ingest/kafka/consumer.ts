@@ -295,9 +295,10 @@ class KafkaIngestRunner implements KafkaIngest {
   async start(): Promise<void> {
     this.precomputer = new Precomputer(); // its thread boots while the consumer connects and joins
     this.dlq?.kick(); // dead letters left unpublished by a previous run
-    this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     await this.pollOffsets();
+    // Before anything is written: a store of another shard is refused untouched, one to cut is cut first.
     if (this.config.shard.n > 1) this.screen = await this.shardScreen();
+    this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
     try {
       await withDeadline(this.startConsumer(), budget,
