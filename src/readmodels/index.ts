@@ -1,4 +1,5 @@
-// The endpoints of the contract, in the contract's order (issue 41's after the 22 of v1). Each file holds one endpoint's whole logic.
+// The endpoints of the contract, in the contract's order (issue 41's after the 22 of v1, then issue 44's
+// project-scoped run-group paths). Each file holds one endpoint's whole logic.
 import type { Endpoint } from './endpoint';
 import { endpoint as projects } from './endpoints/projects';
 import { endpoint as project } from './endpoints/project';
@@ -17,8 +18,8 @@ import { endpoint as warmLeads } from './endpoints/warm-leads';
 import { endpoint as engines } from './endpoints/engines';
 import { endpoint as terms } from './endpoints/terms';
 import { endpoint as runs } from './endpoints/runs';
-import { endpoint as runGroup } from './endpoints/run-group';
-import { endpoint as runResults } from './endpoints/run-results';
+import { endpoint as runGroup, inProject as projectRunGroup } from './endpoints/run-group';
+import { endpoint as runResults, inProject as projectRunResults } from './endpoints/run-results';
 import { endpoint as forumMetrics } from './endpoints/forum-metrics';
 import { endpoint as forumLeads } from './endpoints/forum-leads';
 import { endpoint as forumOpportunities } from './endpoints/forum-opportunities';
@@ -28,7 +29,7 @@ import { endpoint as signals } from './endpoints/signals';
 export const ENDPOINTS: readonly Endpoint[] = [
   projects, project, visibility, timeseries, dailyScores, prompts, segments, segmentAnalytics, competitors,
   competitorRankings, citations, mentions, referrers, warmLeads, engines, terms, runs, runGroup, runResults,
-  forumMetrics, forumLeads, forumOpportunities, dimensions, signals,
+  forumMetrics, forumLeads, forumOpportunities, dimensions, signals, projectRunGroup, projectRunResults,
 ];
 
 export type { Endpoint, Scope } from './endpoint';

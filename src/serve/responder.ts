@@ -97,9 +97,15 @@ export class Responder {
       if (elsewhere !== null) throw misrouted(elsewhere);
       scopes = [`project:${args.projectId}`, 'engines'];
     } else if (endpoint.scope === 'run_group') {
+      // A project-scoped path names the group's project too: another project's group is not found there.
+      const named = input.params.project_id === undefined ? null : pathUuid(input.params.project_id, 'project_id');
       args.runGroupId = scopeId = pathUuid(input.params.run_group_id, 'run_group_id');
+      if (named !== null && this.access.canSee(accountId, named)) {
+        const elsewhere = this.access.elsewhere(named);
+        if (elsewhere !== null) throw misrouted(elsewhere);
+      }
       const projectId = this.access.groupProject(args.runGroupId);
-      if (projectId === null || !this.access.canSee(accountId, projectId)) throw notFound();
+      if (projectId === null || !this.access.canSee(accountId, projectId) || (named !== null && named !== projectId)) throw notFound();
       const elsewhere = this.access.elsewhere(projectId);
       if (elsewhere !== null) throw misrouted(elsewhere);
       args.projectId = projectId;

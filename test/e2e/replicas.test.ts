@@ -173,7 +173,7 @@ async function demoUrls(base: string): Promise<Array<{ url: string; key: string 
       const runs = (await request(`${base}/projects/${p.id}/runs`, withKey(k.key))).json as Array<{ id: string }>;
       for (const e of ENDPOINTS) {
         if (e.scope === 'project') out.push({ url: base + e.path.replace(':project_id', p.id), key: k.key });
-        else if (e.scope === 'run_group' && runs[0]) out.push({ url: base + e.path.replace(':run_group_id', runs[0].id), key: k.key });
+        else if (e.scope === 'run_group' && runs[0]) out.push({ url: base + e.path.replace(':project_id', p.id).replace(':run_group_id', runs[0].id), key: k.key });
       }
     }
   }

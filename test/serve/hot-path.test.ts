@@ -131,7 +131,7 @@ t.test('build threads give the same bytes as building on the event loop', async 
     '/projects', `/runs/${group}`, `/runs/${group}/results`,
     ...['', '/visibility', '/visibility/timeseries', '/scores/daily', '/prompts', '/segments', '/segments/analytics', '/competitors',
       '/competitor-rankings', '/citations', '/mentions', '/referrers', '/warm-leads', '/engines', '/terms', '/runs', '/forum/metrics',
-      '/forum/leads', '/forum/opportunities', '/dimensions', '/signals'].map((s) => `/projects/${project}${s}`),
+      '/forum/leads', '/forum/opportunities', '/dimensions', '/signals', `/runs/${group}`, `/runs/${group}/results`].map((s) => `/projects/${project}${s}`),
   ];
   t.equal(paths.length, ENDPOINTS.length, 'every endpoint');
   for (const p of paths) {

@@ -292,6 +292,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project_id}/runs/{run_group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run group of the project with its prompt runs */
+        get: operations["project-run-group"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project_id}/runs/{run_group_id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every prompt run of a run group of the project with its mentions and citations */
+        get: operations["project-run-results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{project_id}/scores/daily": {
         parameters: {
             query?: never;
@@ -4818,6 +4852,456 @@ export interface operations {
                     "Last-Modified": string;
                     /** @description RFC 8288: the next page, `</v1/public/...?limit=..&cursor=..>; rel="next"`, keeping limit and filters; absent on the last page */
                     Link?: string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            400: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
+            401: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
+                    "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_api_key";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
+            404: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description method_not_allowed: Method other than GET or HEAD (the Allow header lists them) */
+            405: {
+                headers: {
+                    /** @description The methods the path serves */
+                    Allow: "GET, HEAD";
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "method_not_allowed";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
+            429: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds until a request will be accepted again: the t of RateLimit */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "headers_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description internal: Internal error; the message shows no internals */
+            500: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
+            503: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "project-run-group": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
+                /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The project's id (any letter case). */
+                project_id: string;
+                /** @description The run group's id (any letter case). */
+                run_group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A run group of the project with its prompt runs */
+            200: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunGroup"];
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            400: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
+            401: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
+                    "WWW-Authenticate": "ApiKey";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "invalid_api_key";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
+            404: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description method_not_allowed: Method other than GET or HEAD (the Allow header lists them) */
+            405: {
+                headers: {
+                    /** @description The methods the path serves */
+                    Allow: "GET, HEAD";
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "method_not_allowed";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
+            429: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds until a request will be accepted again: the t of RateLimit */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "headers_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description internal: Internal error; the message shows no internals */
+            500: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
+            503: {
+                headers: {
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description The error's stable code (README "Errors") */
+                    "X-Error-Code": "not_ready" | "build_failed" | "shutting_down";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "project-run-results": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `no-cache`: wait for a body at least as new as the data committed when the request arrived, rather than take a cached body up to the service's staleness bound (--max-staleness, default 1000 ms) behind. What a client sends after a change-feed event. */
+                "Cache-Control"?: string;
+                /** @description An ETag from an earlier 200: the answer is 304 without a body while the representation is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The project's id (any letter case). */
+                project_id: string;
+                /** @description The run group's id (any letter case). */
+                run_group_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every prompt run of a run group of the project with its mentions and citations */
+            200: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
+                    /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
+                    "Metric-Definitions-Version": "2026-11-28";
+                    /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
+                    RateLimit?: string;
+                    /** @description The per-key token bucket: q requests at most in a burst, refilled from empty in w seconds (q/w per second on average) */
+                    "RateLimit-Policy"?: string;
+                    Vary: "Accept-Encoding, Authorization, X-API-Key";
+                    /** @description Browsers must not guess another type than Content-Type says */
+                    "X-Content-Type-Options": "nosniff";
+                    /** @description RFC 3339 UTC: the occurred_at of the newest event applied to the project (the max over time), read with the body */
+                    "X-Data-As-Of"?: string;
+                    /** @description Increments whenever the underlying data changes */
+                    "X-Data-Version": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunResults"];
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    "Cache-Control": "private, no-cache";
+                    /** @description RFC 9211: `visibility-api; hit; fwd=stale` when the body is older than the newest committed data (at most the service's staleness bound behind) and a newer one is being built; ETag, X-Data-Version and X-Data-As-Of are this body's own. Absent on a current body. */
+                    "Cache-Status"?: "visibility-api; hit; fwd=stale";
+                    /** @description Strong validator of this representation; send it back in If-None-Match */
+                    ETag: string;
+                    /** @description When the underlying data last changed (HTTP date) */
+                    "Last-Modified": string;
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */

@@ -25,3 +25,11 @@ export const endpoint: Endpoint = {
     return { ...toRunGroup(group), prompt_runs: promptRuns };
   },
 };
+
+/**
+ * The same body under its project's path: a router that sends each project to its shard (a sharded
+ * fleet, docs/scale-out.md) routes it in one hop. A group of another project is a 404.
+ */
+export const inProject: Endpoint = {
+  ...endpoint, name: 'project-run-group', path: '/projects/:project_id/runs/:run_group_id', summary: 'A run group of the project with its prompt runs',
+};

@@ -36,3 +36,9 @@ export const endpoint: Endpoint = {
     });
   },
 };
+
+/** The same body under its project's path (run-group.ts inProject says why). */
+export const inProject: Endpoint = {
+  ...endpoint, name: 'project-run-results', path: '/projects/:project_id/runs/:run_group_id/results',
+  summary: 'Every prompt run of a run group of the project with its mentions and citations',
+};
