@@ -7,8 +7,10 @@
 // that holds its partitions.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import t from 'tap';
 import { ENDPOINTS } from '../../src/readmodels';
@@ -20,12 +22,16 @@ import { tmpDir } from '../helpers/db';
 import { activeKeys, DEMO_FILE } from '../helpers/demo';
 import { request, withKey } from '../helpers/http';
 import { runCli, startServe, type ServeProcess } from '../helpers/processes';
-import { until } from '../helpers/wait';
+import { postMcp, toolCall } from '../helpers/mcp';
+import { startShardRouter, type Replica } from '../helpers/shard-router';
+import { sleep, until } from '../helpers/wait';
 
 const PARTITIONS = 6;
 const SHARDS = 2;
+const LOAD_SECONDS = 12;
+const KILL_AFTER_MS = 3000;
 
-interface Node { name: string; db: string; shard: string | null; proc?: ServeProcess }
+interface Node { name: string; db: string; shard: string | null; proc?: ServeProcess; ports?: Replica }
 
 t.test('2 shards of the demo world answer what one unsharded service answers, each for its own projects', async (t) => {
   const broker = await testBroker();
@@ -46,7 +52,8 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   });
   const kill = (n: Node): void => void (n.proc && n.proc.child.exitCode === null && n.proc.child.signalCode === null && n.proc.child.kill('SIGKILL'));
   const serve = async (n: Node, extra: string[] = []): Promise<ServeProcess> => {
-    n.proc = await startServe(['--db', n.db, '--port', '0', '--ops-port', '0', ...(n.shard ? ['--shard', n.shard] : []), ...extra], env(n.name));
+    const ports = ['--port', String(n.ports?.port ?? 0), '--ops-port', String(n.ports?.opsPort ?? 0)];
+    n.proc = await startServe(['--db', n.db, ...ports, ...(n.shard ? ['--shard', n.shard] : []), ...extra], env(n.name));
     t.teardown(() => kill(n));
     return n.proc;
   };
@@ -93,8 +100,9 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   t.same(new Set(allProjects.map((id) => owner(id).name)), new Set(['s0a', 's1a']), 'the demo projects fall in both shards');
 
   /** Every endpoint of every project each key sees: the owner among `nodes` answers the reference's bytes, the others the plain 404. */
-  const checkAnswers = async (nodes: Node[], label: string): Promise<void> => {
+  const checkAnswers = async (nodes: Node[], label: string, router?: string): Promise<void> => {
     const ownerIn = (id: string): Node => nodes[partitionOf(id, PARTITIONS) % SHARDS]!;
+    const ownerBase = (id: string): string => router ?? base(ownerIn(id));
     let compared = 0;
     const differing: string[] = [];
     const leaked: string[] = [];
@@ -107,10 +115,10 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
           if (e.scope === 'project' || (e.scope === 'run_group' && runs[0])) paths.push(filled);
         }
         for (const pth of paths) {
-          const [want, got, ...others] = await Promise.all([whole, ownerIn(p.id), ...nodes.filter((n) => n !== ownerIn(p.id))]
-            .map((n) => request(`${base(n)}${pth}`, withKey(k.key))));
+          const [want, got, ...others] = await Promise.all([base(whole), ownerBase(p.id), ...nodes.filter((n) => n !== ownerIn(p.id)).map(base)]
+            .map((b) => request(`${b}${pth}`, withKey(k.key))));
           compared += 1;
-          if (got!.status !== want!.status || got!.text !== want!.text) differing.push(`${ownerIn(p.id).name} ${pth}`);
+          if (got!.status !== want!.status || got!.text !== want!.text) differing.push(`${router ? 'router' : ownerIn(p.id).name} ${pth}`);
           for (const other of others) if (other.status !== 404 || other.text !== '{"error":true,"message":"Not found"}') leaked.push(`${pth} ${other.status}`);
         }
       }
@@ -216,6 +224,78 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
     const r = await runCli(['serve', ...dbArgs, '--port', '0', '--ops-port', '0', ...args], { ...env('refused'), ...extraEnv });
     t.match(`${r.code} ${r.stderr}`, new RegExp(`^2 ${message.source.slice(1)}`), `refused: ${args.join(' ')} ${JSON.stringify(extraEnv)}`);
   }
+
+  // Two replicas per shard behind the router: each shard's second replica from its first one's snapshot.
+  const twins = [node('s0b', '0/2'), node('s1b', '1/2')];
+  await Promise.all(twins.map((n, k) => serve(n, ['--bootstrap-from', shards[k]!.proc!.ops])));
+  t.ok(await until(async () => (await Promise.all(twins.map(caughtUp))).every(Boolean), 60_000, 100), 'each shard\'s second replica bootstrapped from its first and caught up');
+  const replicaOf = (n: Node): Replica => ({ port: Number(new URL(n.proc!.base).port), opsPort: Number(new URL(n.proc!.ops).port) });
+  const fleet = [[shards[0]!, twins[0]!], [shards[1]!, twins[1]!]];
+  const router = await startShardRouter(fleet.map((s) => s.map(replicaOf)), PARTITIONS);
+  t.teardown(() => router.stop());
+  const lb = `${router.base}/v1/public`;
+  for (const k of activeKeys) {
+    const [want, got] = await Promise.all([base(whole), lb].map((b) => request(`${b}/projects`, withKey(k.key))));
+    if (got!.text !== want!.text || got!.status !== want!.status) t.fail(`/projects of ${k.key.slice(0, 12)}… through the router differs`);
+  }
+  t.pass(`/projects through the router equals the unsharded answer for each of the ${activeKeys.length} keys`);
+  await checkAnswers(shards, 'through the router', lb);
+
+  // MCP through the router: a tool call for a project of either shard answers what the unsharded service answers.
+  for (const id of [allProjects.find((x) => owner(x) === shards[0])!, allProjects.find((x) => owner(x) === shards[1])!]) {
+    const k = activeKeys.find((x) => projectsOf.get(x.key)!.some((p) => p.id === id))!.key;
+    const call = JSON.stringify(toolCall(7, 'competitor_rankings', { project_id: id }));
+    const [want, got] = await Promise.all([new URL(base(whole)).origin, router.base].map((o) => postMcp(o, k, call)));
+    t.same([got!.status, got!.text], [want!.status, want!.text], `MCP competitor_rankings of a shard-${partitionOf(id, PARTITIONS) % SHARDS} project through the router`);
+  }
+
+  // The change feed through the router: a new run of a shard-1 project is announced on its stream.
+  const fed = allProjects.find((x) => owner(x) === shards[1])!;
+  const fedKey = activeKeys.find((x) => projectsOf.get(x.key)!.some((p) => p.id === fed))!.key;
+  const events: string[] = [];
+  const stream = http.get(`${lb}/projects/${fed}/changes`, { headers: { 'x-api-key': fedKey, accept: 'text/event-stream' } }, (res) => {
+    res.on('data', (c: Buffer) => events.push(c.toString()));
+  });
+  t.teardown(() => stream.destroy());
+  await until(async () => events.length > 0, 5000, 20); // the stream's opening comment
+  const fedRun = JSON.parse(demoLines.find((l) => l.includes('"prompt_run.completed"') && l.includes(fed))!) as { event_id: string; data: { id: string } };
+  fedRun.event_id = randomUUID();
+  fedRun.data.id = randomUUID();
+  fs.writeFileSync(more, JSON.stringify(fedRun) + '\n');
+  await produceFiles(conn, topic, [more], { catalogTopic: catalog });
+  t.ok(await until(async () => /event: change/.test(events.join('')), 20_000, 50), 'the change feed of a shard-1 project through the router announced its new run');
+  stream.destroy();
+
+  // Under read load through the router, one replica of each shard is SIGKILLed and replaced from its shard's peer.
+  const urls: Array<{ path: string; key: string }> = [];
+  for (const k of activeKeys) {
+    urls.push({ path: '/v1/public/projects', key: k.key });
+    for (const p of projectsOf.get(k.key)!) for (const e of ENDPOINTS) if (e.scope === 'project') urls.push({ path: `/v1/public${e.path.replace(':project_id', p.id)}`, key: k.key });
+  }
+  const load = autocannon({
+    url: router.base, connections: 16, duration: LOAD_SECONDS,
+    requests: urls.map((u) => ({ method: 'GET', path: u.path, headers: { 'x-api-key': u.key } })),
+  });
+  await sleep(KILL_AFTER_MS);
+  const killedAt = performance.now();
+  const replaced: Node[] = [];
+  for (const n of twins) {
+    const ports = replicaOf(n);
+    n.proc!.child.kill('SIGKILL');
+    await n.proc!.exited.catch(() => undefined);
+    for (const x of ['', '-wal', '-shm']) fs.rmSync(n.db + x, { force: true }); // a new machine: no file
+    replaced.push({ name: `${n.name}-new`, db: n.db, shard: n.shard, ports }); // on the same ports: the router's config names them
+  }
+  await Promise.all(replaced.map((n, k) => serve(n, ['--bootstrap-from', shards[k]!.proc!.ops])));
+  t.ok(await until(async () => (await Promise.all(replaced.map(caughtUp))).every(Boolean), 60_000, 100), 'both replacements bootstrapped from their shard\'s peer and are ready');
+  const readySeconds = (performance.now() - killedAt) / 1000;
+  const result = await load;
+  t.equal(result.non2xx, 0, 'no request through the router failed with a non-2xx');
+  t.equal(result.errors + result.timeouts, 0, 'none failed at the connection or timed out');
+  for (const [k, n] of replaced.entries()) t.match((await readyz(n)).json.shard, { shard: `${k}/2` }, `${n.name} holds shard ${k}/2`);
+  await checkAnswers([replaced[0]!, replaced[1]!], 'the replacements');
+  t.comment(`router: ${Math.round(result.requests.total)} requests in ${LOAD_SECONDS} s (${Math.round(result.requests.average)} req/s) over ${urls.length} URLs, ` +
+    `${result.non2xx + result.errors + result.timeouts} failed; one replica of each shard SIGKILLed at ${KILL_AFTER_MS / 1000} s, replacements ready ${readySeconds.toFixed(1)} s after`);
 
   t.comment(`resharding 1 -> 2: both shards bootstrapped (${bootLines.join(' s; ')} s), cut and caught up ${reshardSeconds.toFixed(1)} s after their start`);
 });
