@@ -77,10 +77,14 @@ core.register_init(function()
   end
 end)
 
--- Legacy /v1/public/runs/{id}[/results] names no project: ask each shard in turn through the
--- router's local-only listener (frontend shard_by_number), and answer the first answer that is not a
--- 404 (a shard's 404 when none holds the group). The project-scoped paths
--- /projects/{project_id}/runs/{id} cost one request; these cost up to N.
+-- Legacy /v1/public/runs/{id}[/results] names no project. This action finds its shard: it asks
+-- each shard in turn, with a HEAD of the same path and the client's headers, through the router's
+-- local-only listener (frontend shard_by_number), and names the first shard whose answer is not a 404
+-- in txn.run_shard; the request itself is then proxied to that shard as any other, so its answer
+-- (status, headers, body of any size, a 304) reaches the client untouched. No shard but 404s: none
+-- is named, and any shard answers its own 404. (Debian's HAProxy 2.6 cuts long bodies that Lua's
+-- httpclient reads, so no body is ever read here.) The project-scoped paths
+-- /projects/{project_id}/runs/{id} cost one request; these cost up to N more HEADs.
 local bind = os.getenv("HAPROXY_BIND")
 if bind == nil or bind == "" then error("shard-router: HAPROXY_BIND must be set (the router's host:port)", 0) end
 local SHARD_LISTENER = "abns@shard-router-" .. bind
@@ -88,43 +92,29 @@ local SHARD_LISTENER = "abns@shard-router-" .. bind
 local HOP = { connection = true, ["keep-alive"] = true, ["proxy-connection"] = true, te = true, trailer = true,
   ["transfer-encoding"] = true, upgrade = true, ["content-length"] = true, ["x-shard-router-shard"] = true }
 local TIMEOUT_MS = 30000 -- as `timeout server`
+local UNREACHABLE = '{"error":true,"message":"The router could not ask every shard; retry shortly"}'
 
-local function send(applet, status, headers, body, head)
-  applet:set_status(status)
-  for name, values in pairs(headers) do
-    -- A HEAD keeps the shard's Content-Length (its GET's); any other is set from the body below.
-    if not HOP[name] or (head and name == "content-length") then
-      for _, v in pairs(values) do applet:add_header(name, v) end
-    end
-  end
-  if not head then applet:add_header("content-length", tostring(#body)) end
-  applet:start_response()
-  if not head then applet:send(body) end
-end
-
-core.register_service("runs_any_shard", "http", function(applet)
-  local head = applet.method == "HEAD"
+core.register_action("run_shard", { "http-req" }, function(txn)
   local headers = {}
-  for name, values in pairs(applet.headers) do
+  for name, values in pairs(txn.http:req_get_headers()) do
     if not HOP[name] then
       local list = {}
       for i = 0, #values do list[#list + 1] = values[i] end
       headers[name] = list
     end
   end
-  local url = "http://shard-router" .. applet.path .. (applet.qs ~= "" and ("?" .. applet.qs) or "")
+  local url = "http://shard-router" .. txn.sf:path() .. (txn.sf:query() and ("?" .. txn.sf:query()) or "")
   for k = 0, SHARDS - 1 do
     headers["x-shard-router-shard"] = { tostring(k) }
-    local hc = core.httpclient()
-    local request = { url = url, dst = SHARD_LISTENER, headers = headers, timeout = TIMEOUT_MS }
-    local res = head and hc:head(request) or hc:get(request)
+    local res = core.httpclient():head{ url = url, dst = SHARD_LISTENER, headers = headers, timeout = TIMEOUT_MS }
     if res == nil or res.status == nil or res.status == 0 then
-      -- The router could not reach its own listener: nothing to tell from that shard.
-      local body = '{"error":true,"message":"The router could not ask every shard; retry shortly"}'
-      return send(applet, 503, { ["content-type"] = { "application/json; charset=utf-8" } }, body, head)
+      -- The router could not reach its own listener: no shard can be named, and a 404 would mislead.
+      local reply = txn:reply{ status = 503, body = UNREACHABLE, headers = { ["content-type"] = { "application/json; charset=utf-8" } } }
+      return txn:done(reply)
     end
-    if res.status ~= 404 or k == SHARDS - 1 then
-      return send(applet, res.status, res.headers or {}, res.body or "", head)
+    if res.status ~= 404 then
+      txn:set_var("txn.run_shard", "shard" .. k)
+      return
     end
   end
 end)

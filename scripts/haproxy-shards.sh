@@ -27,8 +27,8 @@ cat <<EOF
 #   /v1/public/projects/{id} and everything under it (the change feed, /projects/{id}/runs/{run_group_id})
 #                                 -> the shard of {id}
 #   POST /mcp with params.arguments.project_id -> the shard of that project
-#   /v1/public/runs/{run_group_id}[/results] (legacy: names no project) -> each shard in turn, through
-#                                 the local-only listener below; the first answer that is not a 404
+#   /v1/public/runs/{run_group_id}[/results] (legacy: names no project) -> the first shard whose answer
+#                                 to a HEAD of it, asked through the local-only listener below, is not a 404
 #   anything else (GET /projects, the documents, MCP without a project) -> any replica of any shard:
 #                                 every shard holds the catalog (accounts, keys, projects)
 # Within a shard, replicas are checked on their ops port's /readyz and retried as in deploy/haproxy.cfg.
@@ -75,11 +75,12 @@ frontend api
     option http-buffer-request
     http-request set-var(txn.project) path,field(5,/),url_dec,lower if project_path
     http-request set-var(txn.project) req.body,json_query('\$.params.arguments.project_id'),lower if mcp METH_POST
-    http-request use-service lua.runs_any_shard if legacy_runs
+    http-request lua.run_shard if legacy_runs
     use_backend %[var(txn.project),lua.shard] if { var(txn.project) -m found }
+    use_backend %[var(txn.run_shard)] if { var(txn.run_shard) -m found }
     default_backend any
 
-# How the legacy run-group service reaches one shard: an abstract socket named after the public
+# How the legacy run-group action asks one shard: an abstract socket named after the public
 # address (unique on the host, reachable from no other machine), the shard named by a header.
 frontend shard_by_number
     bind "abns@shard-router-\${HAPROXY_BIND}"

@@ -29,9 +29,16 @@ async function stub(shard: number, replica: number): Promise<Stub> {
       if (req.url === '/readyz') return void res.end('{"ready":true}');
       if (req.url?.startsWith('/v1/public/runs/')) {
         const found = req.url.includes(`held-by-${shard}`);
-        const text = found ? JSON.stringify({ name, url: req.url, key: req.headers['x-api-key'] ?? null, auth: req.headers.authorization ?? null, host: req.headers.host }) : '{"error":true,"message":"Not found"}';
+        // `...-big`: a body of 3 MB, far past HAProxy's buffer.
+        const big = req.url.includes('-big') ? 'x'.repeat(3 << 20) : undefined;
+        const text = found ? JSON.stringify({ name, url: req.url, key: req.headers['x-api-key'] ?? null, auth: req.headers.authorization ?? null, host: req.headers.host, big }) : '{"error":true,"message":"Not found"}';
         res.writeHead(found ? 200 : 404, { 'content-type': 'application/json; charset=utf-8', etag: `"${name}"`, 'x-error-code': found ? 'none' : 'not_found' });
         return void res.end(req.method === 'HEAD' ? undefined : text);
+      }
+      if (req.url?.endsWith('/changes')) {
+        // A change feed: an event now, the stream left open (the router must pass it on as it comes).
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+        return void res.write(`event: ready\ndata: {"shard":${shard}}\n\n`);
       }
       const echo: Echo = { name, shard, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -111,10 +118,17 @@ t.test('the router sends each project to the shard of its partition, as the prod
   // an id as the service reads it (percent-decoded, any letter case) goes where the id goes.
   const id = ids.find((x) => shardOf(x) !== 0 && /[a-f]/.test(x))!;
   const run = ids[1]!;
-  for (const sub of ['', '/visibility', '/changes', `/runs/${run}`, `/runs/${run}/results`]) {
+  for (const sub of ['', '/visibility', `/runs/${run}`, `/runs/${run}/results`]) {
     const r = await echo(`${base}/v1/public/projects/${id}${sub}?x=1`);
     t.same([r.shard, r.url], [shardOf(id), `/v1/public/projects/${id}${sub}?x=1`], `/projects/{id}${sub} goes to the project's shard, path and query intact`);
   }
+  const feed = await new Promise<string>((resolve, reject) => {
+    http.get(`${base}/v1/public/projects/${id}/changes`, (res) => res.once('data', (c: Buffer) => {
+      resolve(`${res.headers['content-type']} ${c.toString()}`);
+      res.destroy();
+    })).on('error', reject);
+  });
+  t.equal(feed, `text/event-stream event: ready\ndata: {"shard":${shardOf(id)}}\n\n`, 'the change feed: from the project\'s shard, each event passed on as it comes');
   t.equal((await echo(`${base}/v1/public/projects/${id.toUpperCase()}/visibility`)).shard, shardOf(id), 'the id in upper case: the same shard');
   const encoded = id.replace(/[a-f]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
   t.equal((await echo(`${base}/v1/public/projects/${encoded}/visibility`)).shard, shardOf(id), 'a percent-encoded id: the same shard');
@@ -148,8 +162,10 @@ t.test('the router sends each project to the shard of its partition, as the prod
     const legacy = await call(`${base}/v1/public/runs/held-by-${holder}/results?a=b`, { headers: { 'x-api-key': 'k-123', authorization: 'ApiKey k-456' } });
     t.same([legacy.status, JSON.parse(legacy.text)], [200, { name: legacy.headers.etag?.slice(1, -1), url: `/v1/public/runs/held-by-${holder}/results?a=b`, key: 'k-123', auth: 'ApiKey k-456', host: new URL(base).host }],
       `a legacy run-group path held by shard ${holder}: its 200 and body, the key and Host headers passed on`);
-    t.match(legacy.headers, { etag: new RegExp(`^"s${holder}r[12]"$`), 'content-type': 'application/json; charset=utf-8', 'x-error-code': 'none', 'content-length': String(Buffer.byteLength(legacy.text)) }, '  and its headers');
+    t.match(legacy.headers, { etag: new RegExp(`^"s${holder}r[12]"$`), 'content-type': 'application/json; charset=utf-8', 'x-error-code': 'none' }, '  and its headers');
   }
+  const big = await call(`${base}/v1/public/runs/held-by-1-big`, { headers: { 'x-api-key': 'k' } });
+  t.same([big.status, big.text.length > 3 << 20, (JSON.parse(big.text) as { big: string }).big.length], [200, true, 3 << 20], 'a body of 3 MB is copied back whole');
   const head = await call(`${base}/v1/public/runs/held-by-2`, { method: 'HEAD', headers: { 'x-api-key': 'k' } });
   t.same([head.status, head.headers.etag?.startsWith('"s2'), head.text], [200, true, ''], 'HEAD too, without a body');
   const none = await call(`${base}/v1/public/runs/nowhere`, { headers: { 'x-api-key': 'k' } });
