@@ -41,13 +41,15 @@ cat <<EOF
 #   SHARD_COUNT                   $n: the shards, backends shard0 .. shard$last
 #   S<k>R<i>_API, S<k>R<i>_OPS    replica i (1 .. $r) of shard k (0 .. $last): its API address
 #                                 (e.g. 10.0.0.11:8080) and its ops port (e.g. 9464)
+# For example:
+#   HAPROXY_BIND=0.0.0.0:8080 SHARD_LUA=/etc/haproxy/shard-router.lua SHARD_PARTITIONS=12 SHARD_COUNT=$n \\
+#     S0R1_API=10.0.0.11:8080 S0R1_OPS=9464 ... haproxy -f haproxy-shards.cfg
 # test/e2e/shard-router.test.ts runs this file (and its 3-shard sibling) on loopback.
 
 global
     maxconn 4096
-    lua-load "\${SHARD_LUA}"
-    # An MCP body is read to find its project: a body larger than this goes to any shard.
-    tune.bufsize 65536
+    # One Lua state per thread: the converter runs on every request, without a lock shared by threads.
+    lua-load-per-thread "\${SHARD_LUA}"
 
 defaults
     mode http
@@ -71,7 +73,8 @@ frontend api
     acl legacy_runs path_reg ^/v1/public/runs/[^/]+(/results)?\$
     acl mcp path /mcp
     # The project: from the path (decoded and lower-cased, as the service reads it), or from an MCP
-    # tool call's arguments (the body is buffered for it).
+    # tool call's arguments (the body is buffered for it; one past tune.bufsize, 16 kB by default, is
+    # not looked into and goes to any shard).
     option http-buffer-request
     http-request set-var(txn.project) path,field(5,/),url_dec,lower if project_path
     http-request set-var(txn.project) req.body,json_query('\$.params.arguments.project_id'),lower if mcp METH_POST

@@ -153,6 +153,9 @@ t.test('the router sends each project to the shard of its partition, as the prod
   t.same(misrouted, [], '60 MCP tool calls with a project_id each reached the project\'s shard');
   const whole = await mcp(toolCall({ project_id: id.toUpperCase() }));
   t.same([whole.shard, JSON.parse(whole.body)], [shardOf(id), toolCall({ project_id: id.toUpperCase() })], 'a project_id in upper case too, and the body reaches the shard whole');
+  const large = toolCall({ project_id: id, note: 'x'.repeat(40_000) });
+  const past = await mcp(large);
+  t.same(JSON.parse(past.body), large, 'a tool call past HAProxy\'s buffer reaches a shard whole (any shard: its project is not looked for)');
   const anywhere = new Set<number>();
   for (let i = 0; i < 12; i++) anywhere.add((await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/list' })).shard);
   t.same([...anywhere].sort(), [0, 1, 2], 'MCP calls without a project go to any shard');
@@ -186,9 +189,11 @@ t.test('the router sends each project to the shard of its partition, as the prod
   await router.stop();
 });
 
-t.test('a bad partition or shard count stops the router at start, saying why', { skip }, async (t) => {
+t.test('a bad partition or shard count, or one the config disagrees with, stops the router at start, saying why', { skip }, async (t) => {
   const replicas = [{ port: 1, opsPort: 1 }, { port: 2, opsPort: 2 }];
   const fleet = [{ replicas }, { replicas }];
   await t.rejects(startShardRouter({ shards: fleet, partitions: 0 }), /SHARD_PARTITIONS must be a whole number from 1 to 1000000, got "0"/);
   await t.rejects(startShardRouter({ shards: [...fleet, { replicas }], partitions: 2 }), /SHARD_COUNT 3 is more than SHARD_PARTITIONS 2/);
+  await t.rejects(startShardRouter({ shards: fleet, partitions: 6, env: { SHARD_COUNT: '3' } }), /SHARD_COUNT is 3 but the config has no backend shard2/);
+  await t.rejects(startShardRouter({ shards: fleet, partitions: 6, env: { SHARD_COUNT: '1' } }), /SHARD_COUNT is 1 but the config has a backend shard1/);
 });

@@ -28,6 +28,8 @@ export interface ShardRouterOptions {
   haproxyBin?: string;
   /** Resolves once the router answers this path with a 200 (default: the OpenAPI document, from any shard). */
   readyPath?: string;
+  /** More environment for HAProxy, over what is derived from the options (e.g. a SHARD_COUNT that disagrees). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ShardRouter {
@@ -67,7 +69,7 @@ export function startShardRouter(opts: ShardRouterOptions): Promise<ShardRouter>
   }));
   const readyPath = opts.readyPath ?? '/v1/public/openapi.json';
   return onFreePorts(1, async ([port]) => {
-    const haproxy = spawn(bin, ['-db', '-f', cfg], { env: { ...process.env, ...env, HAPROXY_BIND: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const haproxy = spawn(bin, ['-db', '-f', cfg], { env: { ...process.env, ...env, HAPROXY_BIND: `127.0.0.1:${port}`, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     haproxy.stdout.on('data', (c: Buffer) => (out += c.toString()));
     haproxy.stderr.on('data', (c: Buffer) => (out += c.toString()));
