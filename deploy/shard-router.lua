@@ -1,31 +1,35 @@
--- The router of a sharded fleet (docs/scale-out.md): which shard holds a project, computed the way the
--- producer partitions it, so the router keeps no per-project state. HAProxy 2.6, Lua 5.3.
+-- The router of a sharded fleet (deploy/haproxy-shards.cfg, docs/scale-out.md): which shard holds a
+-- project, computed the way the producer partitions it, so the router keeps no per-project state.
+-- HAProxy 2.6, Lua 5.3.
 --
 -- A project's partition is kafkajs's default partitioner: Java-compatible murmur2 (seed 0x9747b28c)
--- of the id's UTF-8 bytes, (h & 0x7fffffff) % SHARD_PARTITIONS; its shard is partition % SHARD_COUNT
--- (src/lib/partition.ts is the service's copy; test/e2e/shard-router.test.ts checks both against
--- kafkajs). Environment, read once at load:
+-- of the id's UTF-8 bytes, (h & 0x7fffffff) % SHARD_PARTITIONS; its shard is partition % SHARD_COUNT.
+-- src/lib/partition.ts is the service's copy; test/e2e/shard-router.test.ts checks this one against
+-- kafkajs's own partitioner. Environment, read once at load (a bad value stops HAProxy's start):
 --   SHARD_PARTITIONS  partitions of the events topic (what the shards' /readyz says)
---   SHARD_COUNT       N, the shards; backends shard0 .. shard<N-1> must exist
---   HAPROXY_BIND      the router's own address: legacy run-group paths ask each shard through it
+--   SHARD_COUNT       N, the shards: backends shard0 .. shard<N-1> must exist, and no shard<N>
+--   HAPROXY_BIND      the router's own address: the name of its local-only listener for shards
 
-local function whole(name, min)
+local function whole(name, min, max)
   local raw = os.getenv(name)
-  local n = tonumber(raw or "")
-  if n == nil or n ~= math.floor(n) or n < min then
-    error(string.format("%s must be an integer of at least %d, got %q", name, min, tostring(raw)))
+  local n = raw ~= nil and raw:match("^%s*(%d+)%s*$") and math.tointeger(tonumber(raw)) or nil
+  if n == nil or n < min or n > max then
+    error(string.format("shard-router: %s must be a whole number from %d to %d, got %s", name, min, max,
+      raw == nil and "nothing (unset)" or string.format("%q", raw)), 0)
   end
-  return math.tointeger(n)
+  return n
 end
 
-local PARTITIONS = whole("SHARD_PARTITIONS", 1)
-local SHARDS = whole("SHARD_COUNT", 1)
-if SHARDS > PARTITIONS then error(string.format("SHARD_COUNT %d is more than SHARD_PARTITIONS %d", SHARDS, PARTITIONS)) end
+local PARTITIONS = whole("SHARD_PARTITIONS", 1, 1000000)
+local SHARDS = whole("SHARD_COUNT", 1, 1024)
+if SHARDS > PARTITIONS then
+  error(string.format("shard-router: SHARD_COUNT %d is more than SHARD_PARTITIONS %d (a shard would hold no partition)", SHARDS, PARTITIONS), 0)
+end
 
 local M = 0x5bd1e995
 local MASK = 0xffffffff
 
--- Lua 5.3 integers are 64-bit: every product is cut back to 32 bits, so >> is Java's >>>.
+-- Lua 5.3 integers are 64-bit: every product is cut back to 32 bits, so >> on them is Java's >>>.
 local function murmur2(key)
   local length = #key
   local h = (0x9747b28c ~ length) & MASK
@@ -38,6 +42,7 @@ local function murmur2(key)
     k = (k * M) & MASK
     h = ((h * M) & MASK) ~ k
   end
+  -- The last 1-3 bytes (Kafka's switch falls through from case 3 to case 1).
   local tail = length % 4
   if tail > 0 then
     if tail == 3 then h = h ~ (string.byte(key, whole4 + 3) << 16) end
@@ -57,59 +62,55 @@ end
 
 -- use_backend %[var(txn.project),lua.shard]: the backend of the project's shard.
 core.register_converters("shard", function(id)
-  return "shard" .. shard_of(id)
+  return "shard" .. shard_of(tostring(id))
 end)
 
--- Legacy /v1/public/runs/{id}[/results] names no project: ask each shard in turn, through this
--- router with the shard forced (X-Visibility-Shard), and answer the first answer that is not a 404
--- (every shard's 404 when none holds the group). The project-scoped paths
--- /projects/{project_id}/runs/{id} cost one request; these cost up to N.
-local self_bind = os.getenv("HAPROXY_BIND") or ""
-local self_host, self_port = self_bind:match("^(.*):(%d+)$")
-if self_host == nil then error("HAPROXY_BIND must be host:port, got " .. self_bind) end
-if self_host == "" or self_host == "0.0.0.0" or self_host == "*" then self_host = "127.0.0.1" end
-if self_host == "::" or self_host == "[::]" then self_host = "[::1]" end
-local SELF = "http://" .. self_host .. ":" .. self_port
-
-local PASSED = { "x-api-key", "authorization", "accept", "if-none-match", "cache-control", "x-request-id" }
-local DROPPED = { ["content-length"] = true, ["transfer-encoding"] = true, ["connection"] = true, ["keep-alive"] = true }
-
-core.register_service("runs_any_shard", "http", function(applet)
-  local headers = {}
-  for _, name in ipairs(PASSED) do
-    local v = applet.headers[name]
-    if v ~= nil then headers[name] = { v[0] } end
-  end
-  local url = SELF .. applet.path .. (applet.qs ~= "" and ("?" .. applet.qs) or "")
-  local answer = nil
+-- The config and SHARD_COUNT must agree, or some projects would have no backend (or one never used).
+core.register_init(function()
   for k = 0, SHARDS - 1 do
-    headers["x-visibility-shard"] = { tostring(k) }
-    local hc = core.httpclient()
-    local res = applet.method == "HEAD" and hc:head{ url = url, headers = headers } or hc:get{ url = url, headers = headers }
-    if res ~= nil and res.status ~= nil and res.status ~= 0 then
-      answer = res
-      if res.status ~= 404 then break end
+    if core.backends["shard" .. k] == nil then
+      error(string.format("shard-router: SHARD_COUNT is %d but the config has no backend shard%d", SHARDS, k), 0)
     end
   end
-  if answer == nil then
-    local body = '{"error":true,"message":"Service unavailable"}'
-    applet:set_status(503)
-    applet:add_header("content-type", "application/json; charset=utf-8")
-    applet:add_header("content-length", tostring(#body))
-    applet:start_response()
-    applet:send(body)
-    return
+  if core.backends["shard" .. SHARDS] ~= nil then
+    error(string.format("shard-router: SHARD_COUNT is %d but the config has a backend shard%d: more shards than that", SHARDS, SHARDS), 0)
   end
-  applet:set_status(answer.status)
-  local head = applet.method == "HEAD"
-  for name, values in pairs(answer.headers or {}) do
-    -- A HEAD keeps the shard's Content-Length (the GET's); a GET's is set below, from the body.
-    if not DROPPED[name] or (head and name == "content-length") then
-      for _, v in pairs(values) do applet:add_header(name, v) end
+end)
+
+-- Legacy /v1/public/runs/{id}[/results] names no project. This action finds its shard: it asks
+-- each shard in turn, with a HEAD of the same path and the client's headers, through the router's
+-- local-only listener (frontend shard_by_number), and names the first shard whose answer is not a 404
+-- in txn.run_shard; the request itself is then proxied to that shard as any other, so its answer
+-- (status, headers, body of any size, a 304) reaches the client untouched. No shard but 404s: none
+-- is named, and any shard answers its own 404. (Debian's HAProxy 2.6 cuts long bodies that Lua's
+-- httpclient reads, so no body is ever read here.) The project-scoped paths
+-- /projects/{project_id}/runs/{id} cost one request; these cost up to N more HEADs.
+local bind = os.getenv("HAPROXY_BIND")
+if bind == nil or bind == "" then error("shard-router: HAPROXY_BIND must be set (the router's host:port)", 0) end
+local SHARD_LISTENER = "abns@shard-router-" .. bind
+-- What the service sees over a hop of its own: everything the client sent but the hop's own headers.
+local HOP = { connection = true, ["keep-alive"] = true, ["proxy-connection"] = true, te = true, trailer = true,
+  ["transfer-encoding"] = true, upgrade = true, ["content-length"] = true, ["x-shard-router-shard"] = true }
+local TIMEOUT_MS = 30000 -- as `timeout server`
+
+core.register_action("run_shard", { "http-req" }, function(txn)
+  local headers = {}
+  for name, values in pairs(txn.http:req_get_headers()) do
+    if not HOP[name] then
+      local list = {}
+      for i = 0, #values do list[#list + 1] = values[i] end
+      headers[name] = list
     end
   end
-  local body = answer.body or ""
-  if not head then applet:add_header("content-length", tostring(#body)) end
-  applet:start_response()
-  if not head then applet:send(body) end
+  local url = "http://shard-router" .. txn.sf:path() .. (txn.sf:query() and ("?" .. txn.sf:query()) or "")
+  for k = 0, SHARDS - 1 do
+    headers["x-shard-router-shard"] = { tostring(k) }
+    local res = core.httpclient():head{ url = url, dst = SHARD_LISTENER, headers = headers, timeout = TIMEOUT_MS }
+    -- Anything but a 404 (a 200, a 304, the key's 401, a shard with no replica up, a failed hop)
+    -- sends the request to this shard: the client gets the shard's own answer to it.
+    if res == nil or res.status ~= 404 then
+      txn:set_var("txn.run_shard", "shard" .. k)
+      return
+    end
+  end
 end)
