@@ -23,7 +23,7 @@ import { activeKeys, DEMO_FILE } from '../helpers/demo';
 import { request, withKey } from '../helpers/http';
 import { runCli, startServe, type ServeProcess } from '../helpers/processes';
 import { postMcp, toolCall } from '../helpers/mcp';
-import { startShardRouter, type Replica } from '../helpers/shard-router';
+import { startShardRouter, type RouterReplica as Replica } from '../helpers/shard-router';
 import { sleep, until } from '../helpers/wait';
 
 const PARTITIONS = 6;
@@ -231,7 +231,7 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
   t.ok(await until(async () => (await Promise.all(twins.map(caughtUp))).every(Boolean), 60_000, 100), 'each shard\'s second replica bootstrapped from its first and caught up');
   const replicaOf = (n: Node): Replica => ({ port: Number(new URL(n.proc!.base).port), opsPort: Number(new URL(n.proc!.ops).port) });
   const fleet = [[shards[0]!, twins[0]!], [shards[1]!, twins[1]!]];
-  const router = await startShardRouter(fleet.map((s) => s.map(replicaOf)), PARTITIONS);
+  const router = await startShardRouter({ shards: fleet.map((s) => ({ replicas: s.map(replicaOf) })), partitions: PARTITIONS });
   t.teardown(() => router.stop());
   const lb = `${router.base}/v1/public`;
   for (const k of activeKeys) {
