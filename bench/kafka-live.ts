@@ -57,9 +57,10 @@ export interface PhaseResult {
 /** Bodies built, and answers given stale, per second of a run. */
 export interface CacheDelta { buildsPerSecond: number; stalePerSecond: number }
 
-interface CacheCounts { at: number; builds: number; stale: number }
+/** The body cache's counters (ops /cache) at one moment. */
+export interface CacheCounts { at: number; builds: number; stale: number }
 
-async function cacheCounts(ops: string): Promise<CacheCounts> {
+export async function cacheCounts(ops: string): Promise<CacheCounts> {
   const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(5000) });
   const j = (await res.json()) as { builds: number; routes: Record<string, { stale: number }> };
   return { at: performance.now(), builds: j.builds, stale: Object.values(j.routes).reduce((a, r) => a + r.stale, 0) };

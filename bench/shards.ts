@@ -1,4 +1,4 @@
-// npm run bench:shards [-- --events N --projects P --partitions 12 --read-seconds S --connections C]
+// npm run bench:shards [-- --events N --projects P --partitions 12 --read-seconds S --read-rounds R --connections C]
 // Sharded writers (issue 44) on one machine, on 127.0.0.1 only: the per-shard figures docs/scale-out.md
 // projects from.
 //  1. Events/s per writer. A generated world of P projects, produced as `produce --catalog-topic`
@@ -18,7 +18,7 @@ import type { Admin } from 'kafkajs';
 import { kafkaConnectionFromEnv, produceFiles } from '../src/ingest/kafka';
 import { partitionOf } from '../src/lib/partition';
 import { benchBroker, cleanUp, createTopic, kafkaOf, type BenchBroker } from './kafka-broker';
-import { readLoad, type Reads } from './kafka-live';
+import { cacheCounts, readLoad, type Reads } from './kafka-live';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
 import { worldFor, writeWorld, type BenchWorld, type ReadRequest } from './kafka-world';
 import { numberFlag, orExit, parseFlags } from './bench-flags';
@@ -27,7 +27,7 @@ import { fmt, machineLine } from './machine';
 const { values } = parseFlags({
   options: {
     events: { type: 'string' }, projects: { type: 'string' }, partitions: { type: 'string' },
-    'read-seconds': { type: 'string' }, connections: { type: 'string' },
+    'read-seconds': { type: 'string' }, 'read-rounds': { type: 'string' }, connections: { type: 'string' },
   },
 });
 const EVENTS = numberFlag('events', values.events, 160_000, 'positive integer');
@@ -36,6 +36,7 @@ if (PROJECTS % 2 !== 0) orExit(() => { throw new Error(`--projects: "${PROJECTS}
 const PARTITIONS = numberFlag('partitions', values.partitions, 12, 'positive integer');
 if (PARTITIONS < 2) orExit(() => { throw new Error(`--partitions: "${PARTITIONS}" is below 2 (2 shards)`); });
 const READ_SECONDS = numberFlag('read-seconds', values['read-seconds'], 10, 'positive number');
+const READ_ROUNDS = numberFlag('read-rounds', values['read-rounds'], 4, 'positive integer');
 const CONNECTIONS = numberFlag('connections', values.connections, 8, 'positive integer');
 const SHARDS = 2;
 
@@ -207,20 +208,43 @@ async function bootstrap(name: string, shard: string | null, source: Node): Prom
 
 // ---------------------------------------------------------------- 3. reads
 
-interface ReadRun extends Reads { target: string; urls: number; warmNon200: number }
+interface ReadRun { target: string; urls: number; warmNon200: number; rounds: Array<Reads & { builds: number }>; requests: number; seconds: number; failed: number; p99: number }
 
-/** One pass over the URLs (the first builds are not what is measured), then the load. */
-async function reads(n: Node, mix: ReadRequest[]): Promise<ReadRun> {
-  let warmNon200 = 0;
+/** One pass over the URLs, so the load measures a running replica rather than its first builds. */
+async function warm(n: Node, mix: ReadRequest[]): Promise<number> {
+  let non200 = 0;
   const origin = new URL(n.service.api).origin;
   for (const r of mix) {
     const res = await fetch(origin + r.path, { headers: r.headers });
     await res.arrayBuffer();
-    if (res.status !== 200) warmNon200 += 1;
+    if (res.status !== 200) non200 += 1;
   }
-  const r = await readLoad(n.service.api, mix, { client: 'autocannon', connections: CONNECTIONS, seconds: READ_SECONDS, readRate: 0 });
-  log(`  ${n.name}: ${fmt(r.requests / r.seconds)} req/s, p99 ${r.p99} ms, ${r.non2xx + r.errors} failed`);
-  return { target: n.name, urls: mix.length, warmNon200, ...r };
+  return non200;
+}
+
+/**
+ * The same load on each replica in turn, READ_ROUNDS times (A B A B ...): the host's speed drifts
+ * (other work on it), and alternating short rounds sees the same drift on both.
+ */
+async function reads(nodes: Node[], mix: ReadRequest[]): Promise<ReadRun[]> {
+  const runs: ReadRun[] = [];
+  for (const n of nodes) runs.push({ target: n.name, urls: mix.length, warmNon200: await warm(n, mix), rounds: [], requests: 0, seconds: 0, failed: 0, p99: 0 });
+  for (let round = 0; round < READ_ROUNDS; round++) {
+    for (const [i, n] of nodes.entries()) {
+      const from = await cacheCounts(n.service.ops);
+      const r = await readLoad(n.service.api, mix, { client: 'autocannon', connections: CONNECTIONS, seconds: READ_SECONDS / READ_ROUNDS, readRate: 0 });
+      const builds = (await cacheCounts(n.service.ops)).builds - from.builds;
+      runs[i]!.rounds.push({ ...r, builds });
+      log(`  round ${round + 1}, ${n.name}: ${fmt(r.requests / r.seconds)} req/s, p99 ${r.p99} ms, ${r.non2xx + r.errors} failed, ${builds} bodies built`);
+    }
+  }
+  for (const run of runs) {
+    run.requests = run.rounds.reduce((s, r) => s + r.requests, 0);
+    run.seconds = run.rounds.reduce((s, r) => s + r.seconds, 0);
+    run.failed = run.rounds.reduce((s, r) => s + r.non2xx + r.errors, 0);
+    run.p99 = Math.max(...run.rounds.map((r) => r.p99));
+  }
+  return runs;
 }
 
 // ---------------------------------------------------------------- the report
@@ -279,13 +303,13 @@ async function main(): Promise<void> {
   await stopNode(whole, false);
 
   const mix = world.reads.filter((r) => shardOf(r.project) === 0);
-  log(`reads: ${mix.length} URLs of shard 0/2's ${spread[0]!.projects} projects, ${READ_SECONDS} s each, ${CONNECTIONS} connections (autocannon) ...`);
-  const readRuns = [await reads(r0.node, mix), await reads(rw.node, mix)];
+  log(`reads: ${mix.length} URLs of shard 0/2's ${spread[0]!.projects} projects, ${READ_SECONDS} s each in ${READ_ROUNDS} alternating rounds, ${CONNECTIONS} connections (autocannon) ...`);
+  const readRuns = await reads([r0.node, rw.node], mix);
 
   const results = [...a.results, ...b.results, ...c.results, ...d.results];
   const fleet = { records: d.results.reduce((s, r) => s + r.records, 0), wall: d.wall, produced: eventsTopic + produced.catalog };
   const [rs, ru] = readRuns as [ReadRun, ReadRun];
-  const command = `npm run bench:shards -- --events ${EVENTS} --projects ${PROJECTS} --partitions ${PARTITIONS} --read-seconds ${READ_SECONDS} --connections ${CONNECTIONS}`;
+  const command = `npm run bench:shards -- --events ${EVENTS} --projects ${PROJECTS} --partitions ${PARTITIONS} --read-seconds ${READ_SECONDS} --read-rounds ${READ_ROUNDS} --connections ${CONNECTIONS}`;
   const md = [
     `Machine: ${machineLine()}`, '',
     `Command: \`${command}\``, '',
@@ -305,16 +329,17 @@ async function main(): Promise<void> {
     ...[r0.result, rw.result].map((x) => `| ${x.replica} | ${x.from} | ${fmt(x.snapshotMiB, 1)} | ${fmt(x.downloadSeconds, 1)} | ${fmt(x.snapshotMiB / Math.max(x.downloadSeconds, 0.05), 0)} | ${fmt(x.readySeconds, 1)} |`), '',
     `Snapshot of shard 0/2 / the unsharded one: **${fmt(r0.result.snapshotMiB / rw.result.snapshotMiB, 2)}** (the shard holds ` +
       `${fmt((100 * spread[0]!.events) / eventsTopic, 1)} % of the events, and every project's catalog row).`, '',
-    `**3. Reads**: autocannon, ${CONNECTIONS} connections, ${READ_SECONDS} s, unthrottled, over the ${mix.length} endpoint URLs of shard 0/2's ` +
+    `**3. Reads**: autocannon, ${CONNECTIONS} connections, unthrottled, ${READ_SECONDS} s per replica in ${READ_ROUNDS} rounds taken in turn (shard, unsharded, shard, ...), over the ${mix.length} endpoint URLs of shard 0/2's ` +
       `projects (12 a project: the project list, the overview, visibility, trend, rankings, scores, prompts, runs, a run group, citations, mentions), ` +
       'each replica alone under the load after one warm-up pass; autocannon and the replica share the host\'s cores.', '',
-    '| replica | URLs | requests | req/s | p50 ms | p99 ms | failed | warm-up non-200 |', '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...readRuns.map((x) => `| ${x.target} | ${x.urls} | ${fmt(x.requests)} | ${rate(x.requests, x.seconds)} | ${x.p50} | ${x.p99} | ${x.non2xx + x.errors} | ${x.warmNon200} |`), '',
+    '| replica | URLs | requests | req/s | req/s by round | worst round p99 ms | failed | bodies built under load | warm-up non-200 |', '|---|---:|---:|---:|---|---:|---:|---:|---:|',
+    ...readRuns.map((x) => `| ${x.target} | ${x.urls} | ${fmt(x.requests)} | ${rate(x.requests, x.seconds)} | ${x.rounds.map((r) => rate(r.requests, r.seconds)).join(', ')} | ` +
+      `${x.p99} | ${x.failed} | ${x.rounds.reduce((s, r) => s + r.builds, 0)} | ${x.warmNon200} |`), '',
     `Read rate of the shard's replica / the unsharded replica over the same URLs: **${fmt(rs.requests / rs.seconds / (ru.requests / ru.seconds), 2)}**.`,
   ].join('\n');
   const json = {
     run: RUN, at: new Date().toISOString(), machine: machineLine(), command, brokerStartedByRun: broker.started,
-    world: { projects: PROJECTS, days: world.opts.days, events: world.events, bytes: world.bytes, partitions: PARTITIONS, eventsTopic, catalog: produced.catalog, produceSeconds: produced.seconds },
+    world: { projects: PROJECTS, days: world.opts.days, events: world.events, bytes: world.bytes, partitions: PARTITIONS, partitionEvents: produced.highs, eventsTopic, catalog: produced.catalog, produceSeconds: produced.seconds },
     spread, catchUp: results, fleet,
     bootstrap: [r0.result, rw.result],
     reads: readRuns.map((x) => ({ ...x, rps: x.requests / x.seconds })),
