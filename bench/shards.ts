@@ -5,7 +5,8 @@
 //     sends it (the catalog facts to a 1-partition topic of their own, the rest keyed by project to
 //     an events topic of 12 partitions). The catch-up of a fresh `serve` (spawn -> every record of
 //     its partitions and of the catalog committed in SQLite) of (a) the unsharded service, (b) shard
-//     0/2 alone, (c) shard 1/2 alone, (d) both shards at once (sharing the host's cores).
+//     0/2 alone, (c) shard 1/2 alone, (d) both shards at once (sharing the host's cores), (e) the
+//     unsharded service again (what the order of the runs adds).
 //  2. Bootstrap per shard. A replica of shard 0/2 started with `--bootstrap-from` (d)'s shard 0/2,
 //     and an unsharded replica from (a): snapshot MiB and seconds (its log line), spawn -> /readyz 200.
 //  3. Reads per replica. autocannon over every endpoint URL of shard 0/2's projects (the dashboard
@@ -223,14 +224,18 @@ async function warm(n: Node, mix: ReadRequest[]): Promise<number> {
 }
 
 /**
- * The same load on each replica in turn, READ_ROUNDS times (A B A B ...): the host's speed drifts
- * (other work on it), and alternating short rounds sees the same drift on both.
+ * The same load on each replica in turn, READ_ROUNDS times (A B, B A, A B, ...): the host's speed
+ * drifts (other work on it), and alternating short rounds sees the same drift on both.
  */
 async function reads(nodes: Node[], mix: ReadRequest[]): Promise<ReadRun[]> {
   const runs: ReadRun[] = [];
   for (const n of nodes) runs.push({ target: n.name, urls: mix.length, warmNon200: await warm(n, mix), rounds: [], requests: 0, seconds: 0, failed: 0, p99: 0 });
   for (let round = 0; round < READ_ROUNDS; round++) {
-    for (const [i, n] of nodes.entries()) {
+    // A B, then B A: a drift over the rounds favours neither the first nor the second of a pair.
+    const order = [...nodes.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const n = nodes[i]!;
       const from = await cacheCounts(n.service.ops);
       const r = await readLoad(n.service.api, mix, { client: 'autocannon', connections: CONNECTIONS, seconds: READ_SECONDS / READ_ROUNDS, readRate: 0 });
       const builds = (await cacheCounts(n.service.ops)).builds - from.builds;
@@ -292,6 +297,9 @@ async function main(): Promise<void> {
   const c = await writers([{ name: 'shard 1/2 alone', shard: 1 }], produced.highs, produced.catalog, () => false);
   log('(d) both shards at once ...');
   const d = await writers([{ name: 'shard 0/2 (of d)', shard: 0 }, { name: 'shard 1/2 (of d)', shard: 1 }], produced.highs, produced.catalog, (name) => name.startsWith('shard 0/2'));
+  // The first writer of the run reads a topic no consumer has read yet: the same again, last, shows what the order adds.
+  log('(e) the unsharded service again, after the shards ...');
+  const e = await writers([{ name: 'unsharded, again after (d)', shard: null }], produced.highs, produced.catalog, () => false);
   const whole = a.kept[0]!;
   const shard0 = d.kept[0]!;
 
@@ -306,7 +314,7 @@ async function main(): Promise<void> {
   log(`reads: ${mix.length} URLs of shard 0/2's ${spread[0]!.projects} projects, ${READ_SECONDS} s each in ${READ_ROUNDS} alternating rounds, ${CONNECTIONS} connections (autocannon) ...`);
   const readRuns = await reads([r0.node, rw.node], mix);
 
-  const results = [...a.results, ...b.results, ...c.results, ...d.results];
+  const results = [...a.results, ...b.results, ...c.results, ...d.results, ...e.results];
   const fleet = { records: d.results.reduce((s, r) => s + r.records, 0), wall: d.wall, produced: eventsTopic + produced.catalog };
   const [rs, ru] = readRuns as [ReadRun, ReadRun];
   const command = `npm run bench:shards -- --events ${EVENTS} --projects ${PROJECTS} --partitions ${PARTITIONS} --read-seconds ${READ_SECONDS} --read-rounds ${READ_ROUNDS} --connections ${CONNECTIONS}`;
@@ -329,7 +337,7 @@ async function main(): Promise<void> {
     ...[r0.result, rw.result].map((x) => `| ${x.replica} | ${x.from} | ${fmt(x.snapshotMiB, 1)} | ${fmt(x.downloadSeconds, 1)} | ${fmt(x.snapshotMiB / Math.max(x.downloadSeconds, 0.05), 0)} | ${fmt(x.readySeconds, 1)} |`), '',
     `Snapshot of shard 0/2 / the unsharded one: **${fmt(r0.result.snapshotMiB / rw.result.snapshotMiB, 2)}** (the shard holds ` +
       `${fmt((100 * spread[0]!.events) / eventsTopic, 1)} % of the events, and every project's catalog row).`, '',
-    `**3. Reads**: autocannon, ${CONNECTIONS} connections, unthrottled, ${READ_SECONDS} s per replica in ${READ_ROUNDS} rounds taken in turn (shard, unsharded, shard, ...), over the ${mix.length} endpoint URLs of shard 0/2's ` +
+    `**3. Reads**: autocannon, ${CONNECTIONS} connections, unthrottled, ${READ_SECONDS} s per replica in ${READ_ROUNDS} rounds taken in turn (shard, unsharded; unsharded, shard; ...), over the ${mix.length} endpoint URLs of shard 0/2's ` +
       `projects (12 a project: the project list, the overview, visibility, trend, rankings, scores, prompts, runs, a run group, citations, mentions), ` +
       'each replica alone under the load after one warm-up pass; autocannon and the replica share the host\'s cores.', '',
     '| replica | URLs | requests | req/s | req/s by round | worst round p99 ms | failed | bodies built under load | warm-up non-200 |', '|---|---:|---:|---:|---|---:|---:|---:|---:|',
@@ -345,6 +353,7 @@ async function main(): Promise<void> {
     reads: readRuns.map((x) => ({ ...x, rps: x.requests / x.seconds })),
     ratios: {
       shardAloneOverUnshardedPerEvent: [b.results[0]!, c.results[0]!].map((r) => r.records / r.applySeconds / (a.results[0]!.records / a.results[0]!.applySeconds)),
+      shardAloneOverUnshardedAgainPerEvent: [b.results[0]!, c.results[0]!].map((r) => r.records / r.applySeconds / (e.results[0]!.records / e.results[0]!.applySeconds)),
       readShardOverUnsharded: rs.requests / rs.seconds / (ru.requests / ru.seconds),
       snapshotShardOverUnsharded: r0.result.snapshotMiB / rw.result.snapshotMiB,
     },
