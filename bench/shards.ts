@@ -211,7 +211,10 @@ async function bootstrap(name: string, shard: string | null, source: Node): Prom
 
 interface ReadRun { target: string; urls: number; warmNon200: number; rounds: Array<Reads & { builds: number }>; requests: number; seconds: number; failed: number; p99: number }
 
-/** One pass over the URLs, so the load measures a running replica rather than its first builds. */
+/**
+ * One pass over the URLs (their first builds), then 2 s of the load, not counted (the replica's
+ * JIT): the first measured round would otherwise carry the warm-up of whichever replica goes first.
+ */
 async function warm(n: Node, mix: ReadRequest[]): Promise<number> {
   let non200 = 0;
   const origin = new URL(n.service.api).origin;
@@ -220,6 +223,7 @@ async function warm(n: Node, mix: ReadRequest[]): Promise<number> {
     await res.arrayBuffer();
     if (res.status !== 200) non200 += 1;
   }
+  await readLoad(n.service.api, mix, { client: 'autocannon', connections: CONNECTIONS, seconds: 2, readRate: 0 });
   return non200;
 }
 
@@ -339,7 +343,7 @@ async function main(): Promise<void> {
       `${fmt((100 * spread[0]!.events) / eventsTopic, 1)} % of the events, and every project's catalog row).`, '',
     `**3. Reads**: autocannon, ${CONNECTIONS} connections, unthrottled, ${READ_SECONDS} s per replica in ${READ_ROUNDS} rounds taken in turn (shard, unsharded; unsharded, shard; ...), over the ${mix.length} endpoint URLs of shard 0/2's ` +
       `projects (12 a project: the project list, the overview, visibility, trend, rankings, scores, prompts, runs, a run group, citations, mentions), ` +
-      'each replica alone under the load after one warm-up pass; autocannon and the replica share the host\'s cores.', '',
+      'each replica alone under the load after a warm-up (one pass, then 2 s of the load, not counted); autocannon and the replica share the host\'s cores.', '',
     '| replica | URLs | requests | req/s | req/s by round | worst round p99 ms | failed | bodies built under load | warm-up non-200 |', '|---|---:|---:|---:|---|---:|---:|---:|---:|',
     ...readRuns.map((x) => `| ${x.target} | ${x.urls} | ${fmt(x.requests)} | ${rate(x.requests, x.seconds)} | ${x.rounds.map((r) => rate(r.requests, r.seconds)).join(', ')} | ` +
       `${x.p99} | ${x.failed} | ${x.rounds.reduce((s, r) => s + r.builds, 0)} | ${x.warmNon200} |`), '',
