@@ -1,6 +1,10 @@
-// kafkajs helpers of `npm run bench:kafka`: the topic, the producer, the consume-only baseline, the
-// high watermarks (what was produced) and the clean-up of the run's topic and consumer groups.
+// kafkajs helpers of `npm run bench:kafka` (and bench:shards): the broker, the topic, the producer,
+// the consume-only baseline, the high watermarks (what was produced) and the clean-up of the run's
+// topic and consumer groups.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import readline from 'node:readline';
 import { Kafka, logLevel, Partitioners, type Admin, type Message, type Producer } from 'kafkajs';
 import { eventKey } from '../src/ingest/kafka';
@@ -158,4 +162,57 @@ export async function cleanUp(admin: Admin, topics: string[], groups: string[], 
   const existing = new Set(await admin.listTopics().catch(() => [] as string[]));
   const topicsToGo = topics.filter((t) => existing.has(t));
   if (topicsToGo.length > 0) await step(`topics ${topicsToGo.join(', ')}`, () => admin.deleteTopics({ topics: topicsToGo, timeout: 10_000 }));
+}
+
+export interface BenchBroker {
+  brokers: string;
+  /** Whether this run started it (then stop() stops it). */
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+const DEV_BROKER = '127.0.0.1:9092';
+
+const answers = (hostPort: string): Promise<boolean> => new Promise((resolve) => {
+  const [host, port] = [hostPort.slice(0, hostPort.lastIndexOf(':')), Number(hostPort.slice(hostPort.lastIndexOf(':') + 1))];
+  const socket = net.connect({ host, port, timeout: 2000 });
+  const done = (ok: boolean): void => {
+    socket.destroy();
+    resolve(ok);
+  };
+  socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
+});
+
+function script(root: string, name: string, env: NodeJS.ProcessEnv, log: (s: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [path.join(root, 'scripts', name)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('close', (code) => {
+      for (const line of output.trim().split('\n').slice(-2)) if (line) log(`  ${line}`);
+      if (code === 0) resolve();
+      else reject(new Error(`scripts/${name} exited ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+/**
+ * The broker of a run: KAFKA_BROKERS when set; else the development broker at 127.0.0.1:9092
+ * (`npm run kafka:start`), started with scripts/kafka-start.sh when it does not answer, and then
+ * stopped by stop(); a broker that was already up is left running. KAFKA_OWNER_PID: the script's
+ * watchdog kills a broker this run started if the run dies without stopping it.
+ */
+export async function benchBroker(root: string, log: (s: string) => void): Promise<BenchBroker> {
+  const given = process.env.KAFKA_BROKERS;
+  if (given !== undefined && given !== '') return { brokers: given, started: false, stop: async () => undefined };
+  if (await answers(DEV_BROKER)) {
+    log(`broker: ${DEV_BROKER} is up (left running)`);
+    return { brokers: DEV_BROKER, started: false, stop: async () => undefined };
+  }
+  log(`broker: starting the development broker on ${DEV_BROKER} (scripts/kafka-start.sh; stopped at the end)`);
+  const env = { ...process.env, KAFKA_OWNER_PID: String(process.pid) };
+  await script(root, 'kafka-start.sh', env, log);
+  let stopping: Promise<void> | null = null;
+  return { brokers: DEV_BROKER, started: true, stop: () => (stopping ??= script(root, 'kafka-stop.sh', env, log)) };
 }

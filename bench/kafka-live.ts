@@ -7,7 +7,7 @@ import { cpuShare, cpuSnapshot, type CpuShare } from './cpu';
 import { producedCount } from './kafka-broker';
 import { CommittedOffsets, scrapeOps, type OpsSample, type Service } from './kafka-service';
 import type { StreamMessage, StreamStart } from './kafka-live.worker';
-import type { BenchWorld } from './kafka-world';
+import type { BenchWorld, ReadRequest } from './kafka-world';
 import { startWorker } from '../src/lib/worker';
 import { wrkLoad } from './wrk';
 
@@ -57,9 +57,10 @@ export interface PhaseResult {
 /** Bodies built, and answers given stale, per second of a run. */
 export interface CacheDelta { buildsPerSecond: number; stalePerSecond: number }
 
-interface CacheCounts { at: number; builds: number; stale: number }
+/** The body cache's counters (ops /cache) at one moment. */
+export interface CacheCounts { at: number; builds: number; stale: number }
 
-async function cacheCounts(ops: string): Promise<CacheCounts> {
+export async function cacheCounts(ops: string): Promise<CacheCounts> {
   const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(5000) });
   const j = (await res.json()) as { builds: number; routes: Record<string, { stale: number }> };
   return { at: performance.now(), builds: j.builds, stale: Object.values(j.routes).reduce((a, r) => a + r.stale, 0) };
@@ -96,13 +97,14 @@ async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, h
   return null;
 }
 
-async function readLoad(api: string, world: BenchWorld, o: LiveOptions): Promise<Reads> {
+/** `reads` over `o.connections` for `o.seconds`, at `o.readRate` req/s (0: as fast as they go). */
+export async function readLoad(api: string, reads: ReadRequest[], o: Pick<LiveOptions, 'client' | 'connections' | 'seconds' | 'readRate'>): Promise<Reads> {
   const origin = new URL(api).origin;
-  if (o.client === 'wrk') return wrkLoad(origin, world.reads, { connections: o.connections, seconds: o.seconds });
+  if (o.client === 'wrk') return wrkLoad(origin, reads, { connections: o.connections, seconds: o.seconds });
   return readsOf(await new Promise<autocannon.Result>((resolve, reject) => {
     autocannon({
       url: origin, connections: o.connections, ...(o.readRate > 0 ? { overallRate: o.readRate } : {}), duration: o.seconds, timeout: 10,
-      requests: world.reads.map((r) => ({ method: r.method, path: r.path, headers: r.headers })),
+      requests: reads.map((r) => ({ method: r.method, path: r.path, headers: r.headers })),
     }, (err: unknown, result: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
   }));
 }
@@ -175,7 +177,7 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   brokers: string, o: LiveOptions, log: (s: string) => void): Promise<PhaseResult> {
   log(`  the read load alone for ${o.seconds} s`);
   const quietFrom = await cacheCounts(service.ops);
-  const quiet = await readLoad(service.api, world, o);
+  const quiet = await readLoad(service.api, world.reads, o);
   const quietTo = await cacheCounts(service.ops);
   const started = performance.now();
   const pid = service.child.pid!;
@@ -189,7 +191,7 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   const probes: Array<Promise<number | null>> = [];
   let probesStopped = false;
   const streamFrom = await cacheCounts(service.ops);
-  const reads = readLoad(service.api, world, o).then(async (r) => ({ r, to: await cacheCounts(service.ops) }));
+  const reads = readLoad(service.api, world.reads, o).then(async (r) => ({ r, to: await cacheCounts(service.ops) }));
   const done = await new Promise<Extract<StreamMessage, { type: 'done' }>>((resolve, reject) => {
     worker.on('error', reject);
     worker.on('message', (m: StreamMessage) => {

@@ -10,7 +10,11 @@ import { freePort } from './lib';
 /** prom-client samples the event loop with a 10 ms timer; its figures include that interval. */
 export const ELD_RESOLUTION_MS = 10;
 
-export interface ServiceStart { root: string; dbFile: string; logFile: string; brokers: string; topic: string; groupId: string }
+export interface ServiceStart {
+  root: string; dbFile: string; logFile: string; brokers: string; topic: string; groupId: string;
+  /** More `serve` flags (`--shard K/N`, `--bootstrap-from URL`) and environment (`KAFKA_CATALOG_TOPIC`). */
+  args?: string[]; env?: NodeJS.ProcessEnv;
+}
 
 export interface Service {
   child: ChildProcess;
@@ -27,14 +31,14 @@ const alive = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode 
 export async function spawnService(o: ServiceStart): Promise<Service> {
   const [port, opsPort] = [await freePort(), await freePort()];
   const args = [path.join(o.root, 'bin', 'visibility-api.js'), 'serve', '--db', o.dbFile, '--host', '127.0.0.1', '--port', String(port),
-    '--ops-host', '127.0.0.1', '--ops-port', String(opsPort)];
+    '--ops-host', '127.0.0.1', '--ops-port', String(opsPort), ...(o.args ?? [])];
   const out = fs.openSync(o.logFile, 'w');
   const child = spawn(process.execPath, args, {
     cwd: o.root,
     // No dead-letter topic: the generated log has no invalid event, and the run creates no topic it does not delete.
     env: { ...process.env, KAFKA_BROKERS: o.brokers, KAFKA_TOPICS: o.topic, KAFKA_GROUP_ID: o.groupId, KAFKA_DLQ_TOPIC: '', KAFKA_LOG_LEVEL: 'warn',
       // Ready as soon as a read model is loaded, as before MAX_READY_LAG existed: the catch-up is what is measured.
-      MAX_READY_LAG: '0' },
+      MAX_READY_LAG: '0', ...o.env },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

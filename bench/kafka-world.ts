@@ -8,7 +8,11 @@ import { LatestGroups, type GroupTemplate } from './lib';
 
 export type { GroupTemplate } from './lib';
 
-export interface ReadRequest { method: 'GET'; path: string; headers: Record<string, string> }
+export interface ReadRequest {
+  method: 'GET'; path: string; headers: Record<string, string>;
+  /** The project whose dashboard asks it (the project list too: one of its dashboard's requests). */
+  project: string;
+}
 
 export interface BenchWorld {
   opts: WorldOptions;
@@ -21,16 +25,19 @@ export interface BenchWorld {
   reads: ReadRequest[];
 }
 
-// A project-day is ~80 prompt runs (20 prompts x 4 engines) and 2 group events; 30 projects.
+// A project-day is ~80 prompt runs (20 prompts x 4 engines) and 2 group events; 30 projects by default.
 const PROJECTS = 30;
-const EVENTS_PER_DAY = PROJECTS * 82;
+const EVENTS_PER_PROJECT_DAY = 82;
 const FIXED_EVENTS = 2_200;
 
-/** A world of about `events` events whose history ends yesterday (UTC): the live runs dated now open today. */
-export function worldFor(events: number, now = new Date()): WorldOptions {
+/**
+ * A world of about `events` events over `projects` projects (an even number: 2 per account) whose
+ * history ends yesterday (UTC): the live runs dated now open today.
+ */
+export function worldFor(events: number, now = new Date(), projects = PROJECTS): WorldOptions {
   const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
-  const days = Math.max(2, Math.ceil((events - FIXED_EVENTS) / EVENTS_PER_DAY));
-  return { ...DEMO_OPTIONS, seed: 21, accounts: PROJECTS / 2, projectsPerAccount: 2, sharedProjects: 0, days, endDay: yesterday };
+  const days = Math.max(2, Math.ceil((events - FIXED_EVENTS) / (projects * EVENTS_PER_PROJECT_DAY)));
+  return { ...DEMO_OPTIONS, seed: 21, accounts: Math.ceil(projects / 2), projectsPerAccount: 2, sharedProjects: 0, days, endDay: yesterday };
 }
 
 interface Seen { owner: Map<string, string>; engine: Map<string, string>; groups: LatestGroups }
@@ -57,7 +64,7 @@ function readsOf(project: string, group: string, engine: string, headers: Record
     `${base}/competitor-rankings`, `${base}/scores/daily?limit=7`, `${base}/prompts`, `${base}/runs`, `/v1/public/runs/${group}`,
     `${base}/citations?limit=20`, `${base}/mentions?limit=50`,
   ];
-  return paths.map((p) => ({ method: 'GET', path: p, headers }));
+  return paths.map((p) => ({ method: 'GET', path: p, headers, project }));
 }
 
 /** Writes the log to `file` and returns the world's templates, keys and read mix. */

@@ -30,6 +30,8 @@ const CASES: Array<[string, string[], RegExp]> = [
   ['builds-ab', [], /^bench builds-ab: --base DIR is required/],
   ['kafka', ['--events'], /^bench kafka: Option '--events <value>' argument missing$/],
   ['kafka', ['--rates', '1000,-5'], /^bench kafka: --rates: "-5" is not a positive number$/],
+  ['shards', ['--projects', '5'], /^bench shards: --projects: "5" is not even \(2 projects per account\)$/],
+  ['shards', ['--partitions', '1'], /^bench shards: --partitions: "1" is below 2 \(2 shards\)$/],
   ['serve', ['--rounds', 'two'], /^bench serve: --rounds: "two" is not a positive integer$/],
   ['soak', ['--duration=-1'], /^bench soak: --duration: "-1" is not a non-negative number$/],
   ['soak', ['--duration', '-1'], /^bench soak: Option '--duration' argument is ambiguous\. .*'--duration=-XYZ'\.$/],
