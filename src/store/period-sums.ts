@@ -127,6 +127,15 @@ export function encodeSums(s: PeriodSums): RollupColumns {
   }
   prompts.sort(byPlaces);
   competitors.sort(byPlaces);
+  const [urls, cited, citedEngines] = encodeCited(s, at);
+  return [JSON.stringify(ids), urls, JSON.stringify(prompts), JSON.stringify(competitors), cited, citedEngines];
+}
+
+/**
+ * A period's cited lists as the row stores them (urls, cited, cited_engines), naming ids by their
+ * place in `at` (every engine and prompt of s.urls must have one).
+ */
+export function encodeCited(s: PeriodSums, at: ReadonlyMap<string, number>): [urls: string, cited: string, citedEngines: string] {
   const urls = [...s.urls.keys()].sort(compareStrings);
   const urlList: Array<[string, string]> = [];
   const cited: unknown[] = [];
@@ -152,7 +161,39 @@ export function encodeSums(s: PeriodSums): RollupColumns {
     cited.push([un, runs, engines.map((x) => x.n), places(promptSet, at), firstAt, lastAt, best?.title ?? null, best?.titleAt ?? null,
       best?.titleDay ?? null, best ? at.get(best.engineId)! : null, best ? at.get(best.titlePrompt)! : null, best?.titleRun ?? null]);
   }
-  return [JSON.stringify(ids), JSON.stringify(urlList), JSON.stringify(prompts), JSON.stringify(competitors), JSON.stringify(cited), JSON.stringify(citedEngines)];
+  return [JSON.stringify(urlList), JSON.stringify(cited), JSON.stringify(citedEngines)];
+}
+
+/** Whether every engine and prompt that s.urls names has a place in `at`. */
+export function citedIdsIn(s: PeriodSums, at: ReadonlyMap<string, number>): boolean {
+  for (const u of s.urls.values()) {
+    for (const e of u.byEngine.values()) {
+      if (!at.has(e.engineId)) return false;
+      for (const q of e.prompts) if (!at.has(q)) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Whether a stored row's brand and competitor lists (text) name every one of its `idCount` ids: then
+ * its ids are those of these lists alone, whatever its cited lists name.
+ */
+export function sumsNameEveryId(idCount: number, prompts: string, competitors: string): boolean {
+  const named = new Uint8Array(idCount);
+  let left = idCount;
+  const mark = (i: number): void => {
+    if (named[i] === 0) {
+      named[i] = 1;
+      left -= 1;
+    }
+  };
+  for (const r of JSON.parse(prompts) as StoredSums[]) {
+    mark(r[0]!);
+    mark(r[1]!);
+  }
+  if (left > 0) for (const r of JSON.parse(competitors) as StoredSums[]) mark(r[2]!);
+  return left === 0;
 }
 
 /** The title rule across engines (contributions.ts winsOver): whether `a`'s title wins over `b`'s. */

@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import type { Cited, Titled } from './contributions';
-import { encodeSums, PeriodSums, sumsOfRow, type RollupColumns, type StoredCitedEngine } from './period-sums';
+import { citedIdsIn, encodeCited, encodeSums, PeriodSums, sumsNameEveryId, sumsOfRow, type RollupColumns, type StoredCitedEngine } from './period-sums';
 import type { RolledGrain } from './periods';
 
 /**
@@ -88,6 +88,7 @@ export class RollupRows {
       put: db.prepare(`INSERT INTO rollups (project_id, grain, day, ids, urls, prompts, competitors, cited, cited_engines) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (project_id, grain, day) DO UPDATE SET ids = excluded.ids, urls = excluded.urls, prompts = excluded.prompts,
           competitors = excluded.competitors, cited = excluded.cited, cited_engines = excluded.cited_engines`),
+      putCited: db.prepare('UPDATE rollups SET urls = ?, cited = ?, cited_engines = ? WHERE project_id = ? AND grain = ? AND day = ?'),
       drop: db.prepare('DELETE FROM rollups WHERE project_id = ? AND grain = ? AND day = ?'),
       periods: db.prepare('SELECT grain, day FROM rollups WHERE project_id = ?').raw(true),
     };
@@ -99,11 +100,35 @@ export class RollupRows {
     else this.stmts.put.run(s.projectId, s.grain, s.period, ...encodeSums(s));
   }
 
+  /**
+   * A period's cited lists (the sums' urls) written in place of its stored ones, its other lists as
+   * they are. The row is what put() of the stored sums with these urls would write: when its brand and
+   * competitor lists name every id it has and the urls name no other, its ids stay, and only the three
+   * cited columns are encoded and written (a recount rewrote each period's whole row, decoding and
+   * encoding its brand and competitor lists for nothing).
+   */
+  putCited(s: PeriodSums): void {
+    const r = this.stmts.get.get(s.projectId, s.grain, s.period) as RollupColumns | undefined;
+    if (r !== undefined) {
+      const ids = JSON.parse(r[0]) as string[];
+      const at = new Map<string, number>();
+      for (let i = 0; i < ids.length; i += 1) at.set(ids[i]!, i);
+      if (ids.length > 0 && citedIdsIn(s, at) && sumsNameEveryId(ids.length, r[2], r[3])) {
+        this.stmts.putCited.run(...encodeCited(s, at), s.projectId, s.grain, s.period);
+        return;
+      }
+    }
+    const sums = new PeriodSums(s.projectId, s.grain, s.period);
+    if (r !== undefined) sumsOfRow(sums, r[0], r[1], r[2], r[3], '[]');
+    sums.urls = s.urls;
+    this.put(sums);
+  }
+
   /** A period's stored row read back into `into` (sums added to it are then written with it); false when it has none. */
-  addStored(into: PeriodSums, withCited = true): boolean {
+  addStored(into: PeriodSums): boolean {
     const r = this.stmts.get.get(into.projectId, into.grain, into.period) as RollupColumns | undefined;
     if (r === undefined) return false;
-    sumsOfRow(into, r[0], r[1], r[2], r[3], withCited ? r[5] : '[]');
+    sumsOfRow(into, r[0], r[1], r[2], r[3], r[5]);
     return true;
   }
 

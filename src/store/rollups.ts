@@ -336,10 +336,7 @@ export class Rollups {
 
   /** A period's counted URLs (counted again) written in place of its stored ones, its other lists as they are. */
   private writeCited(s: PeriodSums): void {
-    const sums = new PeriodSums(s.projectId, s.grain, s.period);
-    this.rows.addStored(sums, false);
-    sums.urls = s.urls;
-    this.rows.put(sums);
+    this.rows.putCited(s);
   }
 }
 
