@@ -25,6 +25,7 @@ import { localBrokerPid } from './cpu';
 import { numberFlag, numberListFlag, orExit, parseFlags } from './bench-flags';
 import { WRK } from './wrk';
 import { fmt, machineLine } from './machine';
+import { runBench } from './lib';
 
 const { values } = parseFlags({
   options: {
@@ -210,14 +211,4 @@ async function main(): Promise<void> {
   console.log(`\n${md}\n`);
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (e: unknown) => {
-    console.error(e);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

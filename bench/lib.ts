@@ -107,3 +107,18 @@ export class LatestGroups {
     }
   }
 }
+
+/** Runs a bench's main, then its cleanup (the processes and broker it started) whether it failed or not, and exits 0 or 1. */
+export function runBench(main: () => Promise<void>, cleanup: () => Promise<void>): void {
+  main().then(
+    async () => {
+      await cleanup();
+      process.exit(0);
+    },
+    async (e: unknown) => {
+      console.error(e);
+      await cleanup();
+      process.exit(1);
+    },
+  );
+}

@@ -24,6 +24,7 @@ import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService,
 import { worldFor, writeWorld, type BenchWorld, type ReadRequest } from './kafka-world';
 import { numberFlag, orExit, parseFlags } from './bench-flags';
 import { fmt, machineLine } from './machine';
+import { runBench } from './lib';
 
 const { values } = parseFlags({
   options: {
@@ -369,14 +370,4 @@ async function main(): Promise<void> {
   console.log(`\n${md}\n\nJSON: ${jsonFile}\n`);
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (e: unknown) => {
-    console.error(e);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);
