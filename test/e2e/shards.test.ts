@@ -218,6 +218,7 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
     [['--shard', '0/8'], {}, /^visibility-api serve: SHARD=0\/8: shards-\d+ has 6 partitions, fewer than 8 shards\n$/],
     [['--shard', '0/2', '--db', shards[1]!.db], {}, /^visibility-api serve: SHARD=0\/2: .*s1a\.db holds shard 1\/2, which lacks partitions of 0\/2: .*\n$/],
     [['--shard', '0/2'], { KAFKA_BROKERS: '' }, /^visibility-api serve: --shard needs Kafka \(--kafka-brokers or KAFKA_BROKERS\)\n$/],
+    [['--db', shards[1]!.db], {}, /^visibility-api serve: .*s1a\.db holds shard 1\/2: start it with --shard 1\/2 \(SHARD\), or start an unsharded replica on a new file\n$/],
   ];
   for (const [args, extraEnv, message] of refusals) {
     const dbArgs = args.includes('--db') ? [] : ['--db', path.join(dir, 'refused.db')];

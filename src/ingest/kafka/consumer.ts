@@ -298,6 +298,11 @@ class KafkaIngestRunner implements KafkaIngest {
     await this.pollOffsets();
     // Before anything is written: a store of another shard is refused untouched, one to cut is cut first.
     if (this.config.shard.n > 1) this.screen = await this.shardScreen();
+    else {
+      // Consuming every partition into a shard's store would fill it with projects it then refuses to answer.
+      const held = heldShard(this.db);
+      if (held !== null) throw new ConfigError(`${this.db.name} holds shard ${shardName(held)}: start it with --shard ${shardName(held)} (SHARD), or start an unsharded replica on a new file`);
+    }
     this.projector.settle(); // roll-ups a killed writer left pending are counted again from their runs
     const budget = this.config.connectTimeoutMs * 3 + this.config.requestTimeoutMs;
     try {
