@@ -52,6 +52,12 @@ export function ownsPartition(shard: Shard, partition: number): boolean {
   return partition % shard.n === shard.k;
 }
 
+/** Where a project lives among `n` shards of a topic of `partitions`: its partition, and the shard that holds it. */
+export function homeOf(projectId: string, partitions: number, n: number): { partition: number; shard: Shard } {
+  const partition = partitionOf(projectId, partitions);
+  return { partition, shard: { k: partition % n, n } };
+}
+
 /** Whether `shard` holds the project, for an events topic of `partitions` partitions. */
 export function ownsProject(shard: Shard, partitions: number, projectId: string): boolean {
   return shard.n === 1 || ownsPartition(shard, partitionOf(projectId, partitions));

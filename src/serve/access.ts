@@ -1,5 +1,5 @@
 import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { ownsProject, partitionOf, shardName } from '../lib/partition';
+import { homeOf, shardName } from '../lib/partition';
 import { localCommitCount, projectVersions, type HeldShard, type ProjectVersions } from '../store';
 import { readVersion, sumVersions, type DataVersion } from './ready-body';
 
@@ -50,9 +50,10 @@ export class Access {
    */
   elsewhere(projectId: string): string | null {
     const s = this.shard;
-    if (s === null || ownsProject(s, s.partitions, projectId)) return null;
-    const p = partitionOf(projectId, s.partitions);
-    return `project on shard ${shardName({ k: p % s.n, n: s.n })} (partition ${p} of ${s.partitions}), not on this shard ${shardName(s)}`;
+    if (s === null || s.n === 1) return null;
+    const home = homeOf(projectId, s.partitions, s.n);
+    if (home.shard.k === s.k) return null;
+    return `project on shard ${shardName(home.shard)} (partition ${home.partition} of ${s.partitions}), not on this shard ${shardName(s)}`;
   }
 
   /**

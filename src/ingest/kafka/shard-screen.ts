@@ -3,7 +3,7 @@
 // of another shard's project is a producer's mistake (keyed by something else). It goes to the dead
 // letters, named: never applied, never dropped silently.
 import { projectOfEvent } from '../../events';
-import { ownsProject, partitionOf, shardName, type Shard } from '../../lib/partition';
+import { homeOf, shardName, type Shard } from '../../lib/partition';
 import type { PrecomputedEvent } from '../../store';
 import { parseKafkaSource } from './dlq';
 
@@ -19,11 +19,12 @@ export class ShardScreen {
     return events.map((e): PrecomputedEvent => {
       if (!e.ok) return e;
       const project = e.run ? e.run.facts.project_id : projectOfEvent(e.type, e.data);
-      if (project === null || ownsProject(this.shard, this.partitions, project)) return e;
-      const p = partitionOf(project, this.partitions);
+      if (project === null) return e;
+      const home = homeOf(project, this.partitions, this.shard.n);
+      if (home.shard.k === this.shard.k) return e;
       return {
         ok: false, source: e.source, position: e.position, raw: e.raw, reason: 'foreign_project', eventId: e.version.id, type: e.type,
-        detail: `project ${project} is in partition ${p} (shard ${shardName({ k: p % this.shard.n, n: this.shard.n })}), but the record is in partition ${from.partition} of shard ${shardName(this.shard)}: key a project's events by its id`,
+        detail: `project ${project} is in partition ${home.partition} (shard ${shardName(home.shard)}), but the record is in partition ${from.partition} of shard ${shardName(this.shard)}: key a project's events by its id`,
       };
     });
   }
