@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { covers, parseShard, shardName, WHOLE, type Shard } from '../lib/partition';
+import { covers, shardName, WHOLE, type Shard } from '../lib/partition';
 import {
   DbOpenError, knownSchemaVersion, openDb, removeFiles, removeWal, SNAPSHOT_SCHEMA_HEADER as SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER as SHA256_HEADER,
-  SNAPSHOT_SHARD_HEADER as SHARD_HEADER, verifyDb,
+  parseShardLabel, SNAPSHOT_SHARD_HEADER as SHARD_HEADER, verifyDb,
 } from '../store';
 
 /** A snapshot that cannot be used: the peer, the transfer or the file is wrong. Nothing is left in place. */
@@ -154,12 +154,9 @@ export async function bootstrapFrom(opsUrl: string, dbFile: string, o: Bootstrap
   }
 }
 
-/** The shard a snapshot holds, from its header: absent, every partition; null when the header is not "K/N of P". */
+/** The shard a snapshot holds, from its header: absent, every partition; null when the header is not one. */
 function peerShard(header: string | null): Shard | null {
-  if (header === null) return WHOLE;
-  const m = /^(\d+\/\d+) of \d+$/.exec(header);
-  const shard = m ? parseShard(m[1]!) : null;
-  return shard === null || typeof shard === 'string' ? null : shard;
+  return header === null ? WHOLE : parseShardLabel(header);
 }
 
 /** The first `max` bytes of a body as text; the rest is never read (the connection is dropped). */

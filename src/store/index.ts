@@ -18,4 +18,4 @@ export { pendingRecounts, RR_SCALE, SENTIMENT_SCALE } from './aggregates';
 export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVersion, projectVersions, scopeVersion, type LoggedChange, type ProjectVersions } from './change-log';
 export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHARD_HEADER, type SnapshotInfo } from './snapshot';
-export { cutShard, heldShard, holdShard, type HeldShard, type ShardCut } from './shard';
+export { cutShard, heldShard, holdShard, parseShardLabel, type HeldShard, type ShardCut } from './shard';

@@ -1,6 +1,6 @@
 // The shard a database holds (migration 019): read by the server (what it may answer) and written by
 // the Kafka consumer when it first knows the events topics' partition count.
-import { WHOLE, type Shard } from '../lib/partition';
+import { parseShard, WHOLE, type Shard } from '../lib/partition';
 import type { Db } from './db';
 
 /** A shard with the partition count of the events topics it was cut from. */
@@ -13,6 +13,18 @@ export function heldShard(db: Db): HeldShard | null {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'shard'").get();
   if (table === undefined) return null;
   return (db.prepare('SELECT k, n, partitions FROM shard WHERE id = 1').get() as HeldShard | undefined) ?? null;
+}
+
+/** How a snapshot names the shard it holds (its X-Snapshot-Shard header): "K/N of P". */
+export function shardLabel(held: HeldShard): string {
+  return `${held.k}/${held.n} of ${held.partitions}`;
+}
+
+/** The shard a label names (shardLabel); null when the text is not one. */
+export function parseShardLabel(text: string): HeldShard | null {
+  const m = /^(\d+\/\d+) of (\d+)$/.exec(text);
+  const shard = m ? parseShard(m[1]!) : null;
+  return shard === null || typeof shard === 'string' ? null : { ...shard, partitions: Number(m![2]) };
 }
 
 /** Records what the database holds from now on; the whole of every topic removes the row. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { openDb } from './db';
-import { heldShard } from './shard';
+import { heldShard, shardLabel } from './shard';
 
 /** How GET /snapshot (src/ops/server.ts) names the copy's checksum and schema version, and a replica reads them. */
 export const SNAPSHOT_SHA256_HEADER = 'x-snapshot-sha256';
@@ -44,7 +44,7 @@ export async function writeSnapshot(dbFile: string, out: string, progress?: Snap
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
     // Written once, when a shard first starts (or is cut): the copy holds the same row.
     const held = heldShard(db);
-    const shard = held === null ? null : `${held.k}/${held.n} of ${held.partitions}`;
+    const shard = held === null ? null : shardLabel(held);
     removeFiles(part);
     await db.backup(part, {
       progress: ({ totalPages, remainingPages }) => {
