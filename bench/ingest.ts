@@ -11,7 +11,10 @@
 //      id, 1,000 a transaction with replay's pragmas, on the other; spawned and measured as the replay
 //      (the least any durable replay does; replay is reported as a ratio of it, target 0.50: issue 43);
 //   6. the store's floor (bench/store-floor.ts): SQLite alone storing the log's runs, and the bound it
-//      and parse + validate put on any replay on this host's cores.
+//      and parse + validate put on any replay on this host's cores;
+//   7. the writer's SQL alone (bench/writer-sql.ts): every statement replay's writer runs, captured and
+//      replayed on a fresh file with nothing else: the most replay can do with no JavaScript at all,
+//      as a ratio of the raw-event floor (and without the slice index, which costs the most).
 // Where each thread of the 1x replay and of the floor spent the wall time (bench/thread-probe.ts,
 // loaded into the child's threads): CPU, ready with no core free, and waiting for the other thread.
 // Peak RSS is the child's VmHWM (the kernel's high-water mark of its resident set, all threads),
@@ -30,6 +33,7 @@ import { packageRoot } from '../src/lib/root';
 import { fmt, machineLine } from './machine';
 import { PER_TRANSACTION, storeFloor, type StoreFloor } from './store-floor';
 import { numberFlag, parseFlags } from './bench-flags';
+import { writerSql, type WriterSql } from './writer-sql';
 import { CLI, runCliMeasured, runNodeMeasured, writeLog } from './lib';
 import type { FloorCounts } from './raw-floor';
 import { probeEnv, readThreadTimes, type ThreadTimes } from './thread-times';
@@ -44,6 +48,8 @@ const world: WorldOptions = {
 };
 // Unset: the CLI's own default, so the bench measures what a user gets.
 const batchSize = values['batch-size'] === undefined ? null : positiveInt('batch-size', values['batch-size'], 1);
+/** The CLI's default (`replay --help`), for the in-process capture of the writer's statements. */
+const CLI_BATCH_SIZE = 1000;
 
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -159,10 +165,12 @@ function threadRows(name: string, m: Measured, roles: Array<[string, string]>): 
   return rows;
 }
 
-function report(parse: Pass, validate: Pass, one: Replay, two: Replay, raw: Floor, floor: StoreFloor): string {
+function report(parse: Pass, validate: Pass, one: Replay, two: Replay, raw: Floor, floor: StoreFloor, sql: WriterSql): string {
   const row = (name: string, p: Pass, rss: string): string =>
     `| ${name} | ${fmt(p.events)} | ${fmt(p.seconds, 2)} | ${fmt(rate(p))} | ${fmt(rate(p) / rate(parse), 2)} | ${fmt(rate(p) / rate(validate), 2)} | ${fmt(rate(p) / rate(raw), 2)} | ${rss} |`;
   const growth = two.peakMb / one.peakMb;
+  const sqlRow = (name: string, seconds: number): string =>
+    `| ${name} | ${fmt(seconds, 2)} | ${fmt((1e6 * seconds) / one.events, 1)} | ${fmt(one.events / seconds)} | ${fmt(one.events / seconds / rate(raw), 2)} |`;
   // CPU per event that validating and storing alone take (runs are most events), and what that allows
   // on this host's cores with perfect overlap and nothing else done.
   const usOf = (p: Pass): number => 1e6 / rate(p);
@@ -199,8 +207,18 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay, raw: Floo
     '',
     '| floor | us per run | validate + store, CPU per event -> bound on this host |',
     '|---|---:|---:|',
-    `| a run's row as replay stores it (runs, its 2 indexes, keys) | ${fmt(floor.row, 1)} | ${bound(floor.row)} |`,
+    `| a run's row as replay stores it (runs, its 3 indexes, keys) | ${fmt(floor.row, 1)} | ${bound(floor.row)} |`,
     `| a minimal row keeping the event (integer key, event text, no index) | ${fmt(floor.minimal, 1)} | ${bound(floor.minimal)} |`,
+    '',
+    `The writer's SQL alone (${fmt(sql.statements)} statements captured from replay's writer, ${fmt(batchSize ?? CLI_BATCH_SIZE)} events a transaction, replayed`,
+    'on a fresh file with nothing else, to the durable close): the most a replay with no JavaScript at all could do on this store:',
+    '',
+    '| statements | seconds | us an event | events/s at most | / raw-event floor |',
+    '|---|---:|---:|---:|---:|',
+    sqlRow('every statement, the store as it is (best of 2)', sql.seconds),
+    sqlRow('the same without the slice index (runs_slices, issue 41)', sql.withoutSlices),
+    '',
+    `Longest: ${sql.top.map(([text, n, ms]) => `${text.split(' ').slice(0, 3).join(' ')} (${fmt(n)}x) ${fmt(ms)} ms`).join('; ')}.`,
   ].join('\n');
 }
 
@@ -217,13 +235,14 @@ async function main(): Promise<void> {
   const raw = await rawFloor(file, parse.events, validate.events);
   const two = await replay(file2, lines2);
   const floor = await storeFloor(file);
+  const sql = await writerSql(file, batchSize ?? CLI_BATCH_SIZE);
   const mib = (f: string): string => `${fmt(fs.statSync(f).size / 1e6)} MB`;
   console.log(`logs: ${path.relative(ROOT, file)} (${fmt(parse.events)} events, ${mib(file)}), ${path.relative(ROOT, file2)} (${fmt(lines2)} events, ${mib(file2)})`);
   console.log(`replay batch size: ${batchSize ?? 'CLI default'}; peak RSS = child's VmHWM (/proc/<pid>/status, polled every 50 ms)`);
   console.log(`replay 1x: ${one.cliLine}\nreplay 2x: ${two.cliLine}`);
   console.log(`raw-event floor: ${fmt(raw.counts.lines)} lines, ${fmt(raw.counts.valid)} valid, ${fmt(raw.counts.rows)} rows stored (${fmt(PER_TRANSACTION)} a transaction)`);
   console.log('');
-  console.log(report(parse, validate, one, two, raw, floor));
+  console.log(report(parse, validate, one, two, raw, floor, sql));
   console.log('');
   console.log(`digest 1x ${one.digest}\ndigest 2x ${two.digest}`);
 }
