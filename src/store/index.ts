@@ -9,7 +9,7 @@ export { storedCursorSecret } from './secrets';
 export { pendingPeriods } from './rollups';
 export { briefFacts, domainOf, factsKey } from './run-store';
 export { KEY_OF } from './keys';
-export { SourcePositions } from './positions';
+export { kafkaSource, parseKafkaSource, SourcePositions } from './positions';
 export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
 export { openReader, checkpoint, closeDurably, SqliteError } from './connections';
 export { hasReadModel } from './read-model';

@@ -1,6 +1,17 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 
+/** The `source` of an event read from Kafka, as stored in source_positions and dead_letters. */
+export function kafkaSource(topic: string, partition: number): string {
+  return `kafka:${topic}:${partition}`;
+}
+
+/** Inverse of kafkaSource; topic names cannot contain ':', so the last one separates the partition. */
+export function parseKafkaSource(source: string): { topic: string; partition: number } | null {
+  const m = /^kafka:([^:]+):(\d+)$/.exec(source);
+  return m ? { topic: m[1]!, partition: Number(m[2]) } : null;
+}
+
 /**
  * Where each source resumes: source_positions holds the next position (NDJSON line, Kafka offset)
  * of every source, written by the projector in the same transaction as the facts it applied.

@@ -2,6 +2,7 @@
 // the Kafka consumer when it first knows the events topics' partition count.
 import { parseShard, WHOLE, type Shard } from '../lib/partition';
 import type { Db } from './db';
+import { parseKafkaSource } from './positions';
 
 /** A shard with the partition count of the events topics it was cut from. */
 export interface HeldShard extends Shard {
@@ -77,8 +78,8 @@ export function cutShard(db: Db, shard: Shard, partitions: number, eventTopics: 
     db.prepare('DELETE FROM forum_post_fields WHERE post_id NOT IN (SELECT id FROM forum_posts)').run();
     const positions = db.prepare("SELECT source FROM source_positions WHERE source GLOB 'kafka:*'").pluck().all() as string[];
     for (const source of positions) {
-      const m = /^kafka:(.+):(\d+)$/.exec(source);
-      if (m && eventTopics.includes(m[1]!) && !kept(Number(m[2]))) db.prepare('DELETE FROM source_positions WHERE source = ?').run(source);
+      const from = parseKafkaSource(source);
+      if (from && eventTopics.includes(from.topic) && !kept(from.partition)) db.prepare('DELETE FROM source_positions WHERE source = ?').run(source);
     }
     holdShard(db, shard, partitions);
   })();

@@ -5,7 +5,7 @@
 // committed to Kafka, as records are queued for the writer (up to QUEUED_MAX ahead of SQLite), but
 // only so standard tools can show the lag.
 import { covers, ownsPartition, ownsProject, shardName, WHOLE } from '../../lib/partition';
-import { cutShard, hasReadModel, heldShard, holdShard, SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
+import { cutShard, hasReadModel, heldShard, holdShard, kafkaSource, parseKafkaSource, SourcePositions, type BatchResult, type Db, type PrecomputedEvent, type Projector } from '../../store';
 import { Precomputer } from '../precomputer';
 import { SliceSizer } from '../sliced-applier';
 import {
@@ -14,7 +14,7 @@ import {
   type KafkaClient, type KafkaLog, type StartOffset, type TopicPartition,
 } from './client';
 import { ConfigError, type KafkaIngestConfig } from './config';
-import { DeadLetterPublisher, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
+import { DeadLetterPublisher, type DlqStatus } from './dlq';
 import { FetchedBatches } from './fetched';
 import { ShardScreen } from './shard-screen';
 

@@ -2,8 +2,8 @@
 // same SQLite transaction as the rest of its batch; this publisher sends the rows not yet published
 // and marks them. A broker outage or a crash only delays the DLQ copy: the row is never lost, and a
 // crash between the send and the mark sends it again (at-least-once on the DLQ topic).
-import { DeadLetterOutbox, type Db, type PendingDeadLetter } from '../../store';
-import { describeKafkaError, type KafkaLog, type OutboundMessage, type ProducerAdapter, type TopicPartition } from './client';
+import { DeadLetterOutbox, parseKafkaSource, type Db, type PendingDeadLetter } from '../../store';
+import { describeKafkaError, type KafkaLog, type OutboundMessage, type ProducerAdapter } from './client';
 
 /** Header names on every DLQ record. */
 export const DLQ_HEADERS = {
@@ -13,17 +13,6 @@ export const DLQ_HEADERS = {
   partition: 'source-partition',
   offset: 'source-offset',
 } as const;
-
-/** The `source` of an event read from Kafka, as stored in source_positions and dead_letters. */
-export function kafkaSource(topic: string, partition: number): string {
-  return `kafka:${topic}:${partition}`;
-}
-
-/** Inverse of kafkaSource; topic names cannot contain ':', so the last one separates the partition. */
-export function parseKafkaSource(source: string): TopicPartition | null {
-  const m = /^kafka:([^:]+):(\d+)$/.exec(source);
-  return m ? { topic: m[1]!, partition: Number(m[2]) } : null;
-}
 
 /** Long ajv details would bloat every header; the full text stays in the table. */
 const MAX_DETAIL = 1000;

@@ -16,5 +16,6 @@ export {
 // Where the readiness check of the main thread has always found it (the query is the store's).
 export { hasReadModel } from '../../store';
 export { startKafkaIngestThread, type ThreadStart } from './ingest-thread';
-export { DeadLetterPublisher, DLQ_HEADERS, kafkaSource, parseKafkaSource, type DlqStatus } from './dlq';
+export { DeadLetterPublisher, DLQ_HEADERS, type DlqStatus } from './dlq';
+export { kafkaSource, parseKafkaSource } from '../../store';
 export { eventKey, produceFiles, produceLines, type ProduceTotals, type ProduceOptions } from './produce';

@@ -4,8 +4,7 @@
 // letters, named: never applied, never dropped silently.
 import { projectOfEvent } from '../../events';
 import { homeOf, shardName, type Shard } from '../../lib/partition';
-import type { PrecomputedEvent } from '../../store';
-import { parseKafkaSource } from './dlq';
+import { parseKafkaSource, type PrecomputedEvent } from '../../store';
 
 export class ShardScreen {
   constructor(private readonly shard: Shard, private readonly partitions: number, private readonly eventTopics: readonly string[]) {}
