@@ -317,20 +317,20 @@ export class Projector {
       },
       'project.engine_tracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 1, since: d.at }), fx, d.project_id),
       'project.engine_untracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 0, since: d.at }), fx, d.project_id),
-      'term.upserted': (d, v, fx) => touched(t.terms.upsert(d.id, v, { project_id: d.project_id, value: d.value, kind: d.kind }), fx, d.project_id),
-      'term.deleted': (d, v, fx) => touched(t.terms.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
-      'segment.upserted': (d, v, fx) => touched(t.segments.upsert(d.id, v, {
+      'term.upserted': (d, v, fx) => touched(Projector.moving(t.terms, d.id, fx, () => t.terms.upsert(d.id, v, { project_id: d.project_id, value: d.value, kind: d.kind })), fx, d.project_id),
+      'term.deleted': (d, v, fx) => touched(Projector.moving(t.terms, d.id, fx, () => t.terms.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
+      'segment.upserted': (d, v, fx) => touched(Projector.moving(t.segments, d.id, fx, () => t.segments.upsert(d.id, v, {
         project_id: d.project_id, name: d.name, description: d.description ?? null, active: bool(d.active),
-      }), fx, d.project_id),
-      'segment.deleted': (d, v, fx) => touched(t.segments.remove(d.id, v, { project_id: d.project_id }), fx, d.project_id),
-      'prompt.upserted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, () => t.prompts.upsert(d.id, v, {
+      })), fx, d.project_id),
+      'segment.deleted': (d, v, fx) => touched(Projector.moving(t.segments, d.id, fx, () => t.segments.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
+      'prompt.upserted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, fx, () => t.prompts.upsert(d.id, v, {
         project_id: d.project_id, text: d.text, segment_ids: json([...d.segment_ids].sort()), active: bool(d.active),
       })), fx, d.id, d.project_id),
-      'prompt.deleted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, () => t.prompts.remove(d.id, v, { project_id: d.project_id })), fx, d.id, d.project_id),
-      'competitor.upserted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, () => t.competitors.upsert(d.id, v, {
+      'prompt.deleted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, fx, () => t.prompts.remove(d.id, v, { project_id: d.project_id })), fx, d.id, d.project_id),
+      'competitor.upserted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, fx, () => t.competitors.upsert(d.id, v, {
         project_id: d.project_id, name: d.name, domain: d.domain ?? null, aliases: json(d.aliases),
       })), fx, d.project_id),
-      'competitor.deleted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, () => t.competitors.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
+      'competitor.deleted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, fx, () => t.competitors.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
       'run_group.started': (d, v, fx) => this.groupChange(this.groups.apply('started', d.id, v, {
         project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at,
       }), fx, d.id),
@@ -360,16 +360,29 @@ export class Projector {
   /**
    * A prompt or competitor change that may move what counts (COUNTED_RUNS, tracked competitors): its
    * project or deleted flag changed, or it is new. The aggregator then counts the projects concerned
-   * again (their engine-day sums and cited URLs, migrations 008 and 009); an edit of a name or text does not.
+   * again (their engine-day sums and cited URLs, migrations 008 and 009); an edit of a name or text does
+   * not. A move changes the project it left as well as the one it joined.
    */
-  private counting(table: 'prompt' | 'competitor', rows: EntityTable, id: string, write: () => Outcome): Outcome {
+  private counting(table: 'prompt' | 'competitor', rows: EntityTable, id: string, fx: Effects, write: () => Outcome): Outcome {
     const before = rows.current(id);
     const outcome = write();
     if (outcome !== 'applied') return outcome;
     const after = rows.current(id)!;
+    if (before && before.project_id !== after.project_id) fx.changes.project(before.project_id as string);
     if (before && before.project_id === after.project_id && before.deleted === after.deleted) return outcome;
     if (before) this.aggregator.countingChanged(table, before.project_id as string, id);
     this.aggregator.countingChanged(table, after.project_id as string, id);
+    return outcome;
+  }
+
+  /**
+   * A term or segment written: when the write moves it to another project, the project it left
+   * changed too (its lists no longer hold it), not only the one it joined.
+   */
+  private static moving(rows: EntityTable, id: string, fx: Effects, write: () => Outcome): Outcome {
+    const before = rows.current(id)?.project_id;
+    const outcome = write();
+    if (outcome === 'applied' && typeof before === 'string' && before !== rows.current(id)!.project_id) fx.changes.project(before);
     return outcome;
   }
 

@@ -164,6 +164,32 @@ t.test('a second export writes only the months new events touched, and the same 
   t.not(switched.manifest!.database_id, inc.manifest!.database_id, 'the manifest says which database it read');
 });
 
+t.test('a prompt moved to another project: the next export rewrites the project it left, as a fresh export writes it', async (t) => {
+  const { db, file, projector } = await demoDb();
+  t.teardown(() => db.close());
+  const dir = tmpDir('export-move-');
+  const out = path.join(dir, 'out');
+  const first = await exportData({ db: file, out, projects: null, range: { start: null, end: null }, full: false });
+  const [from, to] = first.manifest!.projects.map((p) => p.id);
+  // A live prompt of `from` with counted runs: once it belongs to `to`, those runs count no more.
+  const prompt = db.prepare(`SELECT p.id, p.text, p.segment_ids, p.active FROM prompts p WHERE p.project_id = ? AND p.deleted = 0
+    AND EXISTS (SELECT 1 FROM prompt_runs r WHERE r.project_id = p.project_id AND r.prompt_id = p.id AND r.status = 'succeeded') ORDER BY p.id LIMIT 1`)
+    .get(from) as { id: string; text: string; segment_ids: string; active: number };
+  projector.applyBatch(asSource([ev('prompt.upserted', {
+    id: prompt.id, project_id: to, text: prompt.text, segment_ids: JSON.parse(prompt.segment_ids) as string[], active: prompt.active === 1,
+  }, '2026-11-16T00:00:00Z')], 'move'));
+  const inc = await exportData({ db: file, out, projects: null, range: { start: null, end: null }, full: false });
+  t.equal(inc.mode, 'incremental', 'an incremental export');
+  const kept = inc.manifest!.projects.find((p) => p.id === from)!;
+  t.not(kept.data_version, first.manifest!.projects.find((p) => p.id === from)!.data_version, 'the project the prompt left has a new data version');
+  const fresh = path.join(dir, 'fresh');
+  await exportData({ db: file, out: fresh, projects: null, range: { start: null, end: null }, full: false });
+  const [after, expected] = [parquetFiles(out), parquetFiles(fresh)];
+  t.same([...after.keys()].sort(), [...expected.keys()].sort(), 'the same partitions as a fresh export');
+  const stale = [...expected].filter(([f, bytes]) => !bytes.equals(after.get(f)!)).map(([f]) => f);
+  t.same(stale, [], 'and the same bytes: no partition of the project it left kept from before the move');
+});
+
 t.test('an export reads one snapshot while a writer keeps committing', async (t) => {
   const { db, file } = await demoDb();
   db.close();

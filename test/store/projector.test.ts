@@ -224,6 +224,27 @@ t.test('competitor.upserted / competitor.deleted', (tt) => {
   tt.end();
 });
 
+t.test('a term, segment, prompt or competitor moved to another project changes the project it left too', (tt) => {
+  const moves: Array<[string, string, (projectId: string, at: string, label: string) => Ev]> = [
+    ['term', 'terms', (p, at, label) => ev('term.upserted', { id: id(1, '33333333'), project_id: p, value: label, kind: 'brand' }, at)],
+    ['segment', 'segments', (p, at, label) => ev('segment.upserted', { id: W.segment, project_id: p, name: label, active: true }, at)],
+    ['prompt', 'prompts', (p, at, label) => ev('prompt.upserted', { id: W.prompt1, project_id: p, text: label, segment_ids: [], active: true }, at)],
+    ['competitor', 'competitors', (p, at, label) => ev('competitor.upserted', { id: W.competitor, project_id: p, name: label, aliases: [] }, at)],
+  ];
+  for (const [name, table, upsert] of moves) {
+    const { db, apply } = fresh(tt);
+    apply([upsert(P, T1, 'Acme')]);
+    const before = versions(db);
+    const kindsBefore = kindVersions(db, P);
+    tt.strictSame(apply([upsert(O, T2, 'Acme')]), result({ applied: 1, changed: [scope(O), scope(P)].sort() }), `${name}: both projects changed`);
+    tt.equal(versions(db)[scope(P)], before[scope(P)]! + 1, `${name}: the project it left has a new data version`);
+    tt.notSame(kindVersions(db, P), kindsBefore, `${name}: and a new version of its kind`);
+    tt.equal(count(db, `${table} WHERE project_id = '${P}'`), 0, `${name}: the project it left no longer holds it`);
+    tt.strictSame(apply([upsert(O, T3, 'Acme Corp')]), result({ applied: 1, changed: [scope(O)] }), `${name}: an edit in place changes only its project`);
+  }
+  tt.end();
+});
+
 t.test('run_group.started / run_group.completed fill one row, each with its own version', (tt) => {
   const { db, apply } = fresh(tt);
   const cols = 'id, project_id, trigger, started_at, completed_at, status';
