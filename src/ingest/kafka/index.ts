@@ -17,5 +17,4 @@ export {
 export { hasReadModel } from '../../store';
 export { startKafkaIngestThread, type ThreadStart } from './ingest-thread';
 export { DeadLetterPublisher, DLQ_HEADERS, type DlqStatus } from './dlq';
-export { kafkaSource, parseKafkaSource } from '../../store';
 export { eventKey, produceFiles, produceLines, type ProduceTotals, type ProduceOptions } from './produce';
