@@ -331,13 +331,17 @@ export class Projector {
         project_id: d.project_id, name: d.name, domain: d.domain ?? null, aliases: json(d.aliases),
       })), fx, d.project_id),
       'competitor.deleted': (d, v, fx) => touched(this.counting('competitor', t.competitors, d.id, fx, () => t.competitors.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
-      'run_group.started': (d, v, fx) => this.groupChange(this.groups.apply('started', d.id, v, {
-        project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at,
-      }), fx, d.id),
+      'run_group.started': (d, v, fx) => {
+        const before = this.stmts.groupProject.get(d.id);
+        const outcome = this.groups.apply('started', d.id, v, { project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at });
+        Projector.left(fx, outcome, before, d.project_id);
+        return this.groupChange(outcome, fx, d.id);
+      },
       'run_group.completed': (d, v, fx) => this.groupChange(this.groups.apply('completed', d.id, v, {
         completed_at: d.completed_at, status: d.status,
       }), fx, d.id),
       'forum_post.discovered': (d, v, fx) => {
+        const before = this.forum.project(d.id);
         const a = this.forum.posts.apply('discovered', d.id, v, {
           project_id: d.project_id, platform: d.platform, url: d.url, title: d.title, community: d.community ?? null,
           author: d.author ?? null, posted_at: d.posted_at ?? null, discovered_at: d.discovered_at, matched_terms: json(d.matched_terms),
@@ -348,6 +352,7 @@ export class Projector {
           ...(d.comment_count !== undefined ? { comment_count: d.comment_count } : {}),
           ...(d.score !== undefined ? { score: d.score } : {}),
         });
+        Projector.left(fx, a, before, d.project_id);
         return touched(strongest(a, b), fx, d.project_id);
       },
       'forum_post.updated': (d, v, fx) => {
@@ -368,7 +373,7 @@ export class Projector {
     const outcome = write();
     if (outcome !== 'applied') return outcome;
     const after = rows.current(id)!;
-    if (before && before.project_id !== after.project_id) fx.changes.project(before.project_id as string);
+    Projector.left(fx, outcome, before?.project_id, after.project_id);
     if (before && before.project_id === after.project_id && before.deleted === after.deleted) return outcome;
     if (before) this.aggregator.countingChanged(table, before.project_id as string, id);
     this.aggregator.countingChanged(table, after.project_id as string, id);
@@ -376,13 +381,19 @@ export class Projector {
   }
 
   /**
-   * A term or segment written: when the write moves it to another project, the project it left
-   * changed too (its lists no longer hold it), not only the one it joined.
+   * A write that moved an entity (a term, segment, prompt, competitor, forum post or run group) to
+   * another project: the project it left changed too (its lists no longer hold it), not only the one
+   * it joined.
    */
+  private static left(fx: Effects, outcome: Outcome, before: unknown, after: unknown): void {
+    if (outcome === 'applied' && typeof before === 'string' && before !== after) fx.changes.project(before);
+  }
+
+  /** A term or segment written, the project it may have left marked changed (left). */
   private static moving(rows: EntityTable, id: string, fx: Effects, write: () => Outcome): Outcome {
     const before = rows.current(id)?.project_id;
     const outcome = write();
-    if (outcome === 'applied' && typeof before === 'string' && before !== rows.current(id)!.project_id) fx.changes.project(before);
+    Projector.left(fx, outcome, before, rows.current(id)?.project_id);
     return outcome;
   }
 

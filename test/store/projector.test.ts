@@ -224,12 +224,17 @@ t.test('competitor.upserted / competitor.deleted', (tt) => {
   tt.end();
 });
 
-t.test('a term, segment, prompt or competitor moved to another project changes the project it left too', (tt) => {
+t.test('a term, segment, prompt, competitor, forum post or run group moved to another project changes the project it left too', (tt) => {
   const moves: Array<[string, string, (projectId: string, at: string, label: string) => Ev]> = [
     ['term', 'terms', (p, at, label) => ev('term.upserted', { id: id(1, '33333333'), project_id: p, value: label, kind: 'brand' }, at)],
     ['segment', 'segments', (p, at, label) => ev('segment.upserted', { id: W.segment, project_id: p, name: label, active: true }, at)],
     ['prompt', 'prompts', (p, at, label) => ev('prompt.upserted', { id: W.prompt1, project_id: p, text: label, segment_ids: [], active: true }, at)],
     ['competitor', 'competitors', (p, at, label) => ev('competitor.upserted', { id: W.competitor, project_id: p, name: label, aliases: [] }, at)],
+    ['forum post', 'forum_posts', (p, at, label) => ev('forum_post.discovered', {
+      id: id(1, '12121212'), project_id: p, platform: 'reddit', url: 'https://reddit.com/r/anvils/1', title: label, discovered_at: T1,
+      relevance: 0.5, intent: 'high', matched_terms: [],
+    }, at)],
+    ['run group', 'run_groups', (p, at, label) => ev('run_group.started', { id: W.group, project_id: p, trigger: label, started_at: '2026-01-05T00:00:00Z' }, at)],
   ];
   for (const [name, table, upsert] of moves) {
     const { db, apply } = fresh(tt);
