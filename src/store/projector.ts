@@ -317,12 +317,12 @@ export class Projector {
       },
       'project.engine_tracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 1, since: d.at }), fx, d.project_id),
       'project.engine_untracked': (d, v, fx) => touched(this.tracking.apply(d.project_id, d.engine_id, v, { tracked: 0, since: d.at }), fx, d.project_id),
-      'term.upserted': (d, v, fx) => touched(Projector.moving(t.terms, d.id, fx, () => t.terms.upsert(d.id, v, { project_id: d.project_id, value: d.value, kind: d.kind })), fx, d.project_id),
-      'term.deleted': (d, v, fx) => touched(Projector.moving(t.terms, d.id, fx, () => t.terms.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
-      'segment.upserted': (d, v, fx) => touched(Projector.moving(t.segments, d.id, fx, () => t.segments.upsert(d.id, v, {
+      'term.upserted': (d, v, fx) => Projector.moving(t.terms, d.id, d.project_id, fx, () => t.terms.upsert(d.id, v, { project_id: d.project_id, value: d.value, kind: d.kind })),
+      'term.deleted': (d, v, fx) => Projector.moving(t.terms, d.id, d.project_id, fx, () => t.terms.remove(d.id, v, { project_id: d.project_id })),
+      'segment.upserted': (d, v, fx) => Projector.moving(t.segments, d.id, d.project_id, fx, () => t.segments.upsert(d.id, v, {
         project_id: d.project_id, name: d.name, description: d.description ?? null, active: bool(d.active),
-      })), fx, d.project_id),
-      'segment.deleted': (d, v, fx) => touched(Projector.moving(t.segments, d.id, fx, () => t.segments.remove(d.id, v, { project_id: d.project_id })), fx, d.project_id),
+      })),
+      'segment.deleted': (d, v, fx) => Projector.moving(t.segments, d.id, d.project_id, fx, () => t.segments.remove(d.id, v, { project_id: d.project_id })),
       'prompt.upserted': (d, v, fx) => this.promptChange(this.counting('prompt', t.prompts, d.id, fx, () => t.prompts.upsert(d.id, v, {
         project_id: d.project_id, text: d.text, segment_ids: json([...d.segment_ids].sort()), active: bool(d.active),
       })), fx, d.id, d.project_id),
@@ -335,7 +335,7 @@ export class Projector {
         const before = this.stmts.groupProject.get(d.id);
         const outcome = this.groups.apply('started', d.id, v, { project_id: d.project_id, trigger: d.trigger ?? null, started_at: d.started_at });
         Projector.left(fx, outcome, before, d.project_id);
-        return this.groupChange(outcome, fx, d.id);
+        return touched(outcome, fx, d.project_id); // applied: the group is the event's project's now
       },
       'run_group.completed': (d, v, fx) => this.groupChange(this.groups.apply('completed', d.id, v, {
         completed_at: d.completed_at, status: d.status,
@@ -389,12 +389,15 @@ export class Projector {
     if (outcome === 'applied' && typeof before === 'string' && before !== after) fx.changes.project(before);
   }
 
-  /** A term or segment written, the project it may have left marked changed (left). */
-  private static moving(rows: EntityTable, id: string, fx: Effects, write: () => Outcome): Outcome {
+  /**
+   * A term or segment written by an event of `projectId`: when applied, the row is that project's (the
+   * event's version won), which changed, and so did the project it may have left (left).
+   */
+  private static moving(rows: EntityTable, id: string, projectId: string, fx: Effects, write: () => Outcome): Outcome {
     const before = rows.current(id)?.project_id;
     const outcome = write();
-    Projector.left(fx, outcome, before, rows.current(id)?.project_id);
-    return outcome;
+    Projector.left(fx, outcome, before, projectId);
+    return Projector.touched(outcome, fx, projectId);
   }
 
   /** prompt_segments mirrors the winning prompt row: its segments while it is not deleted. */

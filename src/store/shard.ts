@@ -1,6 +1,6 @@
 // The shard a database holds (migration 019): read by the server (what it may answer) and written by
 // the Kafka consumer when it first knows the events topics' partition count.
-import { parseShard, WHOLE, type Shard } from '../lib/partition';
+import { ownsPartition, parseShard, WHOLE, type Shard } from '../lib/partition';
 import type { Db } from './db';
 import { parseKafkaSource } from './positions';
 
@@ -67,7 +67,6 @@ export function cutShard(db: Db, shard: Shard, partitions: number, eventTopics: 
   for (const table of PROJECT_DATA) for (const id of db.prepare(`SELECT DISTINCT project_id FROM ${table}`).pluck().all() as string[]) ids.add(id);
   for (const id of db.prepare('SELECT k.id FROM keys k WHERE k.n IN (SELECT DISTINCT project FROM runs)').pluck().all() as string[]) ids.add(id);
   const foreign = JSON.stringify([...ids].filter((id) => !owns(id)).sort());
-  const kept = (p: number): boolean => p % shard.n === shard.k;
   let runs = 0;
   db.transaction(() => {
     for (const table of PROJECT_DATA) db.prepare(`DELETE FROM ${table} WHERE project_id IN (SELECT value FROM json_each(?))`).run(foreign);
@@ -79,7 +78,7 @@ export function cutShard(db: Db, shard: Shard, partitions: number, eventTopics: 
     const positions = db.prepare("SELECT source FROM source_positions WHERE source GLOB 'kafka:*'").pluck().all() as string[];
     for (const source of positions) {
       const from = parseKafkaSource(source);
-      if (from && eventTopics.includes(from.topic) && !kept(from.partition)) db.prepare('DELETE FROM source_positions WHERE source = ?').run(source);
+      if (from && eventTopics.includes(from.topic) && !ownsPartition(shard, from.partition)) db.prepare('DELETE FROM source_positions WHERE source = ?').run(source);
     }
     holdShard(db, shard, partitions);
   })();
