@@ -93,21 +93,19 @@ export class Responder {
     if (endpoint.scope === 'project') {
       args.projectId = scopeId = pathUuid(input.params.project_id, 'project_id');
       if (!this.access.canSee(accountId, args.projectId)) throw notFound();
-      const elsewhere = this.access.elsewhere(args.projectId);
-      if (elsewhere !== null) throw misrouted(elsewhere);
+      this.onThisShard(args.projectId);
       scopes = [`project:${args.projectId}`, 'engines'];
     } else if (endpoint.scope === 'run_group') {
       // A project-scoped path names the group's project too: another project's group is not found there.
       const named = input.params.project_id === undefined ? null : pathUuid(input.params.project_id, 'project_id');
       args.runGroupId = scopeId = pathUuid(input.params.run_group_id, 'run_group_id');
-      if (named !== null && this.access.canSee(accountId, named)) {
-        const elsewhere = this.access.elsewhere(named);
-        if (elsewhere !== null) throw misrouted(elsewhere);
+      if (named !== null) {
+        if (!this.access.canSee(accountId, named)) throw notFound();
+        this.onThisShard(named); // before the group is looked up: another shard's store does not hold it
       }
       const projectId = this.access.groupProject(args.runGroupId);
-      if (projectId === null || !this.access.canSee(accountId, projectId) || (named !== null && named !== projectId)) throw notFound();
-      const elsewhere = this.access.elsewhere(projectId);
-      if (elsewhere !== null) throw misrouted(elsewhere);
+      if (projectId === null || (named === null ? !this.access.canSee(accountId, projectId) : named !== projectId)) throw notFound();
+      if (named === null) this.onThisShard(projectId);
       args.projectId = projectId;
       scopes = [`project:${projectId}`, 'engines'];
     }
@@ -117,6 +115,12 @@ export class Responder {
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(endpoint, q, input.query)}`;
     const build = () => this.builder.build({ endpoint, args, scopes });
     return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
+  }
+
+  /** A project another shard holds is not answered here: the plain 404, with the reason for the ops side. */
+  private onThisShard(projectId: string): void {
+    const elsewhere = this.access.elsewhere(projectId);
+    if (elsewhere !== null) throw misrouted(elsewhere);
   }
 
   /**
