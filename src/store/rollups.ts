@@ -23,7 +23,9 @@ import { addDays } from '../lib/time';
  * mark this writer did not make (left by a killed writer), a commit by another connection meanwhile,
  * a failed transaction, a superseded run leaving the period (lists, minimums and maximums do not
  * subtract), a change of what counts. Counting again gives exactly what the merges would have: the
- * same runs go through the same PeriodSums.add.
+ * same runs go through the same PeriodSums.add. It is done at the batch's end (finish), never while
+ * the batch's runs are being summed: the runs table holds the whole batch already, so a count made
+ * halfway would include runs that are then added to the period's sums as well.
  */
 
 /** Whether a run counts (COUNTED_RUNS), as the batch's entity tables say. */
@@ -286,7 +288,11 @@ export class Rollups {
     if (frontier !== undefined && frontier.period >= period) return;
     this.foldCell(p);
     if (frontier !== undefined) {
-      this.write(frontier);
+      // An untrusted one is counted from its runs at the batch's end (finish), as the batch's sums are: the
+      // runs table already holds every run of the batch, so counted now, the batch's runs of the period not
+      // summed yet would be in the count and then added again as the period's batch sums.
+      if (frontier.trusted) this.write(frontier);
+      else this.batchSumsAre(p, frontier);
       this.stmts.unmark.run(projectId, grain, frontier.period);
     }
     p.frontier[grain] = new PeriodSums(projectId, grain, period);
@@ -308,6 +314,12 @@ export class Rollups {
   private untrustFrontiers(p: ProjectSums): void {
     for (const s of Object.values(p.frontier)) s.trusted = false;
     if (p.cell) p.cell.trusted = false;
+  }
+
+  /** A former frontier becomes its period's batch sums (it had none: one period never has both). */
+  private batchSumsAre(p: ProjectSums, s: PeriodSums): void {
+    this.inBatch.add(p);
+    p.batch[s.grain].set(s.period, s);
   }
 
   /** The batch's sums of a period that is not a frontier (made here). */
