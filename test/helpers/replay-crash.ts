@@ -18,9 +18,13 @@ import { cleanEnv, cliArgv, CLI_STACK, type Exit } from './processes';
 export const dir = tmpDir('crash-replay-');
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A world of its own (not the demo's seed), two weeks of runs: ~4,700 lines, ~7 MB. */
+/**
+ * A world of its own (not the demo's seed), two weeks of runs: ~4,700 lines, ~7 MB. Some runs are sent
+ * again later with changed facts (the generator's corrections), so an interrupted replay also resumes
+ * between a run and its correction.
+ */
 export const EVENTS = path.join(dir, 'events.ndjson');
-fs.writeFileSync(EVENTS, [...generateWorld({ ...DEMO_OPTIONS, seed: 4242, days: 14 })].join('\n') + '\n');
+fs.writeFileSync(EVENTS, [...generateWorld({ ...DEMO_OPTIONS, seed: 4242, days: 14, corrections: 0.03 })].join('\n') + '\n');
 export const LINES = fs.readFileSync(EVENTS, 'utf8').split('\n').filter((l) => l !== '');
 export const SOURCE = fileSource(EVENTS);
 

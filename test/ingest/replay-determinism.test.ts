@@ -1,11 +1,13 @@
 // Determinism: the demo log gives the same read-model digest however it is cut into batches, when
 // it is replayed in two halves by two separate processes, when it is replayed again on top of
-// itself, and when the runs of one day arrive shuffled.
+// itself, and when the runs of one day arrive shuffled; a generated log with corrections likewise
+// (test/ingest/corrections-property.test.ts tries random ones).
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { readLines } from '../../src/ingest';
 import { digest, openDb } from '../../src/store';
+import { DEMO_OPTIONS, generateWorld } from '../../fixtures/world';
 import { DEMO_FILE } from '../helpers/demo';
 import { freshDb, tmpDir } from '../helpers/db';
 import { runCliSync, type SyncExit } from '../helpers/processes';
@@ -122,6 +124,17 @@ t.test('the demo log gives one digest whatever the batching, the processes, the 
     tt.ok(moved > slots.length / 2, `${moved} of ${slots.length} runs moved`);
     tt.equal(replayInBatches(tt, reordered, 97), whole, 'shuffled, in batches of 97');
   });
+});
+
+// Runs sent again later with the same id and changed facts (the generator's corrections: dimensions,
+// status, mentions, citations, excerpt, completion time; across weeks and months; some after their
+// prompt was deleted or moved): whichever batch a correction lands in, it replaces its run once.
+t.test('a log with corrections gives one digest whatever the batching', async (t) => {
+  const lines = [...generateWorld({ ...DEMO_OPTIONS, seed: 5252, promptsPerProject: 10, corrections: 0.03 })];
+  const ids = lines.filter((l) => l.includes('"type":"prompt_run.completed"')).map((l) => (JSON.parse(l) as { data: { id: string } }).data.id);
+  t.ok(ids.length - new Set(ids).size > 100, `${ids.length - new Set(ids).size} of ${ids.length} run events are corrections`);
+  const whole = replayInBatches(t, lines, lines.length);
+  for (const size of [5000, 1000, 100, 7, 1]) t.equal(replayInBatches(t, lines, size), whole, `batches of ${size}`);
 });
 
 function readVersions(file: string): unknown[] {

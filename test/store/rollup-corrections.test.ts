@@ -79,7 +79,7 @@ t.test('runs sent again with changed facts are counted once by their weeks and m
       const week = runCount(db, start, addDays(start, 6));
       if (week !== days || days !== 21) wrong.push(`week of ${start}: ${week}, its days ${days}`);
     }
-    for (const [start, end] of [['2027-03-01', '2027-03-31'], ['2027-04-01', '2027-04-04']] as const) {
+    for (const [start, end] of [['2027-03-01', '2027-03-31'], ['2027-04-01', '2027-04-04']] as Array<[string, string]>) {
       let days = 0;
       for (let d = start; d <= end; d = addDays(d, 1)) days += runCount(db, d, d);
       if (runCount(db, start, end) !== days) wrong.push(`${start}..${end}: ${runCount(db, start, end)}, its days ${days}`);

@@ -181,13 +181,15 @@ async function replayDigest(file: string): Promise<string> {
 
 /**
  * A generated world (`accounts` x `projectsPerAccount`) as an NDJSON file in a directory of the test's
- * own (removed at its end), with its event count and a clean replay's digest.
+ * own (removed at its end), with its event count and a clean replay's digest. 2 % of its runs are sent
+ * again later with changed facts (the generator's corrections): a record redelivered after a kill or a
+ * rebalance may be a run, its correction, or both.
  */
 async function generatedStream(t: Test, prefix: string, accounts: number, projectsPerAccount: number): Promise<{ dir: string; stream: string; total: number; clean: string }> {
   const dir = tmpDir(prefix);
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const stream = path.join(dir, 'stream.ndjson');
-  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts, projectsPerAccount })];
+  const generated = [...generateWorld({ ...DEMO_OPTIONS, accounts, projectsPerAccount, corrections: 0.02 })];
   fs.writeFileSync(stream, generated.join('\n') + '\n');
   return { dir, stream, total: generated.length, clean: await replayDigest(stream) };
 }
