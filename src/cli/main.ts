@@ -9,6 +9,7 @@ interface Entry { summary: string; load: () => Promise<Command> }
 export const COMMANDS: Readonly<Record<string, Entry>> = {
   serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve-command.js')).command },
   replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay-command.js')).command },
+  'dead-letters': { summary: 'Lists the events a replay or the Kafka consumer set aside (dead letters): where each came from and why.', load: async () => (await import('./dead-letters-command.js')).command },
   digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest-command.js')).command },
   snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot-command.js')).command },
   produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce-command.js')).command },
