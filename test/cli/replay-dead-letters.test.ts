@@ -2,7 +2,6 @@
 // named on stderr (FILE:LINE, the event id when its envelope was read, the reason), the first 20 and
 // then a count; exit 0 unless --strict; `dead-letters` lists them; and a re-run over a file whose
 // applied part was edited since (the bad line fixed) says it skipped it and how to apply it.
-import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ev, id, run, W, world, writeNdjson, type Ev } from '../helpers/events';
