@@ -1,3 +1,4 @@
+import { serviceVersion } from '../lib/version';
 import { StartError } from '../start-error';
 import { DbOpenError } from '../store';
 import { helpText, parse, UsageError, type Command } from './flags';
@@ -27,6 +28,7 @@ function overview(): string {
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
     '',
     "Every command's flags, their environment variables and defaults: visibility-api help <command> (or <command> --help).",
+    `visibility-api --version: the version (${serviceVersion()}).`,
   ].join('\n');
 }
 
@@ -49,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     // No command is a mistake: the list goes where errors go, and the exit is non-zero.
     console.error(overview());
     return 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`visibility-api ${serviceVersion()}`);
+    return 0;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const text = await help(rest[0]);
