@@ -337,7 +337,11 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     try {
       if (deps.limiter) charged(deps.limiter.charge(hash));
       const bytes = await readBody(req);
-      if (!Buffer.isBuffer(bytes)) return sendError(res, bytes.error, bytes.close);
+      if (!Buffer.isBuffer(bytes)) {
+        // Connection: close, and the connection stays open to read what the client is still sending (mcp-body.ts).
+        sendError(res, bytes.error, true);
+        return bytes.closeGracefully(res);
+      }
       body = parseBody(bytes);
       if (Array.isArray(body)) {
         const max = sdk().MAX_BATCH_SIZE;
