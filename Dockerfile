@@ -1,6 +1,7 @@
 # The API image: build with the dev dependencies, run with production ones only, as a non-root user.
-# Node 24 is the maintained LTS line; the code also runs on Node 20 and 22 (engines in package.json).
-FROM node:24-bookworm-slim AS build
+# Node 24, the maintained LTS line: the version CI installs (.ci/run NODE_VERSION) and engines allows
+# (>=24 in package.json); test/build/node-version.test.ts checks the three agree.
+FROM node:24.22.3-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -16,7 +17,7 @@ COPY scripts scripts
 COPY clients clients
 RUN npm run build && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:24.22.3-bookworm-slim
 WORKDIR /app
 # The ops port listens beyond loopback (probes and scrapers reach it from outside the container), so
 # serve needs OPS_TOKEN, a secret of the operator's (docker run -e OPS_TOKEN=...; e.g. openssl rand

@@ -17,7 +17,9 @@ const FLAGS = {
 function dayFlag(p: Parsed<typeof FLAGS>, name: 'start-date' | 'end-date'): string | null {
   const v = stringFlag(p, name);
   if (v === undefined) return null;
-  if (!/^\d{4}-\d\d-\d\d$/.test(v) || new Date(`${v}T00:00:00.000Z`).toISOString().slice(0, 10) !== v) {
+  // A day past the month's end rolls over (2026-02-30 is 2026-03-02); one past the year's is no date at all.
+  const at = new Date(`${v}T00:00:00.000Z`);
+  if (!/^\d{4}-\d\d-\d\d$/.test(v) || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== v) {
     throw new UsageError(`--${name} must be a day as YYYY-MM-DD, not "${v}"`);
   }
   return v;

@@ -53,6 +53,8 @@ export interface Parsed<T extends FlagTable = FlagTable> {
   flags: T;
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
+  /** The flags whose value came from their environment twin (not the command line), by name. */
+  fromEnv: Set<string>;
   /** --help or -h was given: main() prints the help and runs nothing. */
   help: boolean;
 }
@@ -75,11 +77,15 @@ export function parse<T extends FlagTable>(argv: string[], flags: T, env: NodeJS
   const values = { ...parsed.values } as Record<string, string | boolean | undefined>;
   const help = values[HELP] === true;
   delete values[HELP];
+  const fromEnv = new Set<string>();
   for (const [name, f] of Object.entries(flags)) {
     const twin = f.env !== undefined && f.envReadByOwner !== true ? env[f.env] : undefined;
-    if (values[name] === undefined && twin !== undefined && twin !== '') values[name] = twin;
+    if (values[name] === undefined && twin !== undefined && twin !== '') {
+      values[name] = twin;
+      fromEnv.add(name);
+    }
   }
-  return { flags, values, positionals: parsed.positionals, help };
+  return { flags, values, positionals: parsed.positionals, fromEnv, help };
 }
 
 /** A string flag (or its twin), else the table's default. */
@@ -106,6 +112,14 @@ export function intFlag<T extends FlagTable>(p: Parsed<T>, name: NamesOf<T, IntF
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < f.min || n > f.max) throw new UsageError(`--${name} must be an integer from ${f.min} to ${f.max}, got "${String(v)}"`);
   return n;
+}
+
+/** Where a flag's value came from, for an error about the value: "--port 8080", "PORT=8080", "the default of --port (8080)". */
+export function flagOrigin<T extends FlagTable>(p: Parsed<T>, name: keyof T & string): string {
+  const f = p.flags[name]!;
+  const v = p.values[name];
+  if (v === undefined) return `the default of --${name}${f.type === 'boolean' ? '' : ` (${shownDefault(f)})`}`;
+  return p.fromEnv.has(name) ? `${f.env}=${String(v)}` : `--${name} ${String(v)}`;
 }
 
 const HELP_ROW = '--help, -h';

@@ -1,3 +1,4 @@
+import { serviceVersion } from '../lib/version';
 import { StartError } from '../start-error';
 import { DbOpenError } from '../store';
 import { helpText, parse, UsageError, type Command } from './flags';
@@ -9,6 +10,7 @@ interface Entry { summary: string; load: () => Promise<Command> }
 export const COMMANDS: Readonly<Record<string, Entry>> = {
   serve: { summary: 'Serves a database over HTTP (the API and the ops port); with Kafka settings it also consumes the topics into it.', load: async () => (await import('./serve-command.js')).command },
   replay: { summary: 'Applies NDJSON event files (gzip too) to a database, resuming after the lines already applied, and prints the counts.', load: async () => (await import('./replay-command.js')).command },
+  'dead-letters': { summary: 'Lists the events a replay or the Kafka consumer set aside (dead letters): where each came from and why.', load: async () => (await import('./dead-letters-command.js')).command },
   digest: { summary: 'Prints the read-model digest of a database: equal data, equal digest.', load: async () => (await import('./digest-command.js')).command },
   snapshot: { summary: 'Writes a consistent copy of a live database (offsets included) that another replica can start from.', load: async () => (await import('./snapshot-command.js')).command },
   produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce-command.js')).command },
@@ -26,6 +28,7 @@ function overview(): string {
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
     '',
     "Every command's flags, their environment variables and defaults: visibility-api help <command> (or <command> --help).",
+    `visibility-api --version: the version (${serviceVersion()}).`,
   ].join('\n');
 }
 
@@ -48,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     // No command is a mistake: the list goes where errors go, and the exit is non-zero.
     console.error(overview());
     return 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`visibility-api ${serviceVersion()}`);
+    return 0;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const text = await help(rest[0]);

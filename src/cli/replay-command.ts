@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { fileSource, replayInThread, ReplayThreadError, type ReplayTotals } from '../ingest';
+import { DEAD_LETTERS_NAMED, fileSource, replayInThread, ReplayThreadError, type ReplayTotals } from '../ingest';
 import { openDb, SourcePositions, type Db } from '../store';
 import { boolFlag, intFlag, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { Progress, totalSize } from './progress';
@@ -10,6 +10,7 @@ const FLAGS = {
   'batch-size': { type: 'int', value: 'N', env: 'BATCH_SIZE', default: 1000, min: 1, max: 100_000, help: 'events per transaction: a stop keeps every whole batch, a re-run resumes after it' },
   'from-start': { type: 'boolean', help: 'read every line again instead of resuming after the last one applied from the same file' },
   quiet: { type: 'boolean', help: 'no progress line on a terminal: only the summary' },
+  strict: { type: 'boolean', help: 'exit 1 when a line was dead-lettered or a file changed in its part already applied (both are reported on stderr either way)' },
 } satisfies FlagTable;
 
 function counts(t: ReplayTotals): string {
@@ -27,6 +28,26 @@ function maxPageCount(): number | undefined {
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`VISIBILITY_MAX_PAGE_COUNT must be a positive integer, got "${v}"`);
   return n;
+}
+
+/**
+ * On stderr, for the person who has to fix them: each line set aside (the first DEAD_LETTERS_NAMED,
+ * then a count), and each file whose part already applied has changed since (a plain re-run skips it).
+ */
+function problems(t: ReplayTotals, dbFile: string): string[] {
+  const lines = t.deadLetters.map((d) =>
+    `visibility-api replay: ${d.file}:${d.line}: dead-lettered${d.eventId !== null ? ` (event ${d.eventId})` : ''}: ${d.reason}: ${d.detail}`);
+  const more = t.deadLettered - t.deadLetters.length;
+  if (more > 0) lines.push(`visibility-api replay: ${more} more line(s) dead-lettered (the first ${DEAD_LETTERS_NAMED} are named above)`);
+  if (t.deadLettered > 0) {
+    lines.push(`visibility-api replay: ${t.deadLettered} line(s) set aside, not applied: \`visibility-api dead-letters --db ${dbFile}\` lists them; ` +
+      'once fixed in the file, run replay again with --from-start to apply them');
+  }
+  for (const c of t.changed) {
+    lines.push(`visibility-api replay: ${c.file} changed in its first ${c.lines} line(s) since they were applied; ` +
+      'they were skipped as already applied: run replay again with --from-start to apply the file as it is now');
+  }
+  return lines;
 }
 
 /** Where a re-run will continue: the last of `files` with a committed line, and its next line. */
@@ -77,7 +98,9 @@ async function replayCommand(p: Parsed<typeof FLAGS>): Promise<number> {
       } else {
         console.log(`replayed ${p.positionals.length} file(s) in ${secs} s: ${counts(totals)}`);
       }
-      return 0;
+      const found = problems(totals, dbFile);
+      for (const line of found) console.error(line);
+      return found.length > 0 && boolFlag(p, 'strict') ? 1 : 0;
     } catch (e) {
       progress.clear();
       if (e instanceof ReplayThreadError && e.sourceFile !== undefined) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_READY_LAG, DEFAULT_MAX_STALENESS_MS, start, StartAborted, type Running, type StartOptions } from '../index';
@@ -10,7 +11,7 @@ import { packageRoot } from '../lib/root';
 import { defaultBuildThreads } from '../lib/cores';
 import { openDb, Projector, removeFiles } from '../store';
 import { KAFKA_DEFAULTS } from '../ingest/kafka/config';
-import { boolFlag, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
+import { boolFlag, flagOrigin, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
 import { onStopSignal, type StopSignal } from './stop-signals';
 import { cursorSecretProblem } from '../serve/cursor-secret';
 
@@ -151,6 +152,37 @@ function cursorSecretOption(p: Parsed): Pick<StartOptions, 'cursorSecret'> {
   return { cursorSecret: value };
 }
 
+/** Whether `host:port` can be listened on now: the error's code (EADDRINUSE, EACCES...), or null. */
+function tryListen(port: number, host: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
+}
+
+/**
+ * The API and ops ports, tried before anything slow (the demo's replay, a bootstrap): a port in use
+ * is said at once, with the flag and the environment variable that choose it. A second `npm start`
+ * otherwise replayed the demo and then failed on the ops port, which its user never chose. A port
+ * taken between this and the real listen still fails there, with the address.
+ */
+async function checkPorts(p: Parsed, opts: Pick<StartOptions, 'port' | 'host' | 'opsPort' | 'opsHost'>): Promise<void> {
+  const ports = [
+    { flag: 'port', what: 'the API port', port: opts.port ?? 0, host: opts.host ?? '0.0.0.0' },
+    { flag: 'ops-port', what: 'the ops port', port: opts.opsPort ?? 0, host: opts.opsHost ?? '127.0.0.1' },
+  ] as const;
+  for (const x of ports) {
+    if (x.port === 0) continue;
+    const code = await tryListen(x.port, x.host);
+    if (code === null) continue;
+    const env = FLAGS[x.flag].env;
+    const why = code === 'EADDRINUSE' ? 'the port is in use (another visibility-api, or `npm start`, still running?)' : 'not allowed here';
+    throw new UsageError(`cannot listen on ${x.host}:${x.port}: ${code}: ${why}; ${x.what} is ${flagOrigin(p, x.flag)}: ` +
+      `choose another with --${x.flag} N or ${env}=N (0: a free one)`);
+  }
+}
+
 type DemoKeys = Array<{ account: string; key: string; revoked: boolean }>;
 
 function demoKeys(): DemoKeys {
@@ -186,6 +218,7 @@ async function serveCommand(p: Parsed): Promise<number> {
   const logger = loggerFromEnv(process.env);
   const opts = options(p);
   const kafka = await kafkaConfig(p);
+  await checkPorts(p, opts);
   const demo = boolFlag(p, 'demo') ? await demoDb(p, logger) : null;
   try {
     const dbFile = demo?.file ?? requireString(p, 'db');

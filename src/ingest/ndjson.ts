@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { INGEST_HEAP_MB, startWorker } from '../lib/worker';
-import { SourcePositions, type BatchResult, type Db, type Projector } from '../store';
+import { forgetFileDeadLetters, SourcePositions, type BatchResult, type Db, type Projector } from '../store';
 import type { FileJob, FileBatch } from './ndjson.worker';
 import { decodeBatch } from './batch-codec';
 
@@ -29,10 +29,20 @@ export interface ReplayTotals {
   bytes: number;
   /** Set when `shouldStop` ended the replay early: the file and the line it resumes at. */
   stopped?: { file: string; nextLine: number };
+  /** The first DEAD_LETTERS_NAMED lines set aside (of `deadLettered`), for the user to fix. */
+  deadLetters: DeadLine[];
+  /** Files whose lines applied by an earlier run are not what they hold now: skipped all the same. */
+  changed: Array<{ file: string; lines: number }>;
 }
 
+/** A line set aside: where, which event (when its envelope was read) and why. */
+export interface DeadLine { file: string; line: number; eventId: string | null; reason: string; detail: string }
+
+/** How many dead-lettered lines a replay names; the rest are counted (`dead-letters` lists them all). */
+export const DEAD_LETTERS_NAMED = 20;
+
 export function emptyTotals(): ReplayTotals {
-  return { lines: 0, applied: 0, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0, batches: 0, bytes: 0 };
+  return { lines: 0, applied: 0, duplicate: 0, stale: 0, deadLettered: 0, skipped: 0, batches: 0, bytes: 0, deadLetters: [], changed: [] };
 }
 
 export function addBatch(t: ReplayTotals, r: BatchResult): void {
@@ -72,7 +82,9 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
       totals.stopped = { file, nextLine: resumeAt };
       break;
     }
-    await replayFile(projector, { file, source, resumeAt, batchSize: opts.batchSize }, opts, totals);
+    if (opts.fromStart) forgetFileDeadLetters(db, source);
+    const check = resumeAt > 1 ? positions.prefixOf(source) : undefined;
+    await replayFile(projector, positions, { file, source, resumeAt, batchSize: opts.batchSize, ...(check ? { check } : {}) }, opts, totals);
     if (totals.stopped) break;
   }
   // The latest week and month of each project waited in memory: written now, stopped or not.
@@ -81,7 +93,7 @@ export async function replayFiles(db: Db, projector: Projector, files: string[],
 }
 
 /** One file through a file thread (ndjson.worker.ts); stops between batches when `shouldStop` says so. */
-function replayFile(projector: Projector, job: FileJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
+function replayFile(projector: Projector, positions: SourcePositions, job: FileJob, opts: ReplayOptions, totals: ReplayTotals): Promise<void> {
   return new Promise((resolve, reject) => {
     // A small young generation: the thread's garbage is a batch at a time, and RSS should not grow with it.
     const worker = startWorker(__filename, job, { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: INGEST_HEAP_MB });
@@ -104,7 +116,20 @@ function replayFile(projector: Projector, job: FileJob, opts: ReplayOptions, tot
       if (settled) return;
       if (opts.shouldStop?.()) return stop();
       try {
-        if (b.count > 0) addBatch(totals, projector.applyPrecomputed(decodeBatch(b.events)));
+        if (b.count > 0) {
+          addBatch(totals, projector.applyPrecomputed(decodeBatch(b.events)));
+          for (const d of projector.deadLetters) {
+            if (totals.deadLetters.length >= DEAD_LETTERS_NAMED) break;
+            totals.deadLetters.push({ file: job.file, line: d.position, eventId: d.eventId, reason: d.reason, detail: d.detail });
+          }
+        }
+        // The fingerprint of what was applied, unless the lines skipped were not it: kept as it was,
+        // the next run says so again, until a run from the first line applies the file as it is.
+        if (b.prefixChanged) {
+          if (!totals.changed.some((c) => c.file === job.file)) totals.changed.push({ file: job.file, lines: job.check?.lines ?? 0 });
+        } else if (b.lastLine > 0) {
+          positions.notePrefix(job.source, { lines: b.lastLine, sha256: b.sha256 });
+        }
       } catch (e) {
         finish(e); // the batch was rolled back whole: what committed before it stands
         return;

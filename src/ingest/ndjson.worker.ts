@@ -3,8 +3,9 @@
 // in a thread of its own, so the writer's thread does only what needs the database. Batches go to the
 // parent as they fill, encoded flat (batch-codec.ts); at most CREDITS are in flight, so memory is
 // bounded by the batch size, not the file.
+import crypto from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { precomputeEvent, type PrecomputedEvent } from '../store';
+import { precomputeEvent, type PrecomputedEvent, type SourcePrefix } from '../store';
 import { BatchEncoder, transferOf, type EncodedBatch } from './batch-codec';
 import { readByteLineBatches } from './line-reader';
 
@@ -14,6 +15,8 @@ export interface FileJob {
   /** Lines before this one are counted as skipped (already applied by an earlier run). */
   resumeAt: number;
   batchSize: number;
+  /** What the lines applied before held (source_prefixes): a prefix read now that differs is reported. */
+  check?: SourcePrefix;
 }
 
 /** One batch: the events of lines up to `lastLine`; `lines`/`skipped` count the lines read since the last batch. */
@@ -26,6 +29,10 @@ export interface FileBatch {
   skipped: number;
   /** Bytes of the file read so far (for progress). */
   bytes: number;
+  /** SHA-256 of lines 1 to `lastLine` (each line's bytes and \n), kept once the batch commits. */
+  sha256: string;
+  /** The file's first `check.lines` lines are not what was applied then (edited, or the file is shorter). */
+  prefixChanged: boolean;
   done: boolean;
 }
 
@@ -42,13 +49,19 @@ port.on('message', () => {
 
 const meter = { bytes: 0 };
 const encoder = new BatchEncoder(job.source);
+const hash = crypto.createHash('sha256');
+const NL = Buffer.from('\n');
+let prefixChanged = false;
 
 async function send(batch: { lastLine: number; lines: number; skipped: number }, done: boolean): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
   const count = encoder.size;
   const events = encoder.take();
-  port.postMessage({ ...batch, events, count, bytes: meter.bytes, done } satisfies FileBatch, transferOf(events));
+  // A file shorter than the lines applied from it before has changed too.
+  if (done && job.check && batch.lastLine < job.check.lines) prefixChanged = true;
+  const sha256 = hash.copy().digest('hex');
+  port.postMessage({ ...batch, events, count, bytes: meter.bytes, sha256, prefixChanged, done } satisfies FileBatch, transferOf(events));
 }
 
 /**
@@ -69,6 +82,9 @@ async function main(): Promise<void> {
   for await (const lines of readByteLineBatches(job.file, meter)) {
     for (const bytes of lines) {
       line += 1;
+      hash.update(bytes);
+      hash.update(NL);
+      if (job.check && line === job.check.lines && hash.copy().digest('hex') !== job.check.sha256) prefixChanged = true;
       batch.lines += 1;
       batch.lastLine = line;
       if (line < job.resumeAt) batch.skipped += 1;

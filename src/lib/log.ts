@@ -62,7 +62,16 @@ export function createLogger(o: LoggerOptions = {}): Logger {
     // Loaded only for a terminal or when asked for: synchronous and slower, for a person to read.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
-    return pino(options, pretty({ destination: o.fd ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' }));
+    const look = { destination: o.fd ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' };
+    // One line per info line: its message says it all for a person (the start-up URLs, each request's
+    // route, status and time); the fields under it (one line each) scrolled the start-up lines away.
+    // Warnings and errors keep their fields (an error's stack), and so does debug, asked for detail.
+    // JSON lines carry every field either way.
+    return pino(options, pino.multistream([
+      { level: 'trace', stream: pretty(look) },
+      { level: 'info', stream: pretty({ ...look, hideObject: true }) },
+      { level: 'warn', stream: pretty(look) },
+    ], { dedupe: true }));
   }
   const destination = pino.destination({ dest: o.fd ?? 1, sync: false });
   return jsonTo(pino(options, destination), destination);

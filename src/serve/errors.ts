@@ -80,7 +80,7 @@ export const ERRORS = {
   },
   payload_too_large: {
     status: 413, message: 'Payload Too Large', detailed: true, places: ['mcp'],
-    description: 'POST /mcp with a body over 64 KiB (declared or sent): nothing of it is kept; the rest is read and discarded up to 4 MiB in all, and a body declared larger is not read (the connection is closed)',
+    description: 'POST /mcp with a body over 64 KiB (declared or sent): nothing of it is kept; answered with Connection: close, the rest read and discarded (up to 16 MiB, within 10 s) before the connection closes, so a client still writing its body reads the 413',
   },
   unsupported_media_type: {
     status: 415, message: 'Unsupported Media Type: Content-Type must be application/json', places: ['mcp'],

@@ -3,6 +3,7 @@
 // holds nothing a key protects), plain text, the same bytes for every request.
 import type { Context } from 'koa';
 import type { Endpoint } from '../readmodels';
+import { serviceVersion } from '../lib/version';
 import { httpError } from './errors';
 import { MCP_PATH, toolName } from './mcp';
 
@@ -16,6 +17,8 @@ export function llmsTxt(basePath: string, endpoints: readonly Endpoint[]): strin
     '> A read-only HTTP API serving AI-search-visibility dashboards: how often AI engines (ChatGPT, Perplexity,',
     '> Gemini, Claude, Google AI Overviews) mention a brand for its tracked prompts, at what position and',
     '> sentiment, which sources they cite, how competitors compare, and which forum threads are worth joining.',
+    '',
+    `Version ${serviceVersion()} (the OpenAPI document's info.version and the MCP server's serverInfo say the same).`,
     '',
     `Every endpoint is GET under ${basePath} and needs an API key (header \`X-API-Key: KEY\` or`,
     '`Authorization: ApiKey KEY`); a key sees only its own account\'s projects (others answer 404).',

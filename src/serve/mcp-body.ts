@@ -3,7 +3,7 @@
 // parse (or the recursion of whatever walks it next) costs seconds. The limits are far above what a
 // real MCP exchange sends: the largest valid tools/call (an 8 KiB cursor, 64 engine ids, every other
 // argument) is ~11 KB, and an `initialize` nests 4-5 levels.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpError, type HttpError } from './errors';
 
 /** Bytes a POST /mcp may send: room for a small batch of the largest calls. */
@@ -14,23 +14,27 @@ export const MCP_MAX_DEPTH = 32;
 export const MCP_MAX_MEMBERS = 1000;
 
 /**
- * What a refused body may still send: read and thrown away, so that a client that writes its whole
- * body before reading (most do) gets its 413 rather than a reset connection. The SDK's own cap.
+ * What a refused body may still send, and for how long: read and thrown away after the 413, so that
+ * a client that writes its whole body before reading (Python's http.client, requests: no `Expect:
+ * 100-continue`) gets its 413 rather than a broken pipe. Past either, the connection is closed.
  */
-export const MCP_DRAIN_BYTES = 4 * 1024 * 1024;
+export const MCP_DRAIN_BYTES = 16 * 1024 * 1024;
+export const MCP_DRAIN_MS = 10_000;
 
-/** A body over the cap: the 413, and whether to close the connection rather than read the rest. */
-export interface TooLarge { error: HttpError; close: boolean }
+/**
+ * A body over the cap: the 413 to send (with Connection: close), then `closeGracefully` with the
+ * response: the connection closes once the client has sent the rest (or at the bound or deadline).
+ */
+export interface TooLarge { error: HttpError; closeGracefully(res: ServerResponse): void }
 
 /**
  * The body's bytes, or the 413 when it is (or says it will be) larger than `max`. Beyond the cap
- * nothing is kept: the rest is read and discarded up to MCP_DRAIN_BYTES in all (the connection then
- * stays usable), and a body declared larger than that is not read at all (answer, then close).
+ * nothing is kept: the rest is read and discarded, up to MCP_DRAIN_BYTES in all.
  */
 export function readBody(req: IncomingMessage, max = MCP_MAX_BODY_BYTES): Promise<Buffer | TooLarge> {
   const error = httpError('payload_too_large', `Payload Too Large: a POST /mcp body must not exceed ${max} bytes`);
+  const tooLarge: TooLarge = { error, closeGracefully: (res) => closeGracefully(req, res) };
   const declared = Number(req.headers['content-length']);
-  if (declared > MCP_DRAIN_BYTES) return Promise.resolve({ error, close: true });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,14 +50,36 @@ export function readBody(req: IncomingMessage, max = MCP_MAX_BODY_BYTES): Promis
       }
       chunks.length = 0;
       req.off('data', keep).on('data', discard);
-      resolve({ error, close: false });
+      resolve(tooLarge);
     };
     if (declared > max) {
       req.on('data', discard);
-      resolve({ error, close: false });
+      resolve(tooLarge);
     } else req.on('data', keep);
     req.once('end', () => resolve(Buffer.concat(chunks, size)));
     req.once('error', reject);
+  });
+}
+
+/**
+ * After a 413 sent with Connection: close: node would close the socket as soon as the answer is
+ * written (net.Socket#destroySoon), and the bytes the client is still sending would then meet a
+ * reset, which a client still writing sees as a broken pipe, never reading the 413. Instead our side
+ * is ended (FIN: the answer is whole) and the socket stays open to read: it is closed once the
+ * request has been read to its end (readBody's reader drops the bytes), past MCP_DRAIN_BYTES, or at
+ * MCP_DRAIN_MS, whichever comes first.
+ */
+function closeGracefully(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  if (req.complete) return; // nothing more is coming: node's own close is right
+  const timer = setTimeout(() => socket.destroy(), MCP_DRAIN_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  req.once('end', () => socket.destroySoon()); // after the answer's last bytes
+  // After the server's own 'finish' listener, which asked for the close: the destroy it queued is taken back.
+  res.once('finish', () => {
+    socket.removeListener('finish', socket.destroy);
+    if (req.complete) socket.destroySoon();
   });
 }
 

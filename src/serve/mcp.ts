@@ -10,6 +10,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
+import { serviceVersion } from '../lib/version';
 import type { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
@@ -215,7 +216,7 @@ export interface McpDeps {
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
   const { Server, ListToolsRequestSchema } = sdk();
-  const server = new Server({ name: MCP_SERVER_NAME, version: '1.1.0' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: MCP_SERVER_NAME, version: serviceVersion() }, { capabilities: { tools: { listChanged: false } } });
   const tools = toolsOf(deps.endpoints);
   const byName = new Map(deps.endpoints.map((e) => [toolName(e), e]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -336,7 +337,11 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     try {
       if (deps.limiter) charged(deps.limiter.charge(hash));
       const bytes = await readBody(req);
-      if (!Buffer.isBuffer(bytes)) return sendError(res, bytes.error, bytes.close);
+      if (!Buffer.isBuffer(bytes)) {
+        // Connection: close, and the connection stays open to read what the client is still sending (mcp-body.ts).
+        sendError(res, bytes.error, true);
+        return bytes.closeGracefully(res);
+      }
       body = parseBody(bytes);
       if (Array.isArray(body)) {
         const max = sdk().MAX_BATCH_SIZE;

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
+import { serviceVersion } from '../lib/version';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
 import { pathParams, queryParams, type ParamDef } from './params';
@@ -240,7 +241,7 @@ export function buildOpenApi(endpoints: readonly Endpoint[], schemas: Map<string
     openapi: '3.1.0',
     info: {
       title: 'Visibility Dashboard API',
-      version: '1.1.0',
+      version: serviceVersion(),
       description: 'Read-only API serving AI-search-visibility dashboards. Every endpoint is GET and scoped to the account of the API key.',
     },
     servers: [{ url: basePath }],

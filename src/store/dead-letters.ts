@@ -46,3 +46,31 @@ export class DeadLetterOutbox {
     this.markAll(ids, at);
   }
 }
+
+/** A dead letter as `visibility-api dead-letters` shows it. */
+export interface DeadLetterRow {
+  source: string;
+  position: number;
+  reason: string;
+  detail: string;
+  event_id: string | null;
+  type: string | null;
+  received_at: string;
+  published_at: string | null;
+  raw: Buffer;
+}
+
+/** Every event set aside, oldest first (file lines, Kafka offsets), for a person to look at. */
+export function deadLetterRows(db: Db): IterableIterator<DeadLetterRow> {
+  return db.prepare('SELECT source, position, reason, detail, event_id, type, received_at, published_at, raw FROM dead_letters ORDER BY id')
+    .iterate() as IterableIterator<DeadLetterRow>;
+}
+
+/**
+ * A file read again from its first line: its dead letters go, and the lines still bad are set aside
+ * again as they are read (a line fixed since leaves none). A stop midway loses none: the re-run
+ * resumes at the first line this one did not read. File sources never go to the DLQ topic.
+ */
+export function forgetFileDeadLetters(db: Db, source: string): void {
+  db.prepare("DELETE FROM dead_letters WHERE source = ? AND source GLOB 'file:*'").run(source);
+}

@@ -1,5 +1,5 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
-export { Projector, type SourceEvent, type BatchResult } from './projector';
+export { Projector, type SourceEvent, type BatchResult, type DeadLetterNote } from './projector';
 export { precomputeEvent, type AcceptedEvent, type PrecomputedEvent, type RejectedEvent } from './precompute';
 export type { BriefFacts, FactsArray, RunFacts } from './run-store';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
@@ -9,8 +9,8 @@ export { storedCursorSecret } from './secrets';
 export { pendingPeriods } from './rollups';
 export { briefFacts, domainOf, factsKey } from './run-store';
 export { KEY_OF } from './keys';
-export { kafkaSource, parseKafkaSource, SourcePositions } from './positions';
-export { DeadLetterOutbox, type PendingDeadLetter } from './dead-letters';
+export { kafkaSource, parseKafkaSource, SourcePositions, type SourcePrefix } from './positions';
+export { DeadLetterOutbox, deadLetterRows, forgetFileDeadLetters, type DeadLetterRow, type PendingDeadLetter } from './dead-letters';
 export { openReader, checkpoint, closeDurably, SqliteError } from './connections';
 export { hasReadModel } from './read-model';
 export { ReadStore, openReadStore } from './read-store';

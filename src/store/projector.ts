@@ -21,6 +21,9 @@ export interface BatchResult {
   changed: string[];
 }
 
+/** An event the last batch set aside: where it came from and why (a replay names them to its user). */
+export interface DeadLetterNote { source: string; position: number; reason: string; detail: string; eventId: string | null }
+
 /** What one event's handler touched, merged into the batch only when the event succeeds. */
 interface Effects {
   changes: ChangeSet;
@@ -66,6 +69,8 @@ export class Projector {
    * stale (trend-days.ts), so nothing is served wrong meanwhile, only built slower.
    */
   deferTrend = false;
+  /** The events the last batch applied set aside (its `deadLettered`), in order. */
+  readonly deadLetters: DeadLetterNote[] = [];
   /** One event's effects, emptied before each event (one object per batch, not three per event). */
   private readonly effects: Effects = { changes: new ChangeSet(), added: [], removed: [] };
 
@@ -182,6 +187,7 @@ export class Projector {
 
   private applyAll(events: PrecomputedEvent[], isolate: boolean): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
+    this.deadLetters.length = 0; // an isolating second pass notes them again
     const changes = new ChangeSet();
     const positions = new Map<string, number>();
     const now = new Date().toISOString();
@@ -249,6 +255,7 @@ export class Projector {
   }
 
   private deadLetter(e: PrecomputedEvent, reason: string, detail: string, eventId: string | null, type: string | null, now: string): void {
+    this.deadLetters.push({ source: e.source, position: e.position, reason, detail, eventId });
     this.stmts.deadLetter.run(e.source, e.position, reason, detail, eventId, type, rawBytes(e.raw), now);
   }
 

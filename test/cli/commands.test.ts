@@ -7,6 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
 import { command as cacheStats } from '../../src/cli/cache-stats-command';
+import { command as deadLetters } from '../../src/cli/dead-letters-command';
 import { command as digestCommand } from '../../src/cli/digest-command';
 import { COMMANDS } from '../../src/cli/main';
 import { command as mcp } from '../../src/cli/mcp-command';
@@ -100,7 +101,7 @@ function digestOf(evs: Ev[]): string {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each command's table, imported here as main() loads it (a dynamic import, which tap's loader does not give named exports). */
-const TABLES: Record<string, Command> = { serve, replay, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp, export: exportCommand };
+const TABLES: Record<string, Command> = { serve, replay, 'dead-letters': deadLetters, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp, export: exportCommand };
 
 t.test('every command explains itself: --help, -h and help CMD print its flag table on stdout, exit 0', async (tt) => {
   tt.strictSame(Object.keys(TABLES).sort(), Object.keys(COMMANDS).sort(), 'every command is checked');

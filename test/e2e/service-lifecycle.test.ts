@@ -203,7 +203,7 @@ for (const which of ['--port', '--ops-port'] as const) {
     const exit = await runCli(['serve', '--db', makeDb(t), '--host', '127.0.0.1', which, String(port), other, '0'], {}, 30_000);
     t.equal(exit.code, 2, 'exit 2');
     t.equal(exit.stdout, '', 'nothing on stdout');
-    t.match(exit.stderr, new RegExp(`^visibility-api serve: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE\\n$`), 'one line naming the address');
+    t.match(exit.stderr, new RegExp(`^visibility-api serve: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE: [^\\n]* is ${which} ${port}: choose another with ${which} N or [A-Z_]+=N \\(0: a free one\\)\\n$`), 'one line naming the address and the flag');
   });
 }
 

@@ -175,12 +175,14 @@ t.test('replaying a file again does not duplicate its dead letters', async (tt) 
   const { db, projector } = freshDb(tt);
   const file = path.join(INVALID, 'mixed.ndjson');
   await replayFiles(db, projector, [file], { batchSize: 3 });
-  const before = { letters: all(db, 'SELECT * FROM dead_letters ORDER BY id'), digest: digest(db) };
+  // A file read from its first line sets its dead letters aside anew (a line fixed since leaves none): the same rows, received again.
+  const letters = 'SELECT source, position, reason, detail, event_id, type, raw FROM dead_letters ORDER BY id';
+  const before = { letters: all(db, letters), digest: digest(db) };
   tt.equal(before.letters.length, 5);
   const again = await replayFiles(db, projector, [file], { batchSize: 1000, fromStart: true });
   tt.equal(again.applied, 0, 'nothing applied the second time');
   tt.equal(again.skipped, 0, 'fromStart re-reads every line');
-  tt.strictSame(all(db, 'SELECT * FROM dead_letters ORDER BY id'), before.letters, 'the same five rows, untouched');
+  tt.strictSame(all(db, letters), before.letters, 'the same five rows, in the same order');
   tt.equal(digest(db), before.digest);
   // Resuming (not fromStart) reads nothing new and adds nothing.
   const resumed = await replayFiles(db, projector, [file], { batchSize: 1000 });

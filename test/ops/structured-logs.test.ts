@@ -163,7 +163,12 @@ t.test('LOG_FORMAT=pretty: lines for a human, the same facts', async (t) => {
   for (let i = 0; i < 100 && !srv.stdout().includes('pretty-1'); i++) await new Promise((res) => setTimeout(res, 25));
   const out = srv.stdout();
   t.notOk(out.split('\n').filter((l) => l !== '').some((l) => l.startsWith('{')), 'no JSON line');
-  t.match(out, /INFO.*request/, 'the access line, with its level');
-  t.match(out, /request_id: "pretty-1"/, 'and its fields');
+  t.match(out, /INFO: request GET \/v1\/public\/projects 200, \d+ B, [\d.]+ ms, account \S+, id pretty-1\n/, 'the access line: its level, route, status, size, time, account and id');
+  // At the default level a line is one line: no field under it (a request was an 8-line block, and
+  // the start-up URLs scrolled away).
+  const lines = out.split('\n').filter((l) => l !== '');
+  t.strictSame(lines.filter((l) => !/^\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: /.test(l)), [], 'every line a log line of its own');
+  t.ok(lines.some((l) => /INFO: visibility-api listening on \S+ \(http:\/\/[^)]+\); ops on/.test(l)), 'the start-up line whole');
+  t.ok(lines.some((l) => /INFO: API reference: http:\/\/\S+\/docs$/.test(l)), 'the reference URL alone on its line');
   t.notOk(out.includes(ACTIVE.key), 'no key');
 });
