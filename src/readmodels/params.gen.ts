@@ -85,7 +85,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       "maxItems": 64,
       "items": {
         "type": "string",
-        "pattern": "^[A-Z]{2}$"
+        "pattern": "^[A-Za-z]{2}$"
       }
     },
     "arg": "country"
@@ -273,7 +273,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters.",
     "x-accepts": "repeated model ids of 1 to 128 characters, at most {maxItems} (model=gpt-4o)",
     "schema": {
       "type": "array",
@@ -292,7 +292,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters.",
     "x-accepts": "repeated persona labels of 1 to 64 characters, at most {maxItems} (persona=Developer&persona=Founder)",
     "schema": {
       "type": "array",

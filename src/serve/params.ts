@@ -12,7 +12,7 @@
 //   - the OpenAPI parameters (openapi.ts) and the MCP tool's input schema (mcp.ts): the same objects.
 // Adding a query parameter: one file in schemas/params, `npm run gen`, its name in the endpoint's
 // list, and the endpoint's code reading args.<name in camelCase> (docs/readmodels-guide.md).
-import type { ParsedUrlQuery } from 'node:querystring';
+import querystring, { type ParsedUrlQuery } from 'node:querystring';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv, type JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
@@ -25,6 +25,8 @@ export type { ParamDef, QueryArgs };
 
 /** What the parameters of an endpoint depend on: its list, and whether it pages. */
 type Listed = Pick<Endpoint, 'name' | 'params' | 'page'>;
+/** What the arguments of an endpoint depend on: its list, its default range, whether it compares unless told. */
+type Parsed = Pick<Endpoint, 'name' | 'params' | 'page' | 'defaultRange' | 'comparesByDefault'>;
 
 /** The parameters of a comparison (docs/metrics.md#comparing-two-periods): an endpoint lists all three or none. */
 const COMPARE_PARAMS = ['compare', 'compare_start_date', 'compare_end_date'] as const;
@@ -58,7 +60,7 @@ export function pathParams(e: Pick<Endpoint, 'path'>): ParamDef[] {
   });
 }
 
-/** The JSON Schema of an endpoint's query, as it is validated (unknown parameters are ignored: cache busters). */
+/** The JSON Schema of an endpoint's query, as it is validated (a parameter it does not list is refused before: unknownParameter). */
 export function querySchema(params: readonly ParamDef[]): JsonSchema {
   return { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])) };
 }
@@ -72,6 +74,89 @@ interface Wire {
   lower: boolean;
   /** Country codes are accepted in any letter case; stored ones are upper case. */
   upper: boolean;
+  /** A list whose order means something (group_by): kept as sent, repeats included (its schema refuses them). */
+  ordered: boolean;
+}
+
+/**
+ * Letter case folded for ASCII letters only: codes and ids are ASCII, and Unicode's mappings would
+ * make one of them out of other characters (ß upper-cases to SS, ſ to S, the Kelvin sign lower-cases
+ * to k), so a value the schema must refuse would pass as another.
+ */
+export function asciiUpper(s: string): string {
+  return s.replace(/[a-z]+/g, (m) => m.toUpperCase());
+}
+export function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/**
+ * The most name=value pairs a query may have. Node's querystring (which Koa uses) silently drops
+ * those past 1000: a filter sent after them would be lost, and the answer (and its cache entry) be
+ * that of another request. Past this many the request is a 400 instead; no endpoint takes anywhere
+ * near as many (a list parameter takes at most 64 distinct values).
+ */
+export const MAX_QUERY_PARAMS = 1000;
+
+/**
+ * A query string (without the `?`) as name -> value(s), every pair of it: the one parser of the API's
+ * query strings (the hot path, the Koa routes and the change feed). More than MAX_QUERY_PARAMS pairs
+ * is a 400 rather than a cut.
+ */
+export function parseQuery(search: string): ParsedUrlQuery {
+  if (search === '') return {};
+  let pairs = 0;
+  let start = 0;
+  for (;;) {
+    const amp = search.indexOf('&', start);
+    const end = amp < 0 ? search.length : amp;
+    if (end > start) pairs += 1;
+    if (amp < 0) break;
+    start = amp + 1;
+  }
+  if (pairs > MAX_QUERY_PARAMS) {
+    throw httpError('invalid_parameter', `the query must have at most ${MAX_QUERY_PARAMS} parameters, got ${pairs}`);
+  }
+  return querystring.parse(search, '&', '=', { maxKeys: 0 });
+}
+
+/** Edits (insertions, deletions, substitutions) between two short strings: how near a typo is to a name. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The accepted name nearest to `name` (letter case aside; the first listed of equally near ones),
+ * when it is near enough to be what was meant (a third of its letters changed, at least two): null
+ * for a name like nothing taken (a cache buster), which the message then answers with the list.
+ */
+export function nearest(name: string, accepted: readonly string[]): string | null {
+  const low = name.slice(0, 64).toLowerCase();
+  let best: string | null = null;
+  let bestDistance = Math.max(2, Math.ceil(low.length / 3));
+  for (const a of accepted) {
+    const d = distance(low, a);
+    if (d <= bestDistance && (best === null || d < bestDistance)) [best, bestDistance] = [a, d];
+  }
+  return best;
+}
+
+/**
+ * The 400 for a parameter the endpoint does not take (a typo would otherwise answer unfiltered data):
+ * names it, the nearest one taken, and all it takes. `where`: the endpoint (HTTP) or tool (MCP).
+ */
+export function unknownParameter(name: string, where: string, accepted: readonly string[]): HttpError {
+  if (accepted.length === 0) return httpError('unknown_parameter', `${shown(name)} is not a parameter of ${where}, which takes none`);
+  const near = nearest(name, accepted);
+  return httpError('unknown_parameter', near === null
+    ? `${shown(name)} is not a parameter of ${where}, which takes ${accepted.join(', ')}`
+    : `${shown(name)} is not a parameter of ${where}: did you mean ${shown(near)}? It takes ${accepted.join(', ')}`);
 }
 
 interface Compiled {
@@ -93,7 +178,10 @@ export function takesUuids(p: ParamDef): boolean {
 }
 
 function wireOf(p: ParamDef): Wire {
-  return { name: p.name, array: p.schema.type === 'array', integer: p.schema.type === 'integer', lower: takesUuids(p), upper: p['x-upper-case'] === true };
+  return {
+    name: p.name, array: p.schema.type === 'array', integer: p.schema.type === 'integer', lower: takesUuids(p), upper: p['x-upper-case'] === true,
+    ordered: p['x-ordered'] === true,
+  };
 }
 
 function compile(e: Listed): Compiled {
@@ -114,15 +202,34 @@ function compile(e: Listed): Compiled {
 /**
  * A wire value as its schema's type: repeated values of a scalar stay an array (the schema refuses it);
  * an integer only from plain digits ("1e3", " 5" and "1.5" stay strings, which the schema refuses).
+ * A list that is a set is folded (ASCII letter case) and de-duplicated before it is checked, so its
+ * bounds count distinct values: repeats do not matter. `sent` gets what was sent for each value kept
+ * (what a message quotes).
  */
-function decode(w: Wire, raw: string | string[]): unknown {
+function decode(w: Wire, raw: string | string[], sent: string[]): unknown {
   if (w.array) {
     const list = Array.isArray(raw) ? raw : [raw];
-    return w.lower ? list.map((v) => v.toLowerCase()) : w.upper ? list.map((v) => v.toUpperCase()) : list;
+    const fold = w.lower ? asciiLower : w.upper ? asciiUpper : null;
+    if (w.ordered) {
+      sent.push(...list);
+      return fold ? list.map(fold) : list;
+    }
+    const seen = new Set<string>();
+    for (const v of list) {
+      const f = fold ? fold(v) : v;
+      if (seen.has(f)) continue;
+      seen.add(f);
+      sent.push(v);
+    }
+    return [...seen];
   }
-  if (Array.isArray(raw)) return raw;
+  if (Array.isArray(raw)) {
+    sent.push(...raw);
+    return raw;
+  }
+  sent.push(raw);
   if (w.integer) return /^\d+$/.test(raw) ? Number(raw) : raw;
-  return w.lower ? raw.toLowerCase() : raw;
+  return w.lower ? asciiLower(raw) : raw;
 }
 
 /** The caller's input as a message shows it: enough to recognise, never a long echo of what was sent. */
@@ -131,10 +238,15 @@ export function shown(value: string): string {
   return JSON.stringify(value.length > SHOWN_MAX ? `${value.slice(0, SHOWN_MAX)}...` : value);
 }
 
-/** "an integer from {minimum} to {maximum}" with the parameter's own schema filled in. */
+/**
+ * "an integer from {minimum} to {maximum}" with the parameter's own schema filled in; a dotted name
+ * reads inside it ({items.enum}). A name the schema lacks throws: no message may show a placeholder.
+ */
 export function accepts(p: ParamDef): string {
-  return p['x-accepts'].replace(/\{(\w+)\}/g, (_, k: string) => {
-    const v = p.schema[k];
+  return p['x-accepts'].replace(/\{([\w.]+)\}/g, (_, path: string) => {
+    let v: unknown = p.schema;
+    for (const k of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    if (v === undefined) throw new Error(`schemas/params: the x-accepts of ${p.name} names {${path}}, which its schema lacks`);
     return Array.isArray(v) ? v.join(', ') : String(v);
   });
 }
@@ -143,24 +255,35 @@ function invalid(p: ParamDef, value: string): HttpError {
   return httpError('invalid_parameter', `${p.name} must be ${accepts(p)}, got ${shown(value)}`);
 }
 
-/** The 400 for the first ajv error: names the parameter, says what it accepts, shows the offending value. */
-function queryError(c: Compiled, query: ParsedUrlQuery, errors: ErrorObject[] | null | undefined): HttpError {
+/** The 400 for the first ajv error: names the parameter, says what it accepts, shows the offending value as sent. */
+function queryError(c: Compiled, sent: ReadonlyMap<string, readonly string[]>, errors: ErrorObject[] | null | undefined): HttpError {
   const [, name = '', index] = (errors?.[0]?.instancePath ?? '').split('/');
   const p = c.params.get(name);
   if (!p) return httpError('invalid_parameter');
-  const raw = query[name] ?? '';
-  const one = Array.isArray(raw) ? (p.schema.type === 'array' && index !== undefined ? raw[Number(index)] ?? '' : raw.join(',')) : raw;
+  const values = sent.get(name) ?? [];
+  const one = p.schema.type === 'array' && index !== undefined ? values[Number(index)] ?? '' : values.join(',');
   return invalid(p, one);
 }
 
-/** The query's values as the endpoint's schema validated them (absent parameters absent). Throws the 400. */
-function validQuery(c: Compiled, query: ParsedUrlQuery): Record<string, unknown> {
+/**
+ * The query's values as the endpoint's schema validated them (absent parameters absent). Throws the
+ * 400: unknown_parameter for a name the endpoint does not list (the first one, in the query's order),
+ * else invalid_parameter for the first value its schema refuses.
+ */
+function validQuery(c: Compiled, e: Listed, query: ParsedUrlQuery): Record<string, unknown> {
+  for (const name of Object.keys(query)) {
+    if (!c.params.has(name)) throw unknownParameter(name, e.name, [...c.params.keys()]);
+  }
   const values: Record<string, unknown> = {};
+  const sent = new Map<string, string[]>();
   for (const w of c.wire) {
     const raw = query[w.name];
-    if (raw !== undefined) values[w.name] = decode(w, raw);
+    if (raw === undefined) continue;
+    const shownValues: string[] = [];
+    values[w.name] = decode(w, raw, shownValues);
+    sent.set(w.name, shownValues);
   }
-  if (!c.validate(values)) throw queryError(c, query, c.validate.errors);
+  if (!c.validate(values)) throw queryError(c, sent, c.validate.errors);
   return values;
 }
 
@@ -214,6 +337,24 @@ function checkCompare(compare: string | null, start: string | null, end: string 
   }
 }
 
+/**
+ * compare=previous_period (or an endpoint that compares so unless told: signals) of a range given by
+ * one or both ends: the previous period (comparison.ts previousPeriod: as many days, ending the day
+ * before) must begin on or after FIRST_DAY, a day the API accepts, else the 400 names the end given.
+ * Without either end the range is the current window, which the data places (never before 1970).
+ */
+function checkPrevious(start: string | null, end: string | null, days: number, asked: boolean): void {
+  if (start === null && end === null) return;
+  const first = start ?? addDays(end!, -(days - 1));
+  const span = start !== null && end !== null ? (Date.parse(end) - Date.parse(start)) / DAY_MS + 1 : days;
+  if (addDays(first, -span) >= FIRST_DAY) return;
+  const how = asked ? 'with compare=previous_period' : 'without compare_start_date and compare_end_date (the range is compared with its previous period)';
+  if (start !== null) {
+    throw httpError('invalid_parameter', `start_date must be on or after ${addDays(FIRST_DAY, span)} ${how}: the previous ${span} days must begin on or after ${FIRST_DAY}, got ${shown(start)}`);
+  }
+  throw httpError('invalid_parameter', `end_date must be on or after ${addDays(FIRST_DAY, 2 * days - 1)} ${how}: the previous ${days} days must begin on or after ${FIRST_DAY}, got ${shown(end!)}`);
+}
+
 /** A parameter's value when the request leaves it out: its schema's default, else x-absent, else null. */
 function absent(p: ParamDef): unknown {
   return p.schema.default ?? p['x-absent'] ?? null;
@@ -225,17 +366,19 @@ function absent(p: ParamDef): unknown {
  * share a cache entry. `windowDays`: the service's current window, the length of a range given by
  * one end on the endpoints without a defaultRange.
  */
-export function queryArgs(query: ParsedUrlQuery, e: Pick<Endpoint, 'name' | 'params' | 'page' | 'defaultRange'>, windowDays: number): QueryArgs {
+export function queryArgs(query: ParsedUrlQuery, e: Parsed, windowDays: number): QueryArgs {
   const c = compile(e);
-  const v = validQuery(c, query);
+  const v = validQuery(c, e, query);
   const out: Record<string, unknown> = { ...ABSENT };
   for (const p of c.args) {
     const value = v[p.name];
     out[p.arg!] = value === undefined ? absent(p) : Array.isArray(value) && p['x-ordered'] !== true ? [...new Set(value as string[])].sort() : value;
   }
   const args = out as unknown as QueryArgs; // one field per QueryArgs key: ABSENT has them all, and `arg` is one of them
-  checkRange(args.startDate, args.endDate, rangeDays(e, windowDays));
+  const days = rangeDays(e, windowDays);
+  checkRange(args.startDate, args.endDate, days);
   checkCompare(args.compare, args.compareStartDate, args.compareEndDate);
+  if (args.compareStartDate === null && (args.compare !== null || e.comparesByDefault === true)) checkPrevious(args.startDate, args.endDate, days, args.compare !== null);
   return args;
 }
 
@@ -247,7 +390,7 @@ export function pathUuid(value: string | undefined, name: PathParamName): string
     const def = PARAMS[name];
     pathValidators.set(name, (v = { def, validate: ajv.compile(def.schema) }));
   }
-  const id = (value ?? '').toLowerCase();
+  const id = asciiLower(value ?? '');
   if (!v.validate(id)) throw invalid(v.def, value ?? '');
   return id;
 }
@@ -282,4 +425,14 @@ export function queryKey(e: Pick<Endpoint, 'params'>, q: QueryArgs, query: Parse
   const readBy: Record<string, string | undefined> = {};
   for (const p of queryParams(e)) if (p.arg === null && typeof query[p.name] === 'string') readBy[p.name] = query[p.name] as string;
   return queryString(e, q, readBy);
+}
+
+/**
+ * The body cache's key of a request: the endpoint, the scope (account, project or run group id) and
+ * the normalized query (queryKey). The parts never hold `|` (names, uuids; the query is
+ * form-encoded), and the query's encoding is one-to-one: two requests whose parsed arguments differ
+ * never share a key (test/serve/request-keys.test.ts), whatever their values hold (`,`, `&`, `%`).
+ */
+export function requestKey(e: Pick<Endpoint, 'name' | 'params'>, scopeId: string, q: QueryArgs, query: ParsedUrlQuery): string {
+  return `${e.name}|${scopeId}|${queryKey(e, q, query)}`;
 }
