@@ -2264,21 +2264,21 @@ export interface operations {
     citations: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -2524,17 +2524,17 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -4179,23 +4179,23 @@ export interface operations {
     mentions: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Only mentions of this kind of entity. */
                 entity_type?: "brand" | "competitor";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -4666,15 +4666,15 @@ export interface operations {
     referrers: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -5616,7 +5616,7 @@ export interface operations {
     "daily-scores": {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
@@ -5624,11 +5624,11 @@ export interface operations {
                 interval?: "day" | "week" | "month";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -6101,17 +6101,17 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -6355,7 +6355,7 @@ export interface operations {
                 compare_start_date?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
@@ -6830,19 +6830,19 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Break the figures down into `groups` by one or two keys, in the order given (the rows are ordered by them): engine, prompt, segment, country, persona, model, or a time grain (day, week or month: at most one). A run without the dimension goes to the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns. */
                 group_by?: ("engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month")[];
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -7078,17 +7078,17 @@ export interface operations {
     timeseries: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -7324,15 +7324,15 @@ export interface operations {
     "warm-leads": {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
