@@ -55,7 +55,7 @@ export function toolName(endpoint: Endpoint): string {
  * The tool's input: the endpoint's path parameters (required) and query parameters, each the JSON
  * Schema of the schemas/params file the endpoint lists (with its bounds) - the very objects the HTTP
  * layer validates a request with and the OpenAPI document lists (params.ts). The arguments are then
- * handed to that same validation, so a wrong value gets the HTTP 400's message.
+ * handed to that same parser, so a wrong value gets the HTTP 400's message.
  */
 export function toolInputSchema(endpoint: Endpoint): InputSchema {
   const path = pathParams(endpoint);
@@ -204,9 +204,10 @@ export interface McpDeps {
  * became -32603 with the zod issues as its message. Here the checks are, in order:
  *   params not an object, no tool name, `arguments` not an object: JSON-RPC -32602 (Invalid params);
  *   an unknown tool name: a tool error, 404;
- *   arguments that do not fit the tool's input schema (unknown names, wrong types, too many
- *   engine_ids, malformed ids or dates): a tool error, 400 with the HTTP 400's message;
- *   then the same resolve and respond as an HTTP GET (404, 400 for a range or a cursor, 503).
+ *   an unknown argument: a tool error, 400 unknown_parameter, as HTTP names an unknown parameter;
+ *   an argument of the wrong JSON type, or a required one missing: a tool error, 400;
+ *   then the same resolve and respond as an HTTP GET, with its parser (params.ts: letter case,
+ *   repeats, bounds, malformed ids or dates, ranges, cursors: the same 400s), 404 and 503.
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
   const { Server, ListToolsRequestSchema } = sdk();
