@@ -15,7 +15,7 @@ import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
 import { parseBody, readBody } from './mcp-body';
-import { accepts, pathParams, queryParams, shown, unknownParameter, type ParamDef } from './params';
+import { accepts, pathParams, queryParams, shown, unknownParameter, wireSchema, type ParamDef } from './params';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 import { noteOf } from './served';
@@ -60,7 +60,7 @@ export function toolName(endpoint: Endpoint): string {
 export function toolInputSchema(endpoint: Endpoint): InputSchema {
   const path = pathParams(endpoint);
   const properties: Record<string, object> = {};
-  for (const p of [...path, ...queryParams(endpoint)]) properties[p.name] = { ...p.schema, description: p.description };
+  for (const p of [...path, ...queryParams(endpoint)]) properties[p.name] = { ...wireSchema(p), description: p.description };
   return { type: 'object', properties, required: path.map((p) => p.name), additionalProperties: false };
 }
 

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
-import { pathParams, queryParams, type ParamDef } from './params';
+import { pathParams, queryParams, wireSchema, type ParamDef } from './params';
 import { CHANGES_ENDPOINT } from './change-feed';
 import { STALE_CACHE_STATUS } from './send';
 
@@ -27,7 +27,7 @@ function documented(params: readonly ParamDef[]): Json[] {
   return params.map((p) => ({
     name: p.name, in: p.in, required: p.required, description: p.description,
     ...(p.style ? { style: p.style, explode: p.explode } : {}),
-    schema: p.schema,
+    schema: wireSchema(p),
   }));
 }
 

@@ -67,6 +67,19 @@ export function querySchema(params: readonly ParamDef[]): JsonSchema {
   return { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])) };
 }
 
+/**
+ * A parameter's schema as the wire takes it, which the OpenAPI document and the MCP tools show. A
+ * list that is a set is de-duplicated (its ids and codes letter case aside) before its maxItems is
+ * checked (decode): its bound counts distinct values, which JSON Schema cannot state, so the shown
+ * schema leaves maxItems out (the description says "at most 64 distinct values") rather than
+ * promise a 400 for 65 repeats of one value.
+ */
+export function wireSchema(p: ParamDef): JsonSchema {
+  if (p.schema.type !== 'array' || p['x-ordered'] === true || p.schema.maxItems === undefined) return p.schema;
+  const { maxItems: _distinct, ...rest } = p.schema;
+  return rest;
+}
+
 /** How the wire's strings become the schema's values, decided once per parameter. */
 interface Wire {
   name: string;
