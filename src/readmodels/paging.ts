@@ -98,10 +98,11 @@ const JOINED: ReadonlyArray<ReadonlyArray<keyof QueryArgs>> = [
 ];
 
 /**
- * One value of a list as an identity spells it: as it is, unless it holds what separates values (a
- * comma), arguments (a newline) or escapes (a backslash), or is exactly what an absent argument is
- * (`*`): those are escaped. So the spelling is unambiguous (persona=a&persona=b is `a,b`, the one
- * label `a,b` is `a\,b`) and a list of plain values is spelled as before, its cursors still valid.
+ * A value as an identity spells it: as it is, unless it holds what separates values (a comma),
+ * arguments (a newline) or escapes (a backslash), or is exactly what an absent argument is (`*`):
+ * those are escaped. So the spelling is unambiguous (persona=a&persona=b is `a,b`, the one label
+ * `a,b` is `a\,b`: test/serve/request-keys.test.ts) and plain values are spelled as before, so the
+ * cursors issued before stay valid.
  */
 function item(v: string): string {
   const escaped = /[\\,\n]/.test(v) ? v.replace(/[\\,\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`)) : v;
