@@ -38,6 +38,11 @@ export interface Endpoint {
    * days, the trend's span; absent: the service's current window (7 days).
    */
   defaultRange?: 'year';
+  /**
+   * Compares the range with its previous period unless compare_start_date/compare_end_date name
+   * another (signals): the HTTP layer then checks that period's days as for compare=previous_period.
+   */
+  comparesByDefault?: true;
   schema: string;
   /**
    * The kinds of change (store/versions.ts ChangeKind) whose data the body reads: 'runs' (runs, run

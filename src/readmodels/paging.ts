@@ -97,7 +97,19 @@ const JOINED: ReadonlyArray<ReadonlyArray<keyof QueryArgs>> = [
   ['country', 'persona', 'model', 'segmentIds'], // the dimension filters (issue 41)
 ];
 
-const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : Array.isArray(v) ? v.join(',') : String(v));
+/**
+ * A value as an identity spells it: as it is, unless it holds what separates values (a comma),
+ * arguments (a newline) or escapes (a backslash), or is exactly what an absent argument is (`*`):
+ * those are escaped. So the spelling is unambiguous (persona=a&persona=b is `a,b`, the one label
+ * `a,b` is `a\,b`: test/serve/request-keys.test.ts) and plain values are spelled as before, so the
+ * cursors issued before stay valid.
+ */
+function item(v: string): string {
+  const escaped = /[\\,\n]/.test(v) ? v.replace(/[\\,\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`)) : v;
+  return escaped === '*' ? '\\*' : escaped;
+}
+
+const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : Array.isArray(v) ? v.map((x) => item(String(x))).join(',') : item(String(v)));
 
 /**
  * Which list a walk pages: the endpoint, the project and every query argument the endpoint lists but

@@ -77,7 +77,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters.",
     "x-accepts": "repeated ISO 3166-1 alpha-2 country codes, at most {maxItems} (country=US&country=DE)",
     "x-upper-case": true,
     "schema": {
@@ -85,7 +85,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       "maxItems": 64,
       "items": {
         "type": "string",
-        "pattern": "^[A-Z]{2}$"
+        "pattern": "^[A-Za-z]{2}$"
       }
     },
     "arg": "country"
@@ -124,7 +124,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing).",
+    "description": "Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing).",
     "x-accepts": "repeated uuids, at most {maxItems} (engine_ids=<uuid>&engine_ids=<uuid>)",
     "schema": {
       "type": "array",
@@ -273,7 +273,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters.",
     "x-accepts": "repeated model ids of 1 to 128 characters, at most {maxItems} (model=gpt-4o)",
     "schema": {
       "type": "array",
@@ -292,7 +292,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters.",
     "x-accepts": "repeated persona labels of 1 to 64 characters, at most {maxItems} (persona=Developer&persona=Founder)",
     "schema": {
       "type": "array",
@@ -335,7 +335,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "style": "form",
     "explode": true,
-    "description": "Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters.",
+    "description": "Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters.",
     "x-accepts": "repeated uuids, at most {maxItems} (segment_ids=<uuid>&segment_ids=<uuid>)",
     "schema": {
       "type": "array",

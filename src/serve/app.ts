@@ -22,6 +22,7 @@ import { pagesMiddleware, type DemoKey } from './pages';
 import { RateLimiter } from './ratelimit';
 import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
+import { parseQuery } from './params';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
 import { silentLogger, type Logger } from '../lib/log';
 import { defaultBuildThreads } from '../lib/cores';
@@ -147,7 +148,8 @@ export function createService(opts: AppOptions): Service {
       const fresh = wantsFresh(ctx.get('cache-control') || undefined);
       let resolved;
       try {
-        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: ctx.query, keyHash: hash, fresh });
+        // parseQuery, not ctx.query: Koa's parser drops the pairs past 1000, which must be a 400 instead.
+        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: parseQuery(ctx.querystring), keyHash: hash, fresh });
       } catch (err) {
         // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
         // (and a bucket per made-up key would be memory for anyone to fill).

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Endpoint, ReadStore } from '../readmodels';
 import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../store';
 import { httpError } from './errors';
+import { parseQuery } from './params';
 import type { Resolved, Responder } from './responder';
 
 /**
@@ -121,7 +122,8 @@ export class ChangeFeed {
    * is written; `charge` counts the request against the key's rate (and may throw its 429).
    */
   serve(ctx: Context, projectId: string | undefined, keyHash: string | null, charge: (keyHash: string) => void): void {
-    const r = this.responder.resolve(CHANGES_ENDPOINT, { params: { project_id: projectId }, query: {}, keyHash });
+    // The query too: a parameter the feed does not take is refused as on every route.
+    const r = this.responder.resolve(CHANGES_ENDPOINT, { params: { project_id: projectId }, query: parseQuery(ctx.querystring), keyHash });
     charge(r.keyHash);
     const head = ctx.method === 'HEAD';
     if (!head && (this.perKey.get(r.keyHash) ?? 0) >= this.maxPerKey) {

@@ -41,7 +41,11 @@ const RETRY_AFTER_1: HeaderDoc = { description: 'Seconds to wait before retrying
 export const ERRORS = {
   invalid_parameter: {
     status: 400, message: 'Bad request', detailed: true, places: ['endpoints'],
-    description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
+    description: 'A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent',
+  },
+  unknown_parameter: {
+    status: 400, message: 'Unknown parameter', detailed: true, places: ['endpoints', 'mcp'],
+    description: 'A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes',
   },
   invalid_mcp_request: {
     status: 400, message: 'The body is not a JSON-RPC message', detailed: true, places: ['mcp'],
@@ -143,6 +147,13 @@ export const DEFINITIONS_HEADER = 'Metric-Definitions-Version';
 export const NOSNIFF_HEADER = 'X-Content-Type-Options';
 export const NOSNIFF = 'nosniff';
 
+/**
+ * The API's one Cache-Control policy, whatever the status: a body (200, 304) or an error may be kept
+ * by the client only (the answer depends on the key) and must be revalidated before each use. The
+ * change feed's stream says no-store and the pages public, no-cache (README "HTTP caching").
+ */
+export const CACHE_CONTROL = 'private, no-cache';
+
 /** Says which error this is to a program (the message is for people). */
 export const CODE_HEADER = 'X-Error-Code';
 
@@ -180,7 +191,7 @@ export function errorBody(message: string): string {
 
 /** What an error answered straight to a socket carries: its code and the definitions version (CRLF-terminated lines). */
 export function rawErrorHeaders(code: ErrorCode): string {
-  return `${CODE_HEADER}: ${code}\r\n${DEFINITIONS_HEADER}: ${METRIC_DEFINITIONS_VERSION}\r\n${NOSNIFF_HEADER}: ${NOSNIFF}\r\n`;
+  return `${CODE_HEADER}: ${code}\r\n${DEFINITIONS_HEADER}: ${METRIC_DEFINITIONS_VERSION}\r\n${NOSNIFF_HEADER}: ${NOSNIFF}\r\nCache-Control: ${CACHE_CONTROL}\r\n`;
 }
 
 export type ErrorLogger = (err: unknown, ctx: Context) => void;
@@ -190,6 +201,7 @@ function send(ctx: Context, err: HttpError): void {
   for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
   ctx.set(CODE_HEADER, err.code);
   ctx.set(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
+  ctx.set('Cache-Control', CACHE_CONTROL);
   ctx.type = 'application/json';
   ctx.body = errorBody(err.message);
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import querystring from 'node:querystring';
+import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint } from '../readmodels';
 import { keyFrom, keyHash as hashOf } from './api-key';
+import { parseQuery } from './params';
 import type { RateLimiter } from './ratelimit';
 import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';
@@ -65,7 +66,7 @@ function hotHeaders(raw: string[]): HotHeaders | null {
 const LAST_KEY = Symbol('visibility.lastKey');
 type KeyedSocket = { [LAST_KEY]?: { key: string; hash: string } };
 
-const NO_QUERY: querystring.ParsedUrlQuery = Object.freeze({}) as querystring.ParsedUrlQuery;
+const NO_QUERY: ParsedUrlQuery = Object.freeze({}) as ParsedUrlQuery;
 /**
  * What the remembered resolutions may cost, estimated in bytes; the memo is emptied when full
  * (dashboards ask for few distinct URLs). Bytes, not entries: a URL can be 16 KB long.
@@ -147,7 +148,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
       const params: Record<string, string> = {};
       try {
         r.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1]!)));
-        const query = q < 0 ? NO_QUERY : querystring.parse(url.slice(q + 1));
+        const query = q < 0 ? NO_QUERY : parseQuery(url.slice(q + 1));
         return { template: r.template, resolved: o.responder.resolve(r.endpoint, { params, query, keyHash }) };
       } catch {
         return null; // 400 / 401 / 404: the Koa path answers with the error contract

@@ -14,9 +14,9 @@ import { serviceVersion } from '../lib/version';
 import type { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
-import { CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
+import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
 import { parseBody, readBody } from './mcp-body';
-import { accepts, pathParams, queryParams, shown, takesUuids, type ParamDef } from './params';
+import { accepts, pathParams, queryParams, shown, unknownParameter, wireSchema, type ParamDef } from './params';
 import type { RateLimiter } from './ratelimit';
 import type { Responder } from './responder';
 import { noteOf } from './served';
@@ -56,12 +56,12 @@ export function toolName(endpoint: Endpoint): string {
  * The tool's input: the endpoint's path parameters (required) and query parameters, each the JSON
  * Schema of the schemas/params file the endpoint lists (with its bounds) - the very objects the HTTP
  * layer validates a request with and the OpenAPI document lists (params.ts). The arguments are then
- * handed to that same validation, so a wrong value gets the HTTP 400's message.
+ * handed to that same parser, so a wrong value gets the HTTP 400's message.
  */
 export function toolInputSchema(endpoint: Endpoint): InputSchema {
   const path = pathParams(endpoint);
   const properties: Record<string, object> = {};
-  for (const p of [...path, ...queryParams(endpoint)]) properties[p.name] = { ...p.schema, description: p.description };
+  for (const p of [...path, ...queryParams(endpoint)]) properties[p.name] = { ...wireSchema(p), description: p.description };
   return { type: 'object', properties, required: path.map((p) => p.name), additionalProperties: false };
 }
 
@@ -98,38 +98,34 @@ export function toRequest(endpoint: Endpoint, args: Record<string, unknown>): { 
 interface ArgumentCheck {
   validate: ValidateFunction;
   params: Map<string, ParamDef>;
-  /** The arguments that are uuids or lists of them: any letter case is accepted, as over HTTP (params.ts decode). */
-  uuids: string[];
 }
 
 let ajv: ReturnType<typeof createAjv> | undefined;
 const argumentChecks = new WeakMap<Endpoint, ArgumentCheck>();
 
-/** The tool's input schema compiled (once per endpoint), with its parameters by name for the messages. */
+/**
+ * What a value must be in JSON before it is a request at all: a string, an integer, or a list of
+ * strings. Its bounds, patterns, letter case and repeats are then the HTTP parser's business
+ * (params.ts queryArgs, pathUuid), so a tool call and a GET accept the same values with the same
+ * messages (country: ["us"] as country=us; 65 repeats of one value as 65 repeats over HTTP).
+ */
+function shapeOf(p: ParamDef): object {
+  if (p.schema.type === 'array') return { type: 'array', items: { type: 'string' } };
+  return { type: p.schema.type === 'integer' ? 'integer' : 'string' };
+}
+
+/** The arguments' names and JSON types, compiled once per endpoint, with its parameters by name for the messages. */
 function argumentCheck(endpoint: Endpoint): ArgumentCheck {
   let c = argumentChecks.get(endpoint);
   if (c === undefined) {
     ajv ??= createAjv();
-    const params = [...pathParams(endpoint), ...queryParams(endpoint)];
-    const uuids = params.filter(takesUuids).map((p) => p.name);
-    c = { validate: ajv.compile(toolInputSchema(endpoint)), params: new Map(params.map((p) => [p.name, p])), uuids };
+    const path = pathParams(endpoint);
+    const params = [...path, ...queryParams(endpoint)];
+    const shapes = { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, shapeOf(p)])), required: path.map((p) => p.name), additionalProperties: false };
+    c = { validate: ajv.compile(shapes), params: new Map(params.map((p) => [p.name, p])) };
     argumentChecks.set(endpoint, c);
   }
   return c;
-}
-
-/** The arguments with their uuids in lower case (a copy when there is one to lower; other values as they are). */
-function lowered(args: Record<string, unknown>, uuids: readonly string[]): Record<string, unknown> {
-  let out = args;
-  for (const name of uuids) {
-    const v = args[name];
-    const low = typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((x: unknown) => (typeof x === 'string' ? x.toLowerCase() : x)) : v;
-    if (low !== v) {
-      if (out === args) out = { ...args };
-      out[name] = low;
-    }
-  }
-  return out;
 }
 
 /** A value as an argument message shows it: a string quoted (at most 64 characters), a list or object by its kind only. */
@@ -141,15 +137,16 @@ function described(value: unknown): string {
 }
 
 /**
- * The 400 for arguments that do not fit the tool's input schema: the HTTP 400's message for the
- * parameter ("<name> must be <x-accepts>, got <what was sent>"), an unknown argument named with the
- * ones the tool takes, a missing required one with what it accepts.
+ * The 400 for arguments that are not a request: an unknown argument as HTTP's unknown parameter
+ * (unknown_parameter: the nearest name and all the tool takes), a missing required one with what it
+ * accepts, a value of the wrong JSON type with the HTTP 400's message ("<name> must be <x-accepts>,
+ * got <what was sent>").
  */
 function argumentError(endpoint: Endpoint, c: ArgumentCheck, args: Record<string, unknown>, errors: ErrorObject[] | null | undefined): HttpError {
   const err = errors?.[0];
   if (err?.keyword === 'additionalProperties') {
     const name = (err.params as { additionalProperty: string }).additionalProperty;
-    return httpError('invalid_parameter', `${shown(name)} is not an argument of ${toolName(endpoint)}, which takes ${[...c.params.keys()].join(', ')}`);
+    return unknownParameter(name, toolName(endpoint), [...c.params.keys()]);
   }
   if (err?.keyword === 'required') {
     const name = (err.params as { missingProperty: string }).missingProperty;
@@ -160,9 +157,7 @@ function argumentError(endpoint: Endpoint, c: ArgumentCheck, args: Record<string
   const p = c.params.get(name);
   if (!p) return httpError('invalid_parameter');
   const value = args[name];
-  const got = (err?.keyword === 'maxItems' || err?.keyword === 'minItems') && Array.isArray(value) ? `${value.length} values`
-    : described(index !== undefined && Array.isArray(value) ? value[Number(index)] : value);
-  return httpError('invalid_parameter', `${name} must be ${accepts(p)}, got ${got}`);
+  return httpError('invalid_parameter', `${name} must be ${accepts(p)}, got ${described(index !== undefined && Array.isArray(value) ? value[Number(index)] : value)}`);
 }
 
 /** The cursor of the next page, from the body's Link header (`<...cursor=X...>; rel="next"`). */
@@ -210,9 +205,10 @@ export interface McpDeps {
  * became -32603 with the zod issues as its message. Here the checks are, in order:
  *   params not an object, no tool name, `arguments` not an object: JSON-RPC -32602 (Invalid params);
  *   an unknown tool name: a tool error, 404;
- *   arguments that do not fit the tool's input schema (unknown names, wrong types, too many
- *   engine_ids, malformed ids or dates): a tool error, 400 with the HTTP 400's message;
- *   then the same resolve and respond as an HTTP GET (404, 400 for a range or a cursor, 503).
+ *   an unknown argument: a tool error, 400 unknown_parameter, as HTTP names an unknown parameter;
+ *   an argument of the wrong JSON type, or a required one missing: a tool error, 400;
+ *   then the same resolve and respond as an HTTP GET, with its parser (params.ts: letter case,
+ *   repeats, bounds, malformed ids or dates, ranges, cursors: the same 400s), 404 and 503.
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
   const { Server, ListToolsRequestSchema } = sdk();
@@ -230,7 +226,7 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
     if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${shown(params.name)}`));
     try {
       const check = argumentCheck(endpoint);
-      const args = lowered(sent, check.uuids);
+      const args = sent;
       if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
       if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
       const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
@@ -259,7 +255,7 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
 function sendError(res: ServerResponse, err: HttpError, close = false): void {
   const body = errorBody(err.message);
   res.writeHead(err.status, {
-    ...err.headers, [CODE_HEADER]: err.code, [DEFINITIONS_HEADER]: METRIC_DEFINITIONS_VERSION,
+    ...err.headers, [CODE_HEADER]: err.code, [DEFINITIONS_HEADER]: METRIC_DEFINITIONS_VERSION, 'Cache-Control': CACHE_CONTROL,
     'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body),
     ...(close ? { Connection: 'close' } : {}),
   });
@@ -268,7 +264,7 @@ function sendError(res: ServerResponse, err: HttpError, close = false): void {
 
 /** A JSON-RPC answer (HTTP 200). */
 function sendJson(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': CACHE_CONTROL });
   res.end(text);
 }
 
@@ -377,7 +373,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
       const text = await answer.text();
       if (answer.status >= 400) return sendError(res, fromTransport(answer.status, text));
       if (text === '') {
-        res.writeHead(answer.status);
+        res.writeHead(answer.status, { 'Cache-Control': CACHE_CONTROL });
         res.end();
       } else sendJson(res, answer.status, text);
     } catch (err) {

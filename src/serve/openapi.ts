@@ -2,8 +2,8 @@ import type { JsonSchema } from '../events';
 import type { Endpoint } from '../readmodels';
 import { serviceVersion } from '../lib/version';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import { CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
-import { pathParams, queryParams, type ParamDef } from './params';
+import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
+import { pathParams, queryParams, wireSchema, type ParamDef } from './params';
 import { CHANGES_ENDPOINT } from './change-feed';
 import { STALE_CACHE_STATUS } from './send';
 
@@ -28,7 +28,7 @@ function documented(params: readonly ParamDef[]): Json[] {
   return params.map((p) => ({
     name: p.name, in: p.in, required: p.required, description: p.description,
     ...(p.style ? { style: p.style, explode: p.explode } : {}),
-    schema: p.schema,
+    schema: wireSchema(p),
   }));
 }
 
@@ -95,6 +95,8 @@ function errorHeaders(codes: readonly ErrorCode[]): Json {
     headers[name] = { description: doc.description, required: codes.every((c) => errorDef(c).headers?.[name] !== undefined), schema: doc.schema };
   }
   headers[CODE_HEADER] = { description: 'The error\'s stable code (README "Errors")', required: true, schema: { type: 'string', enum: [...codes] } };
+  // One policy for every status (README "HTTP caching"), errors included.
+  headers['Cache-Control'] = { required: true, schema: { type: 'string', const: CACHE_CONTROL } };
   return { ...headers, ...DEFINITIONS_VERSION };
 }
 
@@ -117,7 +119,7 @@ export function errorResponses(place: ErrorPlace | readonly ErrorPlace[], rateLi
 /** What every 200 and 304 carries (README "HTTP caching"); required, so a response without one fails the contract. */
 const CACHING_HEADERS: Json = {
   ETag: { description: 'Strong validator of this representation; send it back in If-None-Match', required: true, schema: { type: 'string', pattern: '^"[^"]+"$' } },
-  'Cache-Control': { required: true, schema: { type: 'string', const: 'private, no-cache' } },
+  'Cache-Control': { required: true, schema: { type: 'string', const: CACHE_CONTROL } },
   Vary: { required: true, schema: { type: 'string', const: 'Accept-Encoding, Authorization, X-API-Key' } },
   'X-Data-Version': { description: 'Increments whenever the underlying data changes', required: true, schema: { type: 'integer', minimum: 0 } },
   'Last-Modified': { description: 'When the underlying data last changed (HTTP date)', required: true, schema: { type: 'string' } },

@@ -7,7 +7,7 @@ import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } f
 import { cursorArg, type SigningKey } from './cursor';
 import { httpError, type HttpError } from './errors';
 import { inputsVersion } from '../store';
-import { pathUuid, queryArgs, queryKey } from './params';
+import { pathUuid, queryArgs, requestKey } from './params';
 
 /** A request as the responder needs it, whichever HTTP layer received it. */
 export interface RequestInput {
@@ -112,7 +112,7 @@ export class Responder {
     // After the scope check: a cursor is checked against the list of the path's project (cursor.ts).
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
-    const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(endpoint, q, input.query)}`;
+    const cacheKey = requestKey(endpoint, scopeId, q, input.query);
     const build = () => this.builder.build({ endpoint, args, scopes });
     return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
   }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { gzipOf, type Ready } from './cache';
-import { NOSNIFF } from './errors';
+import { CACHE_CONTROL, NOSNIFF } from './errors';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -76,7 +76,7 @@ function variant(r: Ready, encoding: Encoding, stale: boolean): Variant {
   const body = encoding === 'br' ? r.br : encoding === 'gzip' ? gzipOf(r) : r.json;
   const common = {
     etag: encodedEtag(r.etag, encoding),
-    'cache-control': 'private, no-cache',
+    'cache-control': CACHE_CONTROL,
     vary: 'Accept-Encoding, Authorization, X-API-Key',
     'x-data-version': String(r.version),
     'last-modified': r.lastModified,

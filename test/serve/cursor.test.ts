@@ -168,8 +168,9 @@ t.test('bad and foreign cursors: 400 naming cursor, nothing of another project',
   const stolen = await request(next, withKey(W.otherKey));
   t.equal(stolen.status, 404, "another account's key following the Link: 404, the project is not its own");
   t.equal((await request(next, withKey(W.key))).status, 200, 'the cursor itself is good');
-  // Endpoints that do not page ignore cursor, like any parameter they do not take.
-  t.equal((await request(`${api.base}/projects/${W.project}/visibility?cursor=zzz`, withKey(W.key))).status, 200);
+  // Endpoints that do not page refuse cursor, like any parameter they do not take.
+  const notPaged = await request(`${api.base}/projects/${W.project}/visibility?cursor=zzz`, withKey(W.key));
+  t.same([notPaged.status, notPaged.headers['x-error-code']], [400, 'unknown_parameter'], 'visibility does not page: cursor is an unknown parameter');
 });
 
 t.test('HEAD and 304 carry the Link; a page is cached under its cursor', async (t) => {

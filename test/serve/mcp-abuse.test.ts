@@ -39,7 +39,10 @@ t.test('POST /mcp against a hostile caller', async (t) => {
   await t.test('tool arguments are checked against the input schema before anything else', async (t) => {
     const unknown = await one(t, toolCall(1, 'visibility', { project_id: project, cache_buster: 1 }), 'unknown argument');
     t.equal(unknown.result?.isError, true, 'an unknown argument is refused (additionalProperties: false)');
-    t.match(toolError(unknown), { status: 400, code: 'invalid_parameter', message: '"cache_buster" is not an argument of visibility, which takes project_id, engine_ids, start_date, end_date' });
+    t.match(toolError(unknown), {
+      status: 400, code: 'unknown_parameter',
+      message: '"cache_buster" is not a parameter of visibility, which takes project_id, engine_ids, start_date, end_date, country, persona, model, segment_ids, group_by, compare, compare_start_date, compare_end_date',
+    }, 'named with all the tool takes (nothing is near enough to suggest), as HTTP names an unknown parameter');
 
     const number = await one(t, toolCall(2, 'visibility', { project_id: 5 }), 'a number for project_id');
     t.match(toolError(number), { status: 400, message: /^project_id must be a uuid .*, got 5$/ }, 'a non-string project_id is shown as sent');
@@ -51,10 +54,11 @@ t.test('POST /mcp against a hostile caller', async (t) => {
 
     const ids = Array.from({ length: 65 }, (_, i) => fakeId(i));
     const long = await one(t, toolCall(5, 'visibility', { project_id: project, engine_ids: ids }), '65 engine ids');
-    t.match(toolError(long), { status: 400, code: 'invalid_parameter', message: /^engine_ids must be repeated uuids, at most 64 .*, got 65 values$/ }, 'engine_ids: maxItems 64 from schemas/params');
+    t.match(toolError(long), { status: 400, code: 'invalid_parameter', message: /^engine_ids must be repeated uuids, at most 64 .*, got "00000000-0000-4000-8000-000000000000,/ }, 'engine_ids: maxItems 64 from schemas/params');
     const http = await request(`${api.base}/projects/${project}/visibility?${ids.map((id) => `engine_ids=${id}`).join('&')}`, withKey(key));
     t.equal(http.status, 400, 'HTTP validates against the same schema: the same bound');
     t.match(http.json, { message: /^engine_ids must be repeated uuids, at most 64 / });
+    t.equal(toolError(long).message, (http.json as { message: string }).message, 'one parser: the same message over MCP and HTTP');
     const ok = await one(t, toolCall(6, 'visibility', { project_id: project.toUpperCase(), engine_ids: ids.slice(0, 64).map((id) => id.toUpperCase()) }), '64 engine ids in upper case');
     t.notOk(ok.result?.isError, '64 ids, any letter case: accepted, as over HTTP');
 

@@ -158,7 +158,11 @@ t.test(`MCP tool arguments, seeded fuzz (MCP_FUZZ_SEED=${SEED})`, async (t) => {
   /** Checks one case's answer against what it was expected to give. */
   function expectFor(c: Case, r: RpcAnswer | undefined, where: string): void {
     if (c.expect === 'params') t.equal(r?.error?.code, -32602, `${where}: -32602`, { answer: r });
-    else if (c.expect === 'invalid') t.match(r?.result?.structuredContent, { status: 400, code: 'invalid_parameter' }, `${where}: a 400 tool error`, { answer: r });
+    else if (c.expect === 'invalid') {
+      // An unknown argument is HTTP's unknown parameter; any other wrong argument a wrong value.
+      const code = c.what.startsWith('unknown argument') ? 'unknown_parameter' : 'invalid_parameter';
+      t.match(r?.result?.structuredContent, { status: 400, code }, `${where}: a 400 tool error`, { answer: r });
+    }
     else t.ok(r?.result && !r.result.isError, `${where}: a result`, { answer: r });
   }
 

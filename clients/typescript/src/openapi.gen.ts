@@ -1434,6 +1434,7 @@ export interface operations {
             /** @description bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1451,6 +1452,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1466,6 +1468,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1481,6 +1484,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1547,6 +1551,7 @@ export interface operations {
             /** @description bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1564,6 +1569,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1579,6 +1585,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1594,6 +1601,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1674,9 +1682,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1686,7 +1695,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,6 +1705,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -1713,6 +1723,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1734,6 +1745,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1749,6 +1761,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1770,6 +1783,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1785,6 +1799,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1804,6 +1819,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1897,9 +1913,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1909,7 +1926,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1919,6 +1936,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -1936,6 +1954,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1957,6 +1976,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -1972,6 +1992,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -1993,6 +2014,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2008,6 +2030,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2027,6 +2050,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2079,9 +2103,10 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2091,7 +2116,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,6 +2126,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -2118,6 +2144,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2139,6 +2166,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2154,6 +2182,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0). too_many_streams: The key already has as many change streams (Server-Sent Events) open as it may; close one first */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2175,6 +2204,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2190,6 +2220,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2209,6 +2240,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2232,21 +2264,21 @@ export interface operations {
     citations: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -2325,9 +2357,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2337,7 +2370,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,6 +2380,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -2364,6 +2398,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2385,6 +2420,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2400,6 +2436,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2421,6 +2458,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2436,6 +2474,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2455,6 +2494,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2484,17 +2524,17 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -2569,9 +2609,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2581,7 +2622,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2632,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -2608,6 +2650,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2629,6 +2672,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2644,6 +2688,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2665,6 +2710,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2680,6 +2726,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2699,6 +2746,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2792,9 +2840,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2804,7 +2853,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2814,6 +2863,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -2831,6 +2881,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2852,6 +2903,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2867,6 +2919,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2888,6 +2941,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -2903,6 +2957,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -2922,6 +2977,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3015,9 +3071,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3027,7 +3084,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3037,6 +3094,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -3054,6 +3112,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3075,6 +3134,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3090,6 +3150,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3111,6 +3172,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3126,6 +3188,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3145,6 +3208,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3238,9 +3302,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3250,7 +3315,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +3325,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -3277,6 +3343,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3298,6 +3365,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3313,6 +3381,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3334,6 +3403,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3349,6 +3419,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3368,6 +3439,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3470,9 +3542,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3482,7 +3555,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3492,6 +3565,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -3509,6 +3583,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3530,6 +3605,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3545,6 +3621,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3566,6 +3643,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3581,6 +3659,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3600,6 +3679,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3698,9 +3778,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3710,7 +3791,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,6 +3801,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -3737,6 +3819,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3758,6 +3841,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3773,6 +3857,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3794,6 +3879,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -3809,6 +3895,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3828,6 +3915,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3930,9 +4018,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3942,7 +4031,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4041,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -3969,6 +4059,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -3990,6 +4081,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4005,6 +4097,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4026,6 +4119,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4041,6 +4135,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4060,6 +4155,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4083,23 +4179,23 @@ export interface operations {
     mentions: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Where the page starts: the cursor of the previous page's Link header (rel="next"), sent unchanged with the same path and filters. Omit it for the first page. Opaque. */
                 cursor?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Only mentions of this kind of entity. */
                 entity_type?: "brand" | "competitor";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -4178,9 +4274,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4190,7 +4287,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,6 +4297,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -4217,6 +4315,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4238,6 +4337,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4253,6 +4353,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4274,6 +4375,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4289,6 +4391,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4308,6 +4411,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4401,9 +4505,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4413,7 +4518,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,6 +4528,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -4440,6 +4546,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4461,6 +4568,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4476,6 +4584,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4497,6 +4606,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4512,6 +4622,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4531,6 +4642,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4554,15 +4666,15 @@ export interface operations {
     referrers: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -4637,9 +4749,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4649,7 +4762,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4659,6 +4772,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -4676,6 +4790,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4697,6 +4812,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4712,6 +4828,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4733,6 +4850,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4748,6 +4866,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4767,6 +4886,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4869,9 +4989,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4881,7 +5002,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5012,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -4908,6 +5030,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4929,6 +5052,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4944,6 +5068,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4965,6 +5090,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -4980,6 +5106,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -4999,6 +5126,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5094,9 +5222,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5106,7 +5235,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5116,6 +5245,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -5133,6 +5263,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5154,6 +5285,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5169,6 +5301,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5190,6 +5323,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5205,6 +5339,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5224,6 +5359,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5319,9 +5455,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5331,7 +5468,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,6 +5478,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -5358,6 +5496,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5379,6 +5518,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5394,6 +5534,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5415,6 +5556,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5430,6 +5572,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5449,6 +5592,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5472,7 +5616,7 @@ export interface operations {
     "daily-scores": {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
@@ -5480,11 +5624,11 @@ export interface operations {
                 interval?: "day" | "week" | "month";
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -5559,9 +5703,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5571,7 +5716,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5581,6 +5726,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -5598,6 +5744,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5619,6 +5766,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5634,6 +5782,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5655,6 +5804,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5670,6 +5820,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5689,6 +5840,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5782,9 +5934,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5794,7 +5947,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5804,6 +5957,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -5821,6 +5975,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5842,6 +5997,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5857,6 +6013,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5878,6 +6035,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -5893,6 +6051,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5912,6 +6071,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -5941,17 +6101,17 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -6026,9 +6186,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6038,7 +6199,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6048,6 +6209,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -6065,6 +6227,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6086,6 +6249,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6101,6 +6265,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6122,6 +6287,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6137,6 +6303,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6156,6 +6323,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6187,7 +6355,7 @@ export interface operations {
                 compare_start_date?: string;
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Caps the number of rows returned (the first page's size on lists that page). */
                 limit?: number;
@@ -6264,9 +6432,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6276,7 +6445,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6286,6 +6455,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -6303,6 +6473,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6324,6 +6495,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6339,6 +6511,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6360,6 +6533,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6375,6 +6549,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6394,6 +6569,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6487,9 +6663,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6499,7 +6676,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6509,6 +6686,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -6526,6 +6704,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6547,6 +6726,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6562,6 +6742,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6583,6 +6764,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6598,6 +6780,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6617,6 +6800,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6646,19 +6830,19 @@ export interface operations {
                 compare_end_date?: string;
                 /** @description First day of the period to compare the range with, inclusive (UTC). Only with compare_end_date (both or neither): on or before it, at most 366 days, any length; not together with compare=previous_period. See docs/metrics.md#comparing-two-periods. */
                 compare_start_date?: string;
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 values: many times the engines a project tracks (a longer list can only repeat ids or name engines that match nothing). */
+                /** @description Restrict the result to these engines; repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once): many times the engines a project tracks (a longer list can only name engines that match nothing). */
                 engine_ids?: string[];
                 /** @description Break the figures down into `groups` by one or two keys, in the order given (the rows are ordered by them): engine, prompt, segment, country, persona, model, or a time grain (day, week or month: at most one). A run without the dimension goes to the group whose key is null; a prompt in two segments counts in both. See docs/metrics.md#breakdowns. */
                 group_by?: ("engine" | "prompt" | "segment" | "country" | "persona" | "model" | "day" | "week" | "month")[];
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -6733,9 +6917,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6745,7 +6930,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6755,6 +6940,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -6772,6 +6958,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6793,6 +6980,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6808,6 +6996,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6829,6 +7018,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -6844,6 +7034,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6863,6 +7054,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6886,17 +7078,17 @@ export interface operations {
     timeseries: {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
                 /** @description One point per day (default), per ISO week (Monday to Sunday; the point's date is the week's Monday) or per calendar month (the point's date is the 1st). A period's figures are computed from the counts summed over its days in the range, never averaged from days. See docs/metrics.md#intervals. */
                 interval?: "day" | "week" | "month";
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -6971,9 +7163,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -6983,7 +7176,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6993,6 +7186,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -7010,6 +7204,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7031,6 +7226,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7046,6 +7242,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7067,6 +7264,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7082,6 +7280,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7101,6 +7300,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7124,15 +7324,15 @@ export interface operations {
     "warm-leads": {
         parameters: {
             query?: {
-                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked from these countries (ISO 3166-1 alpha-2, any letter case); repeat once per value (order and repeats do not matter). A run that names no country never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 country?: string[];
                 /** @description Last day of the range, inclusive (UTC). Alone: the range is the endpoint's default length ending that day, which must begin on or after 1970-01-01 (else 400). See start_date and docs/metrics.md#date-ranges. */
                 end_date?: string;
-                /** @description Only runs answered by these model ids (as the engine reported them, exact); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs answered by these model ids (as the engine reported them and /dimensions lists them, letter case aside); repeat once per value (order and repeats do not matter). A run that names no model never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 model?: string[];
-                /** @description Only runs asked as these personas (the project's labels, exact); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs asked as these personas (the project's labels as /dimensions lists them, letter case aside: founder matches Founder); repeat once per value (order and repeats do not matter). A run that names no persona never matches. At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 persona?: string[];
-                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 values. See docs/metrics.md#filters. */
+                /** @description Only runs of prompts in any of these segments (the prompts' segment_ids as they are now); repeat once per value (any letter case; order and repeats do not matter). At most 64 distinct values (repeats count once). See docs/metrics.md#filters. */
                 segment_ids?: string[];
                 /** @description First day of the range, inclusive (UTC). With end_date: at most 366 days, start_date on or before end_date. Alone: the range is the endpoint's default length (the current window's days; 365 for the trend and daily scores) starting that day, which must end by 8999-12-31 (else 400). Neither: the current window, as in v1. See docs/metrics.md#date-ranges. */
                 start_date?: string;
@@ -7207,9 +7407,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7219,7 +7420,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +7430,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -7246,6 +7448,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7267,6 +7470,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7282,6 +7486,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7303,6 +7508,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7318,6 +7524,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7337,6 +7544,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7430,9 +7638,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7442,7 +7651,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +7661,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -7469,6 +7679,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7490,6 +7701,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7505,6 +7717,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7526,6 +7739,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7541,6 +7755,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7560,6 +7775,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7653,9 +7869,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, or a comparison asked two ways or with one of its dates; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
+            /** @description invalid_parameter: A malformed path uuid, limit, entity_type, engine_ids or cursor, a date range out of order or too long, a comparison asked two ways, with one of its dates or with a previous period before 1970-01-01, or a query of more than 1000 parameters; the message names the parameter and what it accepts, and quotes at most 64 characters of what was sent. unknown_parameter: A query parameter (an MCP tool argument) the endpoint does not take, so that a typo never answers unfiltered data; the message names it, the nearest one the endpoint takes ("did you mean ...?") and all it takes. bad_request: A request node:http cannot parse (a malformed request line or header); the connection is closed */
             400: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7665,7 +7882,7 @@ export interface operations {
                     /** @description Browsers must not guess another type than Content-Type says */
                     "X-Content-Type-Options": "nosniff";
                     /** @description The error's stable code (README "Errors") */
-                    "X-Error-Code": "invalid_parameter" | "bad_request";
+                    "X-Error-Code": "invalid_parameter" | "unknown_parameter" | "bad_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7675,6 +7892,7 @@ export interface operations {
             /** @description invalid_api_key: Missing, unknown or revoked API key (message "Invalid API key") */
             401: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description The authentication scheme: send the key as X-API-Key or Authorization: ApiKey */
@@ -7692,6 +7910,7 @@ export interface operations {
             /** @description not_found: Unknown route, or a project or run group that does not exist or that the key cannot see */
             404: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7713,6 +7932,7 @@ export interface operations {
                 headers: {
                     /** @description The methods the path serves */
                     Allow: "GET, HEAD";
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7728,6 +7948,7 @@ export interface operations {
             /** @description rate_limited: Per-key rate limit exceeded (see Retry-After; RateLimit says r=0) */
             429: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7749,6 +7970,7 @@ export interface operations {
             /** @description headers_too_large: The request line and headers together exceed 16 KiB; the connection is closed */
             431: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description Browsers must not guess another type than Content-Type says */
@@ -7764,6 +7986,7 @@ export interface operations {
             /** @description internal: Internal error; the message shows no internals */
             500: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */
@@ -7783,6 +8006,7 @@ export interface operations {
             /** @description not_ready: The read model is still loading; retry after Retry-After. build_failed: A body cannot be built right now (its build threads keep failing); retry after Retry-After. shutting_down: The service is stopping; retry after Retry-After (another instance answers) */
             503: {
                 headers: {
+                    "Cache-Control": "private, no-cache";
                     /** @description The version of the metric definitions (GET /v1/public/methodology) the numbers follow: it changes when a number's meaning does */
                     "Metric-Definitions-Version": "2026-11-28";
                     /** @description r: requests the key may still send now; t: seconds until it has the whole burst (q) again */

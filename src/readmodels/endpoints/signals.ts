@@ -24,6 +24,7 @@ export const endpoint: Endpoint = {
   summary: 'The statistically real changes of mention rate between the range and the period before it, across the brand and competitors x engines x segments x countries',
   scope: 'project',
   params: ['engine_ids', 'start_date', 'end_date', 'compare', 'compare_start_date', 'compare_end_date', 'limit-default-100'],
+  comparesByDefault: true,
   schema: 'signals',
   // 'project': the brand is listed under the project's name (as competitor-rankings does).
   dependsOn: ['runs', 'setup', 'engines', 'project'],

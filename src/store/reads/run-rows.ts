@@ -79,11 +79,14 @@ export function dimsByNumber(store: ReadStore, projectId: string): Map<number, [
 
 /**
  * The numbers of the project's combinations that match a filter (null: any value): a value the run
- * does not name (null) matches no filter. A project's runs name a few dozen.
+ * does not name (null) matches no filter. Values are compared letter case aside (lower-cased), as
+ * /dimensions lists them: persona=founder matches runs of Founder. A project's runs name a few dozen.
  */
 export function dimsMatching(store: ReadStore, projectId: string, country: readonly string[] | null, persona: readonly string[] | null, model: readonly string[] | null): number[] {
-  const ok = (wanted: readonly string[] | null, v: string | null): boolean => wanted === null || (v !== null && wanted.includes(v));
-  return [...dimsByNumber(store, projectId)].filter(([, [c, p, m]]) => ok(country, c) && ok(persona, p) && ok(model, m)).map(([n]) => n);
+  const fold = (wanted: readonly string[] | null): Set<string> | null => wanted && new Set(wanted.map((w) => w.toLowerCase()));
+  const [countries, personas, models] = [fold(country), fold(persona), fold(model)];
+  const ok = (wanted: Set<string> | null, v: string | null): boolean => wanted === null || (v !== null && wanted.has(v.toLowerCase()));
+  return [...dimsByNumber(store, projectId)].filter(([, [c, p, m]]) => ok(countries, c) && ok(personas, p) && ok(models, m)).map(([n]) => n);
 }
 
 /**
