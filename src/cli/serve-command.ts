@@ -42,7 +42,7 @@ const FLAGS = {
   'kafka-group-id': { type: 'string', value: 'G', env: 'KAFKA_GROUP_ID', envReadByOwner: true, shows: KAFKA_DEFAULTS.groupId, help: "the consumer group (its offsets are kept in the database, not the group's)" },
   'kafka-catalog-topic': { type: 'string', value: 'T', env: 'KAFKA_CATALOG_TOPIC', envReadByOwner: true, help: 'the topic of account-wide facts (accounts, keys, engines, projects), consumed whole; a shard needs it' },
   shard: { type: 'string', value: 'K/N', env: 'SHARD', envReadByOwner: true, shows: 'every partition', help: 'with Kafka: hold only the projects of partitions p with p % N = K of the topics (docs/scale-out.md)' },
-  'webhooks-allow-loopback': { type: 'boolean', env: 'WEBHOOKS_ALLOW_LOOPBACK', help: 'webhooks may go to loopback addresses, over http too (tests and development only; private addresses stay refused)' },
+  'webhooks-allow-loopback': { type: 'boolean', env: 'WEBHOOKS_LOOPBACK', help: 'webhooks may go to loopback addresses, over http too (tests and development only; private addresses stay refused)' },
   'webhooks-deliverer': { type: 'boolean', env: 'WEBHOOKS_DELIVERER', help: 'with Kafka, this replica delivers the webhooks (start it on one replica of each shard); without Kafka the service always does' },
   'webhooks-grace': { type: 'int', value: 'S', env: 'WEBHOOKS_GRACE', default: DEFAULT_GRACE_MS / 1000, min: 0, max: 7 * 86400, help: "seconds after a UTC day closes before its signals are tested (late runs' time)" },
   'webhooks-retry-base': { type: 'int', value: 'MS', env: 'WEBHOOKS_RETRY_BASE', default: DEFAULT_RETRY_BASE_MS, min: 1, max: 3_600_000, help: 'the first retry of a failed delivery after about this many ms; each next waits twice as long, with jitter, up to an hour' },

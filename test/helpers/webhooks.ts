@@ -43,6 +43,8 @@ export function verifyBySpec(secret: string, headers: http.IncomingHttpHeaders, 
 export class Receiver {
   readonly received: Received[] = [];
   readonly unverified: string[] = [];
+  /** The webhook-ids of requests left unanswered ('hang'). */
+  readonly hung: string[] = [];
   mode: Mode = 'ok';
   private server: http.Server | null = null;
   port = 0;
@@ -76,7 +78,10 @@ export class Receiver {
           res.writeHead(400).end();
           return;
         }
-        if (this.mode === 'hang') return; // never answers
+        if (this.mode === 'hang') {
+          this.hung.push(headers['webhook-id']!);
+          return; // never answers
+        }
         this.received.push({ id: headers['webhook-id']!, timestamp: Number(headers['webhook-timestamp']), body: JSON.parse(raw) as Received['body'], raw });
         if (this.mode === 'fail') res.writeHead(503).end('down for maintenance');
         else res.writeHead(204).end();
