@@ -67,10 +67,11 @@ export interface StartOptions {
   /** Where every log line goes, the access lines included (default: JSON at info on stdout). */
   logger?: Logger;
   /**
-   * Pushed signals (src/deliver): without Kafka the service delivers; with Kafka only when
-   * `deliverer` is set (one replica of each shard). Absent: no deliverer (a library caller's default).
+   * Pushed signals (src/deliver): without Kafka the service delivers; with Kafka the replica of the
+   * shard that holds partition 0 of `topic` in consumer group `group` (default
+   * visibility-webhooks-SHARD) does. Absent: no deliverer (a library caller's default).
    */
-  webhooks?: Omit<DelivererOptions, 'dbFile' | 'logger' | 'ready'> & { deliverer?: boolean };
+  webhooks?: Omit<DelivererOptions, 'dbFile' | 'logger' | 'ready' | 'leads'> & { group?: string; topic?: string };
   /** At info, one access line per this many cache hits of the hot path (default 100; 1 = all). See src/ops/access-log.ts. */
   logHitSample?: number;
 }
@@ -269,12 +270,26 @@ export async function start(o: StartOptions): Promise<Running> {
     const shardFigures = shard === null ? undefined : { name: shardName(shard), partitions: shard.partitions, misrouted: () => misrouted };
     const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps, shardFigures);
     observeLatency = metrics.observeRequest;
-    if (o.webhooks && (!kafka || o.webhooks.deliverer === true)) {
+    if (o.webhooks) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { Deliverer } = require('./deliver') as typeof import('./deliver');
-      const { deliverer: _, ...settings } = o.webhooks;
+      const { Deliverer, KafkaElection, leaderGroup, DEFAULT_LEADER_TOPIC } = require('./deliver') as typeof import('./deliver');
+      const { group, topic, ...settings } = o.webhooks;
+      let election: InstanceType<typeof KafkaElection> | null = null;
+      if (o.kafka) {
+        // Replicas of a shard hold the same data: the one the group gives the partition delivers.
+        election = new KafkaElection(o.kafka, group ?? leaderGroup(shard === null ? null : shardName(shard)), topic ?? DEFAULT_LEADER_TOPIC, o.kafka.sessionTimeoutMs, logger);
+        cleanup.push(() => election!.stop());
+        try {
+          await election.start();
+        } catch (e) {
+          throw new StartError(`webhooks: cannot join the deliverer's group on ${topic ?? DEFAULT_LEADER_TOPIC}: ${(e as Error).message}`);
+        }
+      }
       // Planning waits for a consumer to catch up: a day tested on half its runs would not be tested again.
-      const deliverer = new Deliverer({ ...settings, dbFile: o.dbFile, logger, ready: () => !draining && (kafka ? kafka.readiness().ready : true) }).start();
+      const deliverer = new Deliverer({
+        ...settings, dbFile: o.dbFile, logger, ready: () => !draining && (kafka ? kafka.readiness().ready : true),
+        ...(election ? { leads: () => election!.leads() } : {}),
+      }).start();
       deliverer.register(metrics.registry);
       cleanup.push(() => deliverer.stop());
     }

@@ -28,6 +28,8 @@ export interface DelivererOptions {
   timeoutMs?: number;
   /** Planning waits while this says the data is not caught up (a Kafka consumer's start). */
   ready?: () => boolean;
+  /** Whether this replica is its shard's deliverer now (election.ts); absent: always (a single process). */
+  leads?: () => boolean;
 }
 
 export const DEFAULT_RETRY_BASE_MS = 5000;
@@ -83,6 +85,8 @@ export class Deliverer {
 
   /** Plans when due, then sends every due message (PARALLEL at a time). */
   async tick(nowMs = Date.now()): Promise<void> {
+    // Another replica of the shard delivers: this one neither plans nor sends (its outbox stays as it was).
+    if (this.o.leads && !this.o.leads()) return;
     if (nowMs - this.lastPlan >= (this.o.planEveryMs ?? 30_000) && (this.o.ready?.() ?? true)) {
       this.lastPlan = nowMs;
       const signals = planSignals(this.read, this.hooks, nowMs, this.o.graceMs ?? DEFAULT_GRACE_MS);
