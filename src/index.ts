@@ -272,24 +272,19 @@ export async function start(o: StartOptions): Promise<Running> {
     observeLatency = metrics.observeRequest;
     if (o.webhooks) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { Deliverer, KafkaElection, leaderGroup, DEFAULT_LEADER_TOPIC } = require('./deliver') as typeof import('./deliver');
+      const { Deliverer, KafkaElection, LazyElection, leaderGroup, DEFAULT_LEADER_TOPIC } = require('./deliver') as typeof import('./deliver');
       const { group, topic, ...settings } = o.webhooks;
-      let election: InstanceType<typeof KafkaElection> | null = null;
-      if (o.kafka) {
-        // Replicas of a shard hold the same data: the one the group gives the partition delivers.
-        election = new KafkaElection(o.kafka, group ?? leaderGroup(shard === null ? null : shardName(shard)), topic ?? DEFAULT_LEADER_TOPIC, o.kafka.sessionTimeoutMs, logger);
-        cleanup.push(() => election!.stop());
-        try {
-          await election.start();
-        } catch (e) {
-          throw new StartError(`webhooks: cannot join the deliverer's group on ${topic ?? DEFAULT_LEADER_TOPIC}: ${(e as Error).message}`);
-        }
-      }
+      const kafkaConfig = o.kafka;
+      // Replicas of a shard hold the same data: the one the group gives the partition delivers. Joined
+      // once a subscription exists (a service without any never joins).
+      const election = kafkaConfig ? new LazyElection(() => new KafkaElection(kafkaConfig, group ?? leaderGroup(shard === null ? null : shardName(shard)),
+        topic ?? DEFAULT_LEADER_TOPIC, kafkaConfig.sessionTimeoutMs, logger), logger) : null;
       // Planning waits for a consumer to catch up: a day tested on half its runs would not be tested again.
-      const deliverer = new Deliverer({
+      const deliverer: InstanceType<typeof Deliverer> = new Deliverer({
         ...settings, dbFile: o.dbFile, logger, ready: () => !draining && (kafka ? kafka.readiness().ready : true),
-        ...(election ? { leads: () => election!.leads() } : {}),
+        ...(election ? { leads: () => election.leads(() => deliverer.hasSubscriptions()) } : {}),
       }).start();
+      if (election) cleanup.push(() => election.stop());
       deliverer.register(metrics.registry);
       cleanup.push(() => deliverer.stop());
     }

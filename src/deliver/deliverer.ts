@@ -83,6 +83,11 @@ export class Deliverer {
     return this;
   }
 
+  /** Whether any subscription is live. */
+  hasSubscriptions(): boolean {
+    return this.hooks.subscriptions().length > 0;
+  }
+
   /** Plans when due, then sends every due message (PARALLEL at a time). */
   async tick(nowMs = Date.now()): Promise<void> {
     // Another replica of the shard delivers: this one neither plans nor sends (its outbox stays as it was).

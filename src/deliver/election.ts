@@ -53,3 +53,40 @@ export class KafkaElection {
     await this.consumer.stop();
   }
 }
+
+/**
+ * The election joined only once a subscription exists: a service with none (most) never joins the
+ * group, and needs no leader topic. A join that fails (the topic missing, the broker away) is logged
+ * and tried again 30 s later; meanwhile this replica does not deliver.
+ */
+export class LazyElection {
+  private election: KafkaElection | null = null;
+  private starting: Promise<void> | null = null;
+  private retryAt = 0;
+  private stopped = false;
+
+  constructor(private readonly make: () => KafkaElection, private readonly logger: Logger) {}
+
+  /** Whether this replica delivers now; starts the election when `wanted` says a subscription exists. */
+  leads(wanted: () => boolean): boolean {
+    if (this.election === null && this.starting === null && !this.stopped && Date.now() >= this.retryAt && wanted()) {
+      const e = this.make();
+      this.starting = e.start().then(() => {
+        this.election = e;
+      }, async (err: unknown) => {
+        this.logger.error({ err: (err as Error).message }, 'webhooks: cannot join the deliverer\'s group; trying again in 30 s');
+        this.retryAt = Date.now() + 30_000;
+        await e.stop().catch(() => undefined);
+      }).finally(() => {
+        this.starting = null;
+      });
+    }
+    return this.election?.leads() ?? false;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.starting;
+    await this.election?.stop();
+  }
+}
