@@ -8,7 +8,7 @@ import type { Logger } from '../lib/log';
 import { openDb, openReadStore, type ReadStore } from '../store';
 import { WebhookStore, type OutboxRow } from '../store/webhooks';
 import { DEFAULT_GRACE_MS, planFeed, planSignals } from './plan';
-import { post, TIMEOUT_MS } from './send';
+import { post, TIMEOUT_MS } from './post';
 
 export interface DelivererOptions {
   dbFile: string;
