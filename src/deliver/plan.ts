@@ -39,29 +39,41 @@ export function periodSignals(read: ReadStore, accountId: string, projectId: str
   return signalsEndpoint.build(read, args) as Signals;
 }
 
-/** The signal.detected messages of one project's period, for one subscription. */
-export function signalMessages(read: ReadStore, s: Subscription, projectId: string, endDate: string, now: string): Message[] {
+/** A project's period as every subscription to it is sent it: the /signals body and the versions it was read at. */
+interface Tested {
+  body: Signals;
+  version: number;
+  asOf: string | null;
+}
+
+/** GET /signals for the period and the project's versions, in one read snapshot. */
+function testPeriod(read: ReadStore, accountId: string, projectId: string, endDate: string): Tested {
   return read.snapshot(() => {
-    const body = periodSignals(read, s.account_id, projectId, endDate);
     const v = projectVersions(read, projectId);
-    return body.signals.map((signal: Signal) => {
-      const id = messageId(s.id, projectId, endDate, signal.entity_type, signal.competitor_id, signal.engine_id, signal.segment_id, signal.country);
-      const payload = {
-        type: 'signal.detected',
-        timestamp: now,
-        data: {
-          subscription_id: s.id,
-          project_id: projectId,
-          start_date: body.start_date, end_date: body.end_date,
-          compare_start_date: body.compare_start_date, compare_end_date: body.compare_end_date,
-          slices_tested: body.slices_tested, slices_skipped: body.slices_skipped, min_runs: body.min_runs,
-          false_discovery_rate: body.false_discovery_rate,
-          data_version: v.version, data_as_of: v.data_as_of,
-          signal,
-        },
-      };
-      return { message_id: id, type: 'signal.detected', payload: JSON.stringify(payload) };
-    });
+    return { body: periodSignals(read, accountId, projectId, endDate), version: v.version, asOf: v.data_as_of };
+  });
+}
+
+/** The signal.detected messages of one project's period, for one subscription. */
+function signalMessages(t: Tested, s: Subscription, projectId: string, endDate: string, now: string): Message[] {
+  const body = t.body;
+  return body.signals.map((signal: Signal) => {
+    const id = messageId(s.id, projectId, endDate, signal.entity_type, signal.competitor_id, signal.engine_id, signal.segment_id, signal.country);
+    const payload = {
+      type: 'signal.detected',
+      timestamp: now,
+      data: {
+        subscription_id: s.id,
+        project_id: projectId,
+        start_date: body.start_date, end_date: body.end_date,
+        compare_start_date: body.compare_start_date, compare_end_date: body.compare_end_date,
+        slices_tested: body.slices_tested, slices_skipped: body.slices_skipped, min_runs: body.min_runs,
+        false_discovery_rate: body.false_discovery_rate,
+        data_version: t.version, data_as_of: t.asOf,
+        signal,
+      },
+    };
+    return { message_id: id, type: 'signal.detected', payload: JSON.stringify(payload) };
   });
 }
 
@@ -69,12 +81,16 @@ export function signalMessages(read: ReadStore, s: Subscription, projectId: stri
 export function planSignals(read: ReadStore, hooks: WebhookStore, nowMs: number, graceMs: number): number {
   const endDate = closedDay(nowMs, graceMs);
   const now = new Date(nowMs).toISOString();
+  // A project watched by several subscriptions is tested once a plan: the body does not depend on who asks.
+  const tested = new Map<string, Tested>();
   let queued = 0;
   for (const s of hooks.subscriptions()) {
     if (!s.events.includes('signal.detected')) continue;
     for (const projectId of hooks.watched(s)) {
       if (hooks.isTested(s.id, projectId, endDate)) continue;
-      queued += hooks.queueTested(s.id, projectId, endDate, signalMessages(read, s, projectId, endDate, now), now);
+      let t = tested.get(projectId);
+      if (t === undefined) tested.set(projectId, (t = testPeriod(read, s.account_id, projectId, endDate)));
+      queued += hooks.queueTested(s.id, projectId, endDate, signalMessages(t, s, projectId, endDate, now), now);
     }
   }
   return queued;
