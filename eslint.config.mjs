@@ -1,5 +1,5 @@
 // Lint runs inside `npm test`. The import rules enforce the one-way data flow:
-// events -> ingest -> store -> readmodels -> serve -> ops, and export beside serve (after readmodels,
+// events -> ingest -> store -> readmodels -> serve -> deliver -> ops, and export beside serve (after readmodels,
 // before cli); cli sits on top.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -9,14 +9,17 @@ import { fileURLToPath } from 'node:url';
 // The stages each stage may not import from. src/index.ts (the service wiring) counts as `cli`;
 // src/lib and src/start-error.ts are shared leaves any stage may use.
 const later = {
-  events: ['ingest', 'store', 'readmodels', 'serve', 'ops', 'export', 'cli'],
-  store: ['ingest', 'readmodels', 'serve', 'ops', 'export', 'cli'],
-  ingest: ['readmodels', 'serve', 'ops', 'export', 'cli'],
-  readmodels: ['ingest', 'serve', 'ops', 'export', 'cli'],
-  serve: ['ops', 'export', 'cli'],
+  events: ['ingest', 'store', 'readmodels', 'serve', 'deliver', 'ops', 'export', 'cli'],
+  store: ['ingest', 'readmodels', 'serve', 'deliver', 'ops', 'export', 'cli'],
+  ingest: ['readmodels', 'serve', 'deliver', 'ops', 'export', 'cli'],
+  readmodels: ['ingest', 'serve', 'deliver', 'ops', 'export', 'cli'],
+  serve: ['deliver', 'ops', 'export', 'cli'],
+  // Pushed signals: plans with the read models (the numbers /signals shows) and sends from the outbox;
+  // the service wiring (cli) starts it and hands its figures to /metrics.
+  deliver: ['ops', 'export', 'cli'],
   ops: ['export', 'cli'],
   // The bulk files a warehouse loads (issue 42): reads the store and the read models, nothing reads it but cli.
-  export: ['ingest', 'serve', 'ops', 'cli'],
+  export: ['ingest', 'serve', 'deliver', 'ops', 'cli'],
 };
 
 const srcRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), 'src');

@@ -11,6 +11,7 @@ import type { AppOptions, Service } from './serve';
 import { BASE_PATH } from './serve/base-path';
 import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './start-error';
+import type { DelivererOptions } from './deliver';
 import { checkpoint, commitCounter, DbOpenError, heldShard, isCorruption, openDb, verifyDb, type Db } from './store';
 import { shardName } from './lib/partition';
 import { ThreadHeaps } from './lib/thread-heap';
@@ -65,6 +66,12 @@ export interface StartOptions {
   dashboard?: AppOptions['dashboard'];
   /** Where every log line goes, the access lines included (default: JSON at info on stdout). */
   logger?: Logger;
+  /**
+   * Pushed signals (src/deliver): without Kafka the service delivers; with Kafka the replica of the
+   * shard that holds partition 0 of `topic` in consumer group `group` (default
+   * visibility-webhooks-SHARD) does. Absent: no deliverer (a library caller's default).
+   */
+  webhooks?: Omit<DelivererOptions, 'dbFile' | 'logger' | 'ready' | 'leads'> & { group?: string; topic?: string };
   /** At info, one access line per this many cache hits of the hot path (default 100; 1 = all). See src/ops/access-log.ts. */
   logHitSample?: number;
 }
@@ -263,6 +270,24 @@ export async function start(o: StartOptions): Promise<Running> {
     const shardFigures = shard === null ? undefined : { name: shardName(shard), partitions: shard.partitions, misrouted: () => misrouted };
     const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps, shardFigures);
     observeLatency = metrics.observeRequest;
+    if (o.webhooks) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { Deliverer, KafkaElection, LazyElection, leaderGroup, DEFAULT_LEADER_TOPIC } = require('./deliver') as typeof import('./deliver');
+      const { group, topic, ...settings } = o.webhooks;
+      const kafkaConfig = o.kafka;
+      // Replicas of a shard hold the same data: the one the group gives the partition delivers. Joined
+      // once a subscription exists (a service without any never joins).
+      const election = kafkaConfig ? new LazyElection(() => new KafkaElection(kafkaConfig, group ?? leaderGroup(shard === null ? null : shardName(shard)),
+        topic ?? DEFAULT_LEADER_TOPIC, kafkaConfig.sessionTimeoutMs, logger), logger) : null;
+      // Planning waits for a consumer to catch up: a day tested on half its runs would not be tested again.
+      const deliverer: InstanceType<typeof Deliverer> = new Deliverer({
+        ...settings, dbFile: o.dbFile, logger, ready: () => !draining && (kafka ? kafka.readiness().ready : true),
+        ...(election ? { leads: () => election.leads(() => deliverer.hasSubscriptions()) } : {}),
+      }).start();
+      if (election) cleanup.push(() => election.stop());
+      deliverer.register(metrics.registry);
+      cleanup.push(() => deliverer.stop());
+    }
 
     const readiness = (): Readiness => {
       const base: Readiness = kafka ? kafka.readiness() : { ready: true, reasons: [] };

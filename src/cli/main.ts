@@ -16,6 +16,7 @@ export const COMMANDS: Readonly<Record<string, Entry>> = {
   produce: { summary: 'Publishes NDJSON event files (gzip too) to a Kafka topic, keyed by project id.', load: async () => (await import('./produce-command.js')).command },
   export: { summary: 'Writes Parquet files of a database (runs, mentions, citations, daily visibility, forum posts) by project and month; a second run writes only what changed.', load: async () => (await import('./export-command.js')).command },
   'cache-stats': { summary: "Prints what a running service's ops /cache endpoint shows, for a person.", load: async () => (await import('./cache-stats-command.js')).command },
+  webhooks: { summary: 'Lists the webhook subscriptions of a database (never their secrets) and its recent and dead-lettered deliveries.', load: async () => (await import('./webhooks-command.js')).command },
   mcp: { summary: 'Serves the MCP tools over stdio for one API key (stdout is the protocol; log lines go to stderr).', load: async () => (await import('./mcp-command.js')).command },
 };
 

@@ -14,6 +14,9 @@ import { KAFKA_DEFAULTS } from '../ingest/kafka/config';
 import { boolFlag, flagOrigin, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
 import { onStopSignal, type StopSignal } from './stop-signals';
 import { cursorSecretProblem } from '../serve/cursor-secret';
+import { DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_FOR_MS } from '../deliver/deliverer';
+import { DEFAULT_GRACE_MS } from '../deliver/plan';
+import { DEFAULT_LEADER_TOPIC } from '../deliver/election';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
@@ -41,6 +44,13 @@ const FLAGS = {
   'kafka-group-id': { type: 'string', value: 'G', env: 'KAFKA_GROUP_ID', envReadByOwner: true, shows: KAFKA_DEFAULTS.groupId, help: "the consumer group (its offsets are kept in the database, not the group's)" },
   'kafka-catalog-topic': { type: 'string', value: 'T', env: 'KAFKA_CATALOG_TOPIC', envReadByOwner: true, help: 'the topic of account-wide facts (accounts, keys, engines, projects), consumed whole; a shard needs it' },
   shard: { type: 'string', value: 'K/N', env: 'SHARD', envReadByOwner: true, shows: 'every partition', help: 'with Kafka: hold only the projects of partitions p with p % N = K of the topics (docs/scale-out.md)' },
+  'webhooks-allow-loopback': { type: 'boolean', env: 'WEBHOOKS_LOOPBACK', help: 'webhooks may go to loopback addresses, over http too (tests and development only; private addresses stay refused)' },
+  'webhooks-group': { type: 'string', value: 'G', env: 'WEBHOOKS_GROUP', shows: 'visibility-webhooks-SHARD', help: "with Kafka: the consumer group of the shard's replicas in which the holder of --webhooks-topic's partition 0 delivers" },
+  'webhooks-topic': { type: 'string', value: 'T', env: 'WEBHOOKS_TOPIC', default: DEFAULT_LEADER_TOPIC, help: 'with Kafka: the topic (one partition) the replicas of a shard hold in turn to pick their deliverer' },
+  'webhooks-grace': { type: 'int', value: 'S', env: 'WEBHOOKS_GRACE', default: DEFAULT_GRACE_MS / 1000, min: 0, max: 7 * 86400, help: "seconds after a UTC day closes before its signals are tested (late runs' time)" },
+  'webhooks-retry-base': { type: 'int', value: 'MS', env: 'WEBHOOKS_RETRY_BASE', default: DEFAULT_RETRY_BASE_MS, min: 1, max: 3_600_000, help: 'the first retry of a failed delivery after about this many ms; each next waits twice as long, with jitter, up to an hour' },
+  'webhooks-retry-for': { type: 'int', value: 'S', env: 'WEBHOOKS_RETRY_FOR', default: DEFAULT_RETRY_FOR_MS / 1000, min: 1, max: 7 * 86400, help: 'seconds a delivery is retried before it is dead-lettered' },
+  'webhooks-plan-every': { type: 'int', value: 'MS', env: 'WEBHOOKS_PLAN_EVERY', default: 30_000, min: 100, max: 3_600_000, help: 'ms between looks at the subscriptions for closed days and changed data' },
   'max-ready-lag': { type: 'int', value: 'N', env: 'MAX_READY_LAG', default: DEFAULT_MAX_READY_LAG, min: 0, max: Number.MAX_SAFE_INTEGER, help: 'with Kafka, /readyz is 503 while more events than this are unconsumed (0: off)' },
 } satisfies FlagTable;
 
@@ -106,6 +116,15 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     logHitSample: intFlag(p, 'log-hit-sample'),
     maxReadyLag: intFlag(p, 'max-ready-lag'),
     maxStalenessMs: intFlag(p, 'max-staleness'),
+    webhooks: {
+      allowLoopback: boolFlag(p, 'webhooks-allow-loopback'),
+      group: stringFlag(p, 'webhooks-group'),
+      topic: stringFlag(p, 'webhooks-topic')!,
+      graceMs: intFlag(p, 'webhooks-grace') * 1000,
+      retryBaseMs: intFlag(p, 'webhooks-retry-base'),
+      retryForMs: intFlag(p, 'webhooks-retry-for') * 1000,
+      planEveryMs: intFlag(p, 'webhooks-plan-every'),
+    },
     ...bootstrapOption(p),
     ...cursorSecretOption(p),
     host: stringFlag(p, 'host')!,

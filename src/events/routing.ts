@@ -11,6 +11,8 @@ import type { EventType } from './types.gen';
 export const CATALOG_TYPES: ReadonlySet<string> = new Set<EventType>([
   'account.upserted', 'api_key.issued', 'api_key.revoked', 'engine.upserted',
   'project.upserted', 'project.deleted', 'project.access_granted', 'project.access_revoked',
+  // A subscription is an account's: every shard delivers the signals of the projects it holds.
+  'webhook.subscribed', 'webhook.unsubscribed',
 ]);
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);

@@ -279,6 +279,38 @@ export interface TermUpserted {
   kind: "brand" | "domain";
 }
 
+/**
+ * An account subscribed a URL to pushed signals (docs/operations.md#webhooks). A later subscribed event with the same id replaces the subscription. The secret signs every delivery (Standard Webhooks); it is stored to sign with and never shown or logged.
+ */
+export interface WebhookSubscribed {
+  id: string;
+  account_id: string;
+  /**
+   * The projects to watch, among those the account sees; null or absent: every project the account sees, now and later.
+   */
+  project_ids?: string[] | null;
+  /**
+   * Where deliveries are POSTed: https (http only to loopback, and only when the operator allows it).
+   */
+  url: string;
+  /**
+   * whsec_ then the base64 of 24 to 64 random bytes (the Standard Webhooks secret format).
+   */
+  secret: string;
+  /**
+   * @minItems 1
+   */
+  events: ["signal.detected" | "data.changed", ...("signal.detected" | "data.changed")[]];
+}
+
+/**
+ * A subscription ends: nothing more is queued for it, and what is still queued is not sent.
+ */
+export interface WebhookUnsubscribed {
+  id: string;
+  account_id: string;
+}
+
 export interface EventDataByType {
   'account.upserted': AccountUpserted;
   'api_key.issued': ApiKeyIssued;
@@ -303,9 +335,11 @@ export interface EventDataByType {
   'segment.upserted': SegmentUpserted;
   'term.deleted': TermDeleted;
   'term.upserted': TermUpserted;
+  'webhook.subscribed': WebhookSubscribed;
+  'webhook.unsubscribed': WebhookUnsubscribed;
 }
 export type EventType = keyof EventDataByType;
-export const EVENT_TYPES: readonly EventType[] = ['account.upserted', 'api_key.issued', 'api_key.revoked', 'competitor.deleted', 'competitor.upserted', 'engine.upserted', 'forum_post.discovered', 'forum_post.updated', 'project.access_granted', 'project.access_revoked', 'project.deleted', 'project.engine_tracked', 'project.engine_untracked', 'project.upserted', 'prompt.deleted', 'prompt.upserted', 'prompt_run.completed', 'run_group.completed', 'run_group.started', 'segment.deleted', 'segment.upserted', 'term.deleted', 'term.upserted'];
+export const EVENT_TYPES: readonly EventType[] = ['account.upserted', 'api_key.issued', 'api_key.revoked', 'competitor.deleted', 'competitor.upserted', 'engine.upserted', 'forum_post.discovered', 'forum_post.updated', 'project.access_granted', 'project.access_revoked', 'project.deleted', 'project.engine_tracked', 'project.engine_untracked', 'project.upserted', 'prompt.deleted', 'prompt.upserted', 'prompt_run.completed', 'run_group.completed', 'run_group.started', 'segment.deleted', 'segment.upserted', 'term.deleted', 'term.upserted', 'webhook.subscribed', 'webhook.unsubscribed'];
 /** A decoded, validated event of one type; times already normalized to UTC ISO. */
 export interface Envelope<T extends EventType = EventType> {
   event_id: string;

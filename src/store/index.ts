@@ -19,3 +19,4 @@ export { CHANGE_LOG_KEEP, changesAfter, dataAsOf, inputsVersion, oldestLoggedVer
 export { CHANGE_KINDS, kindScope, type ChangeKind } from './versions';
 export { writeSnapshot, sha256Of, removeFiles, removeWal, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHARD_HEADER, type SnapshotInfo } from './snapshot';
 export { cutShard, heldShard, holdShard, parseShardLabel, type HeldShard, type ShardCut } from './shard';
+export { WebhookStore, type ListedSubscription, type Message, type OutboxRow, type OutboxStatus, type Subscription } from './webhooks';

@@ -2,7 +2,7 @@ import type { EventDataByType, EventType } from '../events';
 import { isStorageError, type Db } from './db';
 import { Aggregator, RECOUNT_MS_PER_BATCH } from './aggregates';
 import { entityTables, ForumStore, PairTable, SplitFactTable, type EntityTables } from './facts';
-import type { EntityTable } from './entities';
+import { EntityTable } from './entities';
 import { RunStore, type PrecomputedRun, type RunFacts } from './run-store';
 import { noteCommit } from './commits';
 import { precomputeEvent, rawBytes, type AcceptedEvent, type PrecomputedEvent, type SourceEvent } from './precompute';
@@ -48,6 +48,7 @@ export class Projector {
   private readonly access: PairTable;
   private readonly tracking: PairTable;
   private readonly keys: SplitFactTable;
+  private readonly webhooks: EntityTable;
   private readonly groups: SplitFactTable;
   private readonly forum: ForumStore;
   private readonly runs: RunStore;
@@ -86,6 +87,7 @@ export class Projector {
       started: { columns: ['project_id', 'trigger', 'started_at'], version: ['s_at', 's_id'] },
       completed: { columns: ['completed_at', 'status'], version: ['c_at', 'c_id'] },
     });
+    this.webhooks = new EntityTable(db, { table: 'webhooks', columns: ['account_id', 'project_ids', 'url', 'secret', 'events'], deletable: true });
     this.forum = new ForumStore(db);
     this.runs = new RunStore(db);
     this.aggregator = new Aggregator(db, this.runs);
@@ -314,6 +316,12 @@ export class Projector {
       'project.deleted': (d, v, fx) => this.catalogChange(t.projects.remove(d.id, v, {}), fx, d.id),
       'project.access_granted': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 1 }), fx, null),
       'project.access_revoked': (d, v, fx) => this.catalogChange(this.access.apply(d.project_id, d.account_id, v, { granted: 0 }), fx, null),
+      // Subscriptions change no read model (no body shows them): no data version moves.
+      'webhook.subscribed': (d, v) => this.webhooks.upsert(d.id, v, {
+        account_id: d.account_id, project_ids: d.project_ids ? json([...d.project_ids].sort()) : null, url: d.url, secret: d.secret,
+        events: json([...d.events].sort()),
+      }),
+      'webhook.unsubscribed': (d, v) => this.webhooks.remove(d.id, v, { account_id: d.account_id }),
       // Engines are shared by every project: their own scope, which every project's bodies depend on.
       'engine.upserted': (d, v, fx) => {
         const known = t.engines.current(d.id) !== undefined;

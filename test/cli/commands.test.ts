@@ -16,6 +16,7 @@ import { command as produce } from '../../src/cli/produce-command';
 import { command as replay } from '../../src/cli/replay-command';
 import { command as serve } from '../../src/cli/serve-command';
 import { command as snapshot } from '../../src/cli/snapshot-command';
+import { command as webhooks } from '../../src/cli/webhooks-command';
 import type { Command } from '../../src/cli/flags';
 import { chooseLogFormat, logOptionsFromEnv } from '../../src/lib/log';
 import { digest, openDb, Projector, writeSnapshot } from '../../src/store';
@@ -101,7 +102,7 @@ function digestOf(evs: Ev[]): string {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each command's table, imported here as main() loads it (a dynamic import, which tap's loader does not give named exports). */
-const TABLES: Record<string, Command> = { serve, replay, 'dead-letters': deadLetters, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp, export: exportCommand };
+const TABLES: Record<string, Command> = { serve, replay, 'dead-letters': deadLetters, digest: digestCommand, snapshot, produce, 'cache-stats': cacheStats, mcp, export: exportCommand, webhooks };
 
 t.test('every command explains itself: --help, -h and help CMD print its flag table on stdout, exit 0', async (tt) => {
   tt.strictSame(Object.keys(TABLES).sort(), Object.keys(COMMANDS).sort(), 'every command is checked');

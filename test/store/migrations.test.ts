@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 020 adds: the fingerprints of the replayed files' applied lines. */
-const UNDO_020 = 'DROP TABLE source_prefixes;';
+/** What 021 adds: webhook subscriptions and the deliverer's outbox. */
+const UNDO_021 = 'DROP TABLE webhooks; DROP TABLE webhook_tested; DROP TABLE webhook_outbox; DROP TABLE webhook_feed;';
+
+/** What 020 adds: the fingerprints of the replayed files' applied lines; 021 first. */
+const UNDO_020 = `${UNDO_021} DROP TABLE source_prefixes;`;
 
 /** What 019 adds: the shard a database holds; 020 first. */
 const UNDO_019 = `${UNDO_020} DROP TABLE shard;`;

@@ -418,6 +418,24 @@ t.test('forum_post.updated: last writer wins per field', (tt) => {
   tt.end();
 });
 
+t.test('webhook.subscribed / webhook.unsubscribed: the subscription row, last writer wins; no data version moves', (tt) => {
+  const { db, apply } = fresh(tt);
+  apply(world());
+  const before = versions(db);
+  const hook = id(1, '12121212');
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const sub = (url: string, at: string): Ev => ev('webhook.subscribed', { id: hook, account_id: W.account, url, secret, events: ['signal.detected', 'data.changed'], project_ids: [O, P] }, at);
+  tt.strictSame(apply([sub('https://hooks.example.com/b', T2), sub('https://hooks.example.com/a', T1)]), result({ applied: 1, stale: 1 }), 'the newer one wins, whatever the order');
+  tt.same(one(db, 'SELECT account_id, project_ids, url, secret, events, deleted FROM webhooks WHERE id = ?', hook), {
+    account_id: W.account, project_ids: JSON.stringify([O, P].sort()), url: 'https://hooks.example.com/b', secret, events: '["data.changed","signal.detected"]', deleted: 0,
+  });
+  tt.strictSame(apply([ev('webhook.unsubscribed', { id: hook, account_id: W.account }, T3)]), result({ applied: 1 }));
+  tt.same(one(db, 'SELECT account_id, url, secret, deleted FROM webhooks WHERE id = ?', hook), { account_id: W.account, url: null, secret: null, deleted: 1 },
+    'the tombstone keeps no URL and no secret');
+  tt.same(versions(db), before, 'no read model shows subscriptions: no data version moved');
+  tt.end();
+});
+
 t.test('every event type has a test above', (tt) => {
   // The list of event types is the schema directory minus the envelope: a new type needs a new test.
   const types = fs.readdirSync(path.join(ROOT, 'schemas', 'events'))
@@ -427,9 +445,9 @@ t.test('every event type has a test above', (tt) => {
     'forum_post.discovered', 'forum_post.updated', 'project.access_granted', 'project.access_revoked', 'project.deleted',
     'project.engine_tracked', 'project.engine_untracked', 'project.upserted', 'prompt.deleted', 'prompt.upserted',
     'prompt_run.completed', 'run_group.completed', 'run_group.started', 'segment.deleted', 'segment.upserted',
-    'term.deleted', 'term.upserted',
+    'term.deleted', 'term.upserted', 'webhook.subscribed', 'webhook.unsubscribed',
   ]);
-  tt.equal(types.length, 23);
+  tt.equal(types.length, 25);
   tt.end();
 });
 

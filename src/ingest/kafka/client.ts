@@ -102,6 +102,12 @@ export interface ConsumerOptions {
    * them to its group's members in turn. Absent: kafkajs's round robin over every partition.
    */
   owns?: (topic: string, partition: number) => boolean;
+  /**
+   * Whether this member holds partitions it should keep: a member that joins (or rejoins) then takes
+   * none from it, the others share what it does not hold. For a group whose partition picks a leader
+   * (src/deliver/election.ts), so a replica that starts does not take over from one that works.
+   */
+  sticky?: () => boolean;
 }
 
 export interface ConsumerAdapter {
@@ -342,10 +348,40 @@ function staticAssigner(owns: (topic: string, partition: number) => boolean): Pa
   });
 }
 
+/**
+ * Round robin over the partitions, except that the members that say they hold theirs (their
+ * userData '1') come first in the turn: with one partition, its holder keeps it through a rebalance.
+ */
+function stickyAssigner(holds: () => boolean): PartitionAssigner {
+  const name = 'VisibilityStickyAssigner';
+  return ({ cluster }) => ({
+    name,
+    version: 1,
+    async assign({ members, topics }) {
+      const holding = (m: { memberMetadata: Buffer }): boolean => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.userData.toString() === '1';
+      const ids = [...members].sort((a, b) => Number(holding(b)) - Number(holding(a)) || (a.memberId < b.memberId ? -1 : 1)).map((m) => m.memberId);
+      const assignment = new Map<string, Record<string, number[]>>(ids.map((id) => [id, {}]));
+      let turn = 0;
+      for (const topic of [...topics].sort()) {
+        for (const partition of cluster.findTopicPartitionMetadata(topic).map((m) => m.partitionId).sort((a, b) => a - b)) {
+          const of = assignment.get(ids[turn++ % ids.length]!)!;
+          (of[topic] ??= []).push(partition);
+        }
+      }
+      return ids.map((memberId) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment: assignment.get(memberId)!, userData: Buffer.alloc(0) }),
+      }));
+    },
+    protocol: ({ topics }) => ({ name, metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.from(holds() ? '1' : '0') }) }),
+  });
+}
+
 function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOptions): ConsumerAdapter {
   let stopping = false;
   const consumer = kafka.consumer({
     ...(opts.owns ? { partitionAssigners: [staticAssigner(opts.owns)] } : {}),
+    ...(opts.sticky ? { partitionAssigners: [stickyAssigner(opts.sticky)] } : {}),
     groupId: opts.groupId,
     sessionTimeout: opts.sessionTimeoutMs,
     heartbeatInterval: Math.min(3000, Math.floor(opts.sessionTimeoutMs / 3)),

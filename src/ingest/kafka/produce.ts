@@ -19,6 +19,8 @@ const KEY_OF: Record<string, (d: Data) => string | null> = {
   'api_key.issued': (d) => str(d.account_id),
   'api_key.revoked': (d) => str(d.key_id),
   'engine.upserted': (d) => str(d.id),
+  'webhook.subscribed': (d) => str(d.id),
+  'webhook.unsubscribed': (d) => str(d.id),
   // These may not carry the project: keyed by their own id then (their facts are order-independent).
   'run_group.completed': (d) => str(d.project_id) ?? str(d.id),
   'forum_post.updated': (d) => str(d.project_id) ?? str(d.id),
