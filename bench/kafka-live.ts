@@ -68,7 +68,8 @@ export interface CacheDelta { buildsPerSecond: number; stalePerSecond: number }
 export interface CacheCounts { at: number; builds: number; stale: number }
 
 export async function cacheCounts(ops: string): Promise<CacheCounts> {
-  const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(5000) });
+  // Generous: under the read load the service may take seconds to answer its ops port.
+  const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(30_000) });
   const j = (await res.json()) as { builds: number; routes: Record<string, { stale: number }> };
   return { at: performance.now(), builds: j.builds, stale: Object.values(j.routes).reduce((a, r) => a + r.stale, 0) };
 }
@@ -96,8 +97,9 @@ async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, h
   while (!stopped()) {
     const res = await fetch(`${api}/runs/${m.group}`, { headers: plain, signal: AbortSignal.timeout(5000) }).catch(() => null);
     if (res) {
-      const body = await res.text();
-      if (res.status === 200 && body.includes(m.run)) return nowMs() - m.ackedAt;
+      // The timeout may fire while the body is read (a slow build): that poll failed, the next one asks again.
+      const body = await res.text().catch(() => null);
+      if (res.status === 200 && body?.includes(m.run)) return nowMs() - m.ackedAt;
     }
     await sleep(Math.min(500, Math.max(5, (nowMs() - m.ackedAt) * 0.05)));
   }
@@ -143,8 +145,8 @@ function stalenessProbe(api: string, project: string, headers: Record<string, st
   const asking = (async () => {
     while (!stopped) {
       const res = await fetch(`${api}/projects/${project}/visibility`, { headers, signal: AbortSignal.timeout(5000) }).catch(() => null);
-      if (res) {
-        await res.arrayBuffer();
+      // A body cut short by the timeout is no answer (it would otherwise reject where nothing awaits it yet).
+      if (res && (await res.arrayBuffer().then(() => true, () => false))) {
         const version = Number(res.headers.get('x-data-version'));
         const newer = announced.find((a) => a.version > version);
         if (res.status === 200 && announced.length > 0) out.push({ at: nowMs(), ms: newer ? nowMs() - newer.at : 0 });
