@@ -23,8 +23,11 @@ const RUNS = `SELECT r.id, g.id, r.status, r.completed_at, r.facts, r.event,
   WHERE r.project = ${KEY_OF} AND r.completed_at >= ? AND r.completed_at < ? AND NOT (r.completed_at = ? AND r.id <= ?)
   ORDER BY r.completed_at, r.id LIMIT ?`;
 
-/** Runs a page holds: a page's rows (events included) are what an export holds of a month's runs. */
-export const EXPORT_RUN_PAGE = 500;
+/**
+ * Runs a page holds: a page's rows (events included) are what an export holds of a month's runs. 200
+ * rather than 500: peak RSS 250 against 264 MB exporting a 1,000-prompt x 8-engine project.
+ */
+export const EXPORT_RUN_PAGE = 200;
 
 /**
  * The project's runs (succeeded and failed) completed in [from, to) (UTC ISO instants), oldest first
