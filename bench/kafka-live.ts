@@ -17,7 +17,12 @@ export interface LiveOptions {
   client: 'wrk' | 'autocannon';
   /** The local broker's process, for its CPU share (null: not on this host). */
   brokerPid: number | null;
+  /** The read load under the stream measured in two halves of o.seconds / 2 each (a concentrated stream's cost grows as the day's runs pile up). */
+  halves?: boolean;
 }
+
+/** The read load and staleness over one half of the stream. */
+export interface Half { reads: Reads; staleness: number[] }
 
 /** One second of a run: offsets, and the service's ops figures (null where /metrics did not answer). */
 export interface Sample extends OpsSample {
@@ -52,6 +57,8 @@ export interface PhaseResult {
   staleness: number[];
   /** The body cache's counters over the quiet run and over the stream (ops /cache). */
   cache: { quiet: CacheDelta; stream: CacheDelta };
+  /** With LiveOptions.halves: the first and the second half of the stream (`reads` then sums them, its p50 and p99 the worse half's). */
+  halves: [Half, Half] | null;
 }
 
 /** Bodies built, and answers given stale, per second of a run. */
@@ -61,7 +68,8 @@ export interface CacheDelta { buildsPerSecond: number; stalePerSecond: number }
 export interface CacheCounts { at: number; builds: number; stale: number }
 
 export async function cacheCounts(ops: string): Promise<CacheCounts> {
-  const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(5000) });
+  // Generous: under the read load the service may take seconds to answer its ops port.
+  const res = await fetch(`${ops}/cache`, { signal: AbortSignal.timeout(30_000) });
   const j = (await res.json()) as { builds: number; routes: Record<string, { stale: number }> };
   return { at: performance.now(), builds: j.builds, stale: Object.values(j.routes).reduce((a, r) => a + r.stale, 0) };
 }
@@ -89,8 +97,9 @@ async function poll(api: string, m: Extract<StreamMessage, { type: 'probe' }>, h
   while (!stopped()) {
     const res = await fetch(`${api}/runs/${m.group}`, { headers: plain, signal: AbortSignal.timeout(5000) }).catch(() => null);
     if (res) {
-      const body = await res.text();
-      if (res.status === 200 && body.includes(m.run)) return nowMs() - m.ackedAt;
+      // The timeout may fire while the body is read (a slow build): that poll failed, the next one asks again.
+      const body = await res.text().catch(() => null);
+      if (res.status === 200 && body?.includes(m.run)) return nowMs() - m.ackedAt;
     }
     await sleep(Math.min(500, Math.max(5, (nowMs() - m.ackedAt) * 0.05)));
   }
@@ -113,9 +122,9 @@ export async function readLoad(api: string, reads: ReadRequest[], o: Pick<LiveOp
  * Follows one project's change feed, and asks one of its endpoints (as a dashboard does: no
  * Cache-Control) every 20 ms; each answer's staleness is measured against the feed (PhaseResult.staleness).
  */
-function stalenessProbe(api: string, project: string, headers: Record<string, string>): { stop: () => Promise<number[]> } {
+function stalenessProbe(api: string, project: string, headers: Record<string, string>): { stop: () => Promise<Array<{ at: number; ms: number }>> } {
   const announced: Array<{ version: number; at: number }> = [];
-  const out: number[] = [];
+  const out: Array<{ at: number; ms: number }> = [];
   const abort = new AbortController();
   let stopped = false;
   const feed = (async () => {
@@ -136,11 +145,11 @@ function stalenessProbe(api: string, project: string, headers: Record<string, st
   const asking = (async () => {
     while (!stopped) {
       const res = await fetch(`${api}/projects/${project}/visibility`, { headers, signal: AbortSignal.timeout(5000) }).catch(() => null);
-      if (res) {
-        await res.arrayBuffer();
+      // A body cut short by the timeout is no answer (it would otherwise reject where nothing awaits it yet).
+      if (res && (await res.arrayBuffer().then(() => true, () => false))) {
         const version = Number(res.headers.get('x-data-version'));
         const newer = announced.find((a) => a.version > version);
-        if (res.status === 200 && announced.length > 0) out.push(newer ? nowMs() - newer.at : 0);
+        if (res.status === 200 && announced.length > 0) out.push({ at: nowMs(), ms: newer ? nowMs() - newer.at : 0 });
       }
       await sleep(20);
     }
@@ -191,7 +200,15 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   const probes: Array<Promise<number | null>> = [];
   let probesStopped = false;
   const streamFrom = await cacheCounts(service.ops);
-  const reads = readLoad(service.api, world.reads, o).then(async (r) => ({ r, to: await cacheCounts(service.ops) }));
+  const midpoint = nowMs() + (o.seconds / 2) * 1000;
+  const reads = (o.halves
+    ? (async () => {
+      const half = { ...o, seconds: o.seconds / 2 };
+      const first = await readLoad(service.api, world.reads, half);
+      return [first, await readLoad(service.api, world.reads, half)];
+    })()
+    : readLoad(service.api, world.reads, o).then((r) => [r])
+  ).then(async (r) => ({ r, to: await cacheCounts(service.ops) }));
   const done = await new Promise<Extract<StreamMessage, { type: 'done' }>>((resolve, reject) => {
     worker.on('error', reject);
     worker.on('message', (m: StreamMessage) => {
@@ -216,11 +233,21 @@ export async function livePhase(service: Service, admin: Admin, topic: string, o
   probesStopped = true;
   const freshness = await allProbes;
   const lagAfterDrain = Math.max(0, produced - (offsets.read() ?? 0));
-  const { r, to: streamTo } = await reads;
+  const { r: parts, to: streamTo } = await reads;
   await sampling.stop();
-  const staleness = await stale.stop();
+  const answers = await stale.stop();
+  const staleness = answers.map((a) => a.ms);
+  const r = parts.length === 1 ? parts[0]! : {
+    requests: parts[0]!.requests + parts[1]!.requests, seconds: parts[0]!.seconds + parts[1]!.seconds,
+    p50: Math.max(parts[0]!.p50, parts[1]!.p50), p99: Math.max(parts[0]!.p99, parts[1]!.p99),
+    non2xx: parts[0]!.non2xx + parts[1]!.non2xx, errors: parts[0]!.errors + parts[1]!.errors,
+  };
+  const halves: [Half, Half] | null = parts.length === 1 ? null : [
+    { reads: parts[0]!, staleness: answers.filter((a) => a.at < midpoint).map((a) => a.ms) },
+    { reads: parts[1]!, staleness: answers.filter((a) => a.at >= midpoint).map((a) => a.ms) },
+  ];
   return {
     rate: o.rate, produced: done.produced, streamSeconds: done.seconds, freshness, samples: sampling.samples, lagAtEnd, drainedIn, lagAfterDrain,
-    reads: r, cpu, quiet, staleness, cache: { quiet: delta(quietFrom, quietTo), stream: delta(streamFrom, streamTo) },
+    reads: r, cpu, quiet, staleness, cache: { quiet: delta(quietFrom, quietTo), stream: delta(streamFrom, streamTo) }, halves,
   };
 }

@@ -130,6 +130,7 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
     row('**read p99 under the stream**', `<= ${TARGETS.readP99Ms} ms`, (p) => [`${fmt(p.reads.p99, 0)} ms`, p.reads.p99 <= TARGETS.readP99Ms]),
     row('read load: non-2xx, errors (with / without the stream)', '0', (p) =>
       [`${fmt(p.reads.non2xx)}, ${fmt(p.reads.errors)} / ${fmt(p.quiet.non2xx)}, ${fmt(p.quiet.errors)}`, p.reads.non2xx + p.reads.errors + p.quiet.non2xx + p.quiet.errors === 0]),
+    ...halfRows(phases, row),
     row('staleness of a cached endpoint vs the change feed: p50 / p99 / max (answers)', '', (p) =>
       [`${fmt(percentile(p.staleness, 50), 0)} / ${fmt(percentile(p.staleness, 99), 0)} / ${fmt(Math.max(0, ...p.staleness), 0)} ms (${fmt(p.staleness.length)})`, null]),
     row('bodies built per second, without / with the stream; answers given stale per second with it', '', (p) =>
@@ -140,4 +141,31 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
     row('- broker / bench process (producer, probes; autocannon) / rest of the host (wrk, other processes)', '', (p) =>
       [`${p.cpu.broker === null ? '-' : fmt(p.cpu.broker, 2)} / ${fmt(p.cpu.bench, 2)} / ${fmt(p.cpu.rest, 2)}`, null]),
   ].join('\n');
+}
+
+/** The staleness bound the service runs with (serve --max-staleness, its default). */
+const STALENESS_BOUND_MS = 1000;
+
+/** With the stream measured in halves (bench:kafka --concentrated): each half's rate kept, p99, staleness p99 and errors. */
+function halfRows(phases: PhaseResult[], row: (figure: string, target: string, cell: (p: PhaseResult) => [string, boolean | null]) => string): string[] {
+  if (!phases.some((p) => p.halves !== null)) return [];
+  return (['1st', '2nd'] as const).flatMap((name, i) => {
+    const half = (p: PhaseResult) => p.halves?.[i] ?? null;
+    const cell = (p: PhaseResult, f: (h: NonNullable<ReturnType<typeof half>>) => [string, boolean | null]): [string, boolean | null] => {
+      const h = half(p);
+      return h === null ? ['-', null] : f(h);
+    };
+    return [
+      row(`**read rate kept, ${name} half of the stream** (with / without)`, '>= 0.80', (p) => cell(p, (h) => {
+        const kept = (h.reads.requests / h.reads.seconds) / (p.quiet.requests / p.quiet.seconds);
+        return [`${fmt(kept, 2)} (${fmt(h.reads.requests / h.reads.seconds)}/s)`, kept >= 0.8];
+      })),
+      row(`**read p99, ${name} half**`, `<= ${TARGETS.readP99Ms} ms`, (p) => cell(p, (h) => [`${fmt(h.reads.p99, 0)} ms`, h.reads.p99 <= TARGETS.readP99Ms])),
+      row(`**staleness p99, ${name} half** (answers)`, `<= ${STALENESS_BOUND_MS} ms`, (p) => cell(p, (h) => {
+        const v = percentile(h.staleness, 99);
+        return [`${fmt(v, 0)} ms (${fmt(h.staleness.length)})`, v <= STALENESS_BOUND_MS];
+      })),
+      row(`read non-2xx, errors, ${name} half`, '0', (p) => cell(p, (h) => [`${fmt(h.reads.non2xx)}, ${fmt(h.reads.errors)}`, h.reads.non2xx + h.reads.errors === 0])),
+    ];
+  });
 }

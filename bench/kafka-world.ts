@@ -40,6 +40,19 @@ export function worldFor(events: number, now = new Date(), projects = PROJECTS):
   return { ...DEMO_OPTIONS, seed: 21, accounts: Math.ceil(projects / 2), projectsPerAccount: 2, sharedProjects: 0, days, endDay: yesterday };
 }
 
+/**
+ * A concentrated stream's world: one project of 1,000 prompts x 8 engines (8,000 runs a run group, one
+ * a day) with about `events` events of history ending yesterday: the live stream's groups are all its.
+ */
+export function concentratedWorldFor(events: number, now = new Date()): WorldOptions {
+  const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
+  const days = Math.max(2, Math.ceil(events / 8_002));
+  return {
+    ...DEMO_OPTIONS, seed: 53, accounts: 1, projectsPerAccount: 1, sharedProjects: 0, engines: 8, enginesPerProject: 8, promptsPerProject: 1_000,
+    runsPerPromptPerDay: 1, days, endDay: yesterday,
+  };
+}
+
 interface Seen { owner: Map<string, string>; engine: Map<string, string>; groups: LatestGroups }
 
 /** Keeps what the stream and the read mix need; only run-group and project lines are parsed. */

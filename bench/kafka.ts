@@ -1,4 +1,7 @@
 // npm run bench:kafka [-- --events N --seconds S --rates 1000,10000 --read-rate R --connections C --drain S --client wrk|autocannon]
+// npm run bench:kafka -- --concentrated [--read-rate 0 ...]: the stream's run groups all belong to one
+// project of 1,000 prompts x 8 engines (8,000 runs a group; rates 1000 and 60 s unless given), the
+// dashboard mix over that project's endpoints, the read load measured in each half of the stream.
 // (--read-rate 0: unthrottled; each rate's phase first runs the read load alone for S seconds, then with
 // the stream, and reports the rate kept, p99, errors and a cached endpoint's staleness vs the change feed)
 // Kafka through what users run, against the local broker (127.0.0.1:9092, started by the npm script):
@@ -20,7 +23,7 @@ import { cleanUp, consumeOnly, createTopic, kafkaOf, produceFile, producedCount 
 import { livePhase, type PhaseResult, type Sample } from './kafka-live';
 import { catchUpTable, liveTable, type CatchUp } from './kafka-report';
 import { CommittedOffsets, scrapeOps, serviceLogTail, spawnService, stopService, waitReady, type Service } from './kafka-service';
-import { worldFor, writeWorld, type BenchWorld } from './kafka-world';
+import { concentratedWorldFor, worldFor, writeWorld, type BenchWorld } from './kafka-world';
 import { localBrokerPid } from './cpu';
 import { numberFlag, numberListFlag, orExit, parseFlags } from './bench-flags';
 import { WRK } from './wrk';
@@ -30,13 +33,14 @@ import { runBench } from './lib';
 const { values } = parseFlags({
   options: {
     events: { type: 'string' }, seconds: { type: 'string' }, rates: { type: 'string' }, 'read-rate': { type: 'string' },
-    connections: { type: 'string' }, drain: { type: 'string' }, client: { type: 'string' },
+    connections: { type: 'string' }, drain: { type: 'string' }, client: { type: 'string' }, concentrated: { type: 'boolean' },
   },
 });
-const num = (name: Exclude<keyof typeof values, 'rates' | 'client'>, fallback: number): number => numberFlag(name, values[name], fallback, 'positive number');
+const CONCENTRATED = values.concentrated === true;
+const num = (name: Exclude<keyof typeof values, 'rates' | 'client' | 'concentrated'>, fallback: number): number => numberFlag(name, values[name], fallback, 'positive number');
 const EVENTS = num('events', 120_000);
-const SECONDS = num('seconds', 20);
-const RATES = numberListFlag('rates', values.rates, '1000,10000', 'positive number');
+const SECONDS = num('seconds', CONCENTRATED ? 60 : 20);
+const RATES = numberListFlag('rates', values.rates, CONCENTRATED ? '1000' : '1000,10000', 'positive number');
 /** 0: as fast as the connections go (the dashboard mix's rate, with and without the stream: issue 39). */
 const READ_RATE = numberFlag('read-rate', values['read-rate'], 200, 'non-negative number');
 const CONNECTIONS = num('connections', 8);
@@ -180,7 +184,7 @@ async function main(): Promise<void> {
   await admin.connect();
   await createTopic(admin, TOPIC, 3);
   const logFile = path.join(tmp, 'world.ndjson');
-  const world = await writeWorld(logFile, worldFor(EVENTS));
+  const world = await writeWorld(logFile, CONCENTRATED ? concentratedWorldFor(EVENTS) : worldFor(EVENTS));
   log(`world: ${world.opts.accounts * (world.opts.projectsPerAccount as number)} projects x ${world.opts.days} days = ${fmt(world.events)} events`);
   const a = await catchUp(world, logFile);
   fs.rmSync(logFile, { force: true });
@@ -190,16 +194,16 @@ async function main(): Promise<void> {
     log(`live stream at ${fmt(rate)} events/s for ${SECONDS} s, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s`} on ${CONNECTIONS} connections (${CLIENT})`);
     const tag = `${RUN.slice(0, 7)}${i.toString(16)}`;
     phases.push(await livePhase(service!, admin, TOPIC, offsets!, world, BROKERS, {
-      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, client: CLIENT, tag, brokerPid: localBrokerPid(ROOT),
+      rate, seconds: SECONDS, drainSeconds: DRAIN, readRate: READ_RATE, connections: CONNECTIONS, client: CLIENT, tag, brokerPid: localBrokerPid(ROOT), halves: CONCENTRATED,
     }, log));
   }
   const md = [
     `Machine: ${machineLine()}`, '',
-    `Command: \`npm run bench:kafka -- --events ${EVENTS} --seconds ${SECONDS} --rates ${RATES.join(',')} --read-rate ${READ_RATE} --connections ${CONNECTIONS} --drain ${DRAIN} --client ${CLIENT}\``, '',
+    `Command: \`npm run bench:kafka -- ${CONCENTRATED ? '--concentrated ' : ''}--events ${EVENTS} --seconds ${SECONDS} --rates ${RATES.join(',')} --read-rate ${READ_RATE} --connections ${CONNECTIONS} --drain ${DRAIN} --client ${CLIENT}\``, '',
     `**a) Catch-up**: ${fmt(a.events)} generated events (${world.opts.accounts * (world.opts.projectsPerAccount as number)} projects x ${world.opts.days} days, ` +
       `${fmt(world.bytes / a.events, 0)} B each) on a 3-partition topic; the service and the replay each write a fresh SQLite file.`, '',
     catchUpTable(a), '',
-    `**b) Live stream** of new runs dated now (${world.templates.length} projects' latest groups under new ids, keyed by project), ` +
+    `**b) Live stream** of new runs dated now (${world.templates.length} projects' latest groups under new ids, keyed by project${CONCENTRATED ? `: one project of ${fmt(world.opts.promptsPerProject)} prompts x ${world.opts.enginesPerProject} engines, ${fmt(world.templates[0]!.runs.length)} runs a group; the read load measured in each half of the stream` : ''}), ` +
       `${SECONDS} s per rate, one probe group every 100 ms, read load ${READ_RATE === 0 ? 'unthrottled' : `${fmt(READ_RATE)} req/s offered`} on ${CONNECTIONS} keep-alive connections by ${CLIENT} ` +
       `(${world.reads.length} requests: 12 endpoints per project). Lag = high watermarks - offsets committed in SQLite, every second; ` +
       'event-loop delay = ops /metrics `nodejs_eventloop_lag_p99_seconds` per 1 s scrape, minus its 10 ms sampling interval. ' +

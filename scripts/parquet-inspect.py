@@ -1,7 +1,7 @@
 """Reads Parquet files with pyarrow (an independent reader) and prints what they hold as JSON.
 
 Usage: parquet-inspect.py [--values] FILE...
-Prints {"rows", "created_by", "columns": {name: {physical, logical, repetition, nulls, sum}}}
+Prints {"rows", "row_groups", "created_by", "columns": {name: {physical, logical, repetition, nulls, sum}}}
 summed over the files (the schema of the first), and with --values each column's values in the
 export's JS forms: dates 'YYYY-MM-DD', timestamps 'YYYY-MM-DDTHH:MM:SS.sssZ' (UTC).
 Sums: strings the total UTF-8 bytes, booleans the count of true, dates days since 1970-01-01,
@@ -43,7 +43,7 @@ def js_value(v, t):
 def main(argv):
     values = '--values' in argv
     files = [a for a in argv if a != '--values']
-    out = {'rows': 0, 'created_by': None, 'columns': {}}
+    out = {'rows': 0, 'row_groups': 0, 'created_by': None, 'columns': {}}
     for path in files:
         f = pq.ParquetFile(path)
         if out['created_by'] is None:
@@ -60,6 +60,7 @@ def main(argv):
                 }
                 if values:
                     out['columns'][name]['values'] = []
+        out['row_groups'] += f.metadata.num_row_groups
         table = f.read()
         out['rows'] += table.num_rows
         for name in table.column_names:

@@ -42,7 +42,7 @@ async function exportCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   const progress = new Progress({ label: 'export', unit: 'rows', totalBytes: 0, quiet: boolFlag(p, 'quiet') });
   const abort = new AbortController();
   let signal: string | null = null;
-  // SIGTERM/SIGINT: the partition in hand is finished, the previous manifest stays; a second signal exits at once.
+  // SIGTERM/SIGINT: the month in hand is finished, the previous manifest stays; a second signal exits at once.
   const removeHandlers = onStopSignal('export', 'stopping at once; the previous manifest still describes the directory', (s) => {
     signal = s;
     abort.abort();

@@ -171,38 +171,53 @@ function addToDay(days: Map<string, DayEngine>, day: string, f: Facts, counting:
   for (const hit of f[6] as Array<[string]>) if (counting.competitors.has(hit[0])) d.competitorRuns += 1;
 }
 
-/** The four run datasets of one project's month (within the range). */
-export function monthTables(store: ReadStore, projectId: string, month: string, range: DayRange, counting: Counting): Table[] {
-  const runs = new Table(RUNS);
-  const mentions = new Table(MENTIONS);
-  const citations = new Table(CITATIONS);
+/** Where a dataset's rows go, one at a time: a Table, or the export's Parquet sink of a partition. */
+export interface RowSink { add(values: readonly ColumnValue[]): void }
+
+/** The run datasets' sinks of one month. */
+export interface MonthSinks { runs: RowSink; mentions: RowSink; citations: RowSink; daily: RowSink }
+
+/**
+ * The four run datasets of one project's month (within the range), row by row into `sinks`: the runs
+ * are read a page at a time, so what is held is a page of runs and the day and engine sums, whatever
+ * the month holds. Rows come in the order the files keep: runs by completion time then id.
+ */
+export function monthRows(store: ReadStore, projectId: string, month: string, range: DayRange, counting: Counting, sinks: MonthSinks): void {
+  const { runs, mentions, citations } = sinks;
   const [first, last] = daysOf(month, range);
   // daily_visibility from the same runs, with the writer's arithmetic for its engine-day rows (contributions.ts), so the rows are
   // never read while the writer may be counting them again (migration 018).
   const days = new Map<string, DayEngine>();
-  for (const [id, group, status, completedAt, factsText, eventText, country, persona, model, surface] of runsCompletedIn(store, projectId, `${first}T00:00:00.000Z`, `${addDays(last, 1)}T00:00:00.000Z`)) {
-    const f = JSON.parse(factsText) as Facts;
-    const day = completedAt.slice(0, 10);
-    const counted = status === 'succeeded' && counting.prompts.has(f[1]) && counting.engines.has(f[0]);
-    runs.add([id, group, f[1], f[0], status, completedAt, day, f[2] !== null, f[2], f[3], f[4], f[5], f[6].length, country, persona, model, surface, counted]);
-    if (status !== 'succeeded') continue;
-    if (counted) addToDay(days, day, f, counting);
-    const run = (JSON.parse(eventText) as { data: PromptRunCompleted }).data;
-    storedMentions(run.mentions).forEach((m, idx) => {
-      mentions.add([uuidFrom(`${id}/mention/${idx}`), id, group, f[1], f[0], m.entity_type, m.competitor_id, m.name, m.position, m.sentiment, m.snippet, completedAt, day, counted]);
-    });
-    for (const c of storedCitations(run.citations)) {
-      citations.add([id, group, f[1], f[0], c.url, c.domain, c.title, c.position, completedAt, day, counted]);
+  for (const page of runsCompletedIn(store, projectId, `${first}T00:00:00.000Z`, `${addDays(last, 1)}T00:00:00.000Z`)) {
+    for (const [id, group, status, completedAt, factsText, eventText, country, persona, model, surface] of page) {
+      const f = JSON.parse(factsText) as Facts;
+      const day = completedAt.slice(0, 10);
+      const counted = status === 'succeeded' && counting.prompts.has(f[1]) && counting.engines.has(f[0]);
+      runs.add([id, group, f[1], f[0], status, completedAt, day, f[2] !== null, f[2], f[3], f[4], f[5], f[6].length, country, persona, model, surface, counted]);
+      if (status !== 'succeeded') continue;
+      if (counted) addToDay(days, day, f, counting);
+      const run = (JSON.parse(eventText) as { data: PromptRunCompleted }).data;
+      storedMentions(run.mentions).forEach((m, idx) => {
+        mentions.add([uuidFrom(`${id}/mention/${idx}`), id, group, f[1], f[0], m.entity_type, m.competitor_id, m.name, m.position, m.sentiment, m.snippet, completedAt, day, counted]);
+      });
+      for (const c of storedCitations(run.citations)) {
+        citations.add([id, group, f[1], f[0], c.url, c.domain, c.title, c.position, completedAt, day, counted]);
+      }
     }
   }
-  const daily = new Table(DAILY_VISIBILITY);
   for (const key of [...days.keys()].sort(compareStrings)) {
     const d = days.get(key)!;
     const sums = { runs: d.runs, mentioned: d.brand.runs, position_sum: d.brand.position_sum, rr_fixed: d.brand.rr_fixed, sentiment_fixed: d.brand.sentiment_fixed, sentiment_n: d.brand.sentiment_n };
     const f = dayFigures(sums, d.competitorRuns);
-    daily.add([d.day, d.engineId, d.runs, d.brand.runs, d.competitorRuns, f.score, f.mention_rate, f.average_rank, f.sentiment, f.share_of_voice]);
+    sinks.daily.add([d.day, d.engineId, d.runs, d.brand.runs, d.competitorRuns, f.score, f.mention_rate, f.average_rank, f.sentiment, f.share_of_voice]);
   }
-  return [runs, mentions, citations, daily];
+}
+
+/** The four run datasets of one project's month (within the range), held whole: for benches and tests; the export streams them (monthRows). */
+export function monthTables(store: ReadStore, projectId: string, month: string, range: DayRange, counting: Counting): Table[] {
+  const tables = { runs: new Table(RUNS), mentions: new Table(MENTIONS), citations: new Table(CITATIONS), daily: new Table(DAILY_VISIBILITY) };
+  monthRows(store, projectId, month, range, counting, tables);
+  return [tables.runs, tables.mentions, tables.citations, tables.daily];
 }
 
 interface ForumRow {

@@ -8,13 +8,13 @@ import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 import { knownSchemaVersion, openDb, projectVersions, ReadStore, type ProjectVersions } from '../store';
 import { countedPromptIds, knownEngineIds, liveProjectIds, monthsChangedAfter, nextMonth, runMonths, schemaVersionOf, trackedCompetitorIds } from '../store/reads';
 import { addDays } from '../lib/time';
-import type { DatasetSpec } from './columns';
-import { DATASETS, FORUM_POSTS, forumTables, monthTables, RUN_DATASETS, type Counting, type DayRange, type Table } from './datasets';
+import type { ColumnValue, DatasetSpec } from './columns';
+import { CITATIONS, DAILY_VISIBILITY, DATASETS, FORUM_POSTS, forumTables, MENTIONS, monthRows, RUN_DATASETS, RUNS, type Counting, type DayRange, type Table } from './datasets';
 import {
   EXPORT_FORMAT, ExportError, MANIFEST_FILE, readManifest, SCHEMA_FILE, sameScope, scopeOf, writeJsonAtomically,
   type Manifest, type ManifestPartition, type ManifestProject,
 } from './manifest';
-import { writeParquet } from './parquet';
+import { ParquetSink } from './parquet';
 
 export interface ExportOptions {
   db: string;
@@ -27,7 +27,7 @@ export interface ExportOptions {
   full: boolean;
   /** After each partition written or removed. */
   onProgress?: (p: ExportProgress) => void;
-  /** Aborted: the export stops after the partition in hand and leaves the previous manifest (the next run redoes what changed since it). */
+  /** Aborted: the export stops after the month in hand (its four run datasets, written together) and leaves the previous manifest (the next run redoes what changed since it). */
   signal?: AbortSignal;
 }
 
@@ -153,20 +153,43 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
     const progress = (): void => o.onProgress?.({ rows: rowsWritten, partitionsDone: done, partitionsPlanned: planned });
     const stopped = (): boolean => o.signal?.aborted === true;
 
-    const put = async (table: Table, projectId: string, month: string): Promise<void> => {
-      const rel = partitionDir(table.spec.name, projectId, month);
-      const dir = path.join(out, rel);
-      fs.mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, PART_FILE);
-      // A dot file while written: readers of Hive layouts (pyarrow, Spark, DuckDB's globs) pass over it if a kill leaves it.
-      const tmp = path.join(dir, `.${PART_FILE}.tmp`);
-      const bytes = await writeParquet(tmp, table.spec, table.columns);
-      fs.renameSync(tmp, file);
-      written.get(table.spec.name)!.push({ project_id: projectId, month, path: `${rel}/${PART_FILE}`, rows: table.rows, bytes });
-      rowsWritten += table.rows;
-      bytesWritten += bytes;
-      done += 1;
-      progress();
+    /** A partition written as its rows come: its file is opened at the first row, under a temporary name renamed into place once whole. */
+    class Partition {
+      private sink: ParquetSink | null = null;
+      private readonly rel: string;
+      constructor(readonly spec: DatasetSpec, readonly projectId: string, readonly month: string) {
+        this.rel = partitionDir(spec.name, projectId, month);
+      }
+      get rows(): number { return this.sink?.rows ?? 0; }
+      add(values: readonly ColumnValue[]): void {
+        if (this.sink === null) {
+          const dir = path.join(out, this.rel);
+          fs.mkdirSync(dir, { recursive: true });
+          // A dot file while written: readers of Hive layouts (pyarrow, Spark, DuckDB's globs) pass over it if a kill leaves it.
+          this.sink = new ParquetSink(path.join(dir, `.${PART_FILE}.tmp`), this.spec);
+        }
+        this.sink.add(values);
+      }
+      /** The file renamed into place and recorded, or the partition removed when it got no rows. */
+      finish(): void {
+        if (this.sink === null) {
+          drop(this.spec.name, this.projectId, this.month);
+          return;
+        }
+        const bytes = this.sink.finish();
+        fs.renameSync(this.sink.file, path.join(out, this.rel, PART_FILE));
+        written.get(this.spec.name)!.push({ project_id: this.projectId, month: this.month, path: `${this.rel}/${PART_FILE}`, rows: this.sink.rows, bytes });
+        rowsWritten += this.sink.rows;
+        bytesWritten += bytes;
+        done += 1;
+        progress();
+      }
+      abort(): void { this.sink?.abort(); }
+    }
+    const put = (table: Table, projectId: string, month: string): void => {
+      const p = new Partition(table.spec, projectId, month);
+      for (let r = 0; r < table.rows; r++) p.add(table.columns.map((c) => c[r]!));
+      p.finish();
     };
     const drop = (dataset: string, projectId: string, month: string): void => {
       const dir = path.join(out, partitionDir(dataset, projectId, month));
@@ -181,19 +204,22 @@ export async function exportData(o: ExportOptions): Promise<ExportResult> {
       const runMonthsWritten = new Set<string>();
       for (const month of plan.months) {
         if (stopped()) break;
-        for (const table of monthTables(store, plan.id, month, o.range, counting)) {
-          if (stopped()) break;
-          if (table.rows > 0) await put(table, plan.id, month);
-          else drop(table.spec.name, plan.id, month);
+        const parts = { runs: new Partition(RUNS, plan.id, month), mentions: new Partition(MENTIONS, plan.id, month), citations: new Partition(CITATIONS, plan.id, month), daily: new Partition(DAILY_VISIBILITY, plan.id, month) };
+        try {
+          monthRows(store, plan.id, month, o.range, counting, parts);
+        } catch (e) {
+          for (const p of Object.values(parts)) p.abort();
+          throw e;
         }
+        for (const p of Object.values(parts)) p.finish();
         runMonthsWritten.add(month);
-        // Let signals and the progress line through between partitions.
+        // Let signals and the progress line through between months.
         await new Promise((r) => setImmediate(r));
       }
       const forumMonths = new Set<string>();
       if (plan.forum && !stopped()) {
         for (const [month, table] of forumTables(store, plan.id, o.range)) {
-          await put(table, plan.id, month);
+          put(table, plan.id, month);
           forumMonths.add(month);
         }
         for (const month of monthsOnDisk(out, FORUM_POSTS.name, plan.id)) if (!forumMonths.has(month)) drop(FORUM_POSTS.name, plan.id, month);

@@ -7,12 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import type { DatasetSpec } from '../../src/export/columns';
-import { writeParquet } from '../../src/export/parquet';
+import { ParquetSink, ROW_GROUP_ROWS, writeParquet } from '../../src/export/parquet';
 import { ROOT } from '../helpers/paths';
 import { pythonJson } from '../helpers/python';
 
 interface Inspected {
   rows: number;
+  row_groups: number;
   created_by: string;
   columns: Record<string, { physical: string; logical: string; repetition: string; arrow: string; nulls: number; values: unknown[] }>;
 }
@@ -123,4 +124,53 @@ t.test('bad input throws naming the column and writes no file', async (t) => {
   await t.rejects(writeParquet(file, spec, columns.map((c, j) => (j === 3 ? c.slice(1) : c))), /column i32_null has 3 values, not 4/, 'uneven columns');
   await t.rejects(writeParquet(file, spec, columns.slice(1)), /13 columns for 14/, 'a column missing');
   t.notOk(fs.existsSync(file), 'nothing written');
+});
+
+// Rows of `columns` cycled to n rows, row by row.
+const rowsOf = (n: number): unknown[][] => Array.from({ length: n }, (_, r) => columns.map((c) => c[r % c.length]));
+
+t.test('a sink writes its rows a row group at a time; pyarrow reads them back whole, in order', async (t) => {
+  const file = path.join(tmp(), 'groups.parquet');
+  const sink = new ParquetSink(file, spec, 'GZIP', 3);
+  const rows = rowsOf(10);
+  for (const r of rows) sink.add(r);
+  t.equal(sink.rows, 10);
+  const bytes = sink.finish();
+  t.equal(bytes, fs.statSync(file).size, 'returns the bytes written');
+  const got = await inspect(file);
+  t.equal(got.rows, 10);
+  t.equal(got.row_groups, 4, 'groups of 3, 3, 3 and 1 rows');
+  spec.columns.forEach((c, i) => t.same(got.columns[c.name]!.values, rows.map((r) => r[i]), `${c.name}: values`));
+});
+
+t.test('the same rows give the same bytes whether held whole or streamed; a partition within one group is one row group', async (t) => {
+  const dir = tmp();
+  const whole = path.join(dir, 'whole.parquet');
+  const streamed = path.join(dir, 'streamed.parquet');
+  const rows = rowsOf(ROW_GROUP_ROWS + 5);
+  await writeParquet(whole, spec, spec.columns.map((_, i) => rows.map((r) => r[i])));
+  const sink = new ParquetSink(streamed, spec);
+  for (const r of rows) sink.add(r);
+  sink.finish();
+  t.ok(fs.readFileSync(whole).equals(fs.readFileSync(streamed)), 'byte-identical');
+  t.equal((await inspect(whole)).row_groups, 2, `${ROW_GROUP_ROWS} rows a group`);
+  const small = path.join(dir, 'small.parquet');
+  await writeParquet(small, spec, columns);
+  t.equal((await inspect(small)).row_groups, 1);
+});
+
+t.test('a bad value in a streamed file throws naming the column and leaves no file', async (t) => {
+  const dir = tmp();
+  const bad = [...rowsOf(2)[1]!];
+  bad[2] = 2 ** 31;
+  const full = path.join(dir, 'bad-group.parquet');
+  const sink = new ParquetSink(full, spec, 'GZIP', 2);
+  sink.add(rowsOf(1)[0]!);
+  t.throws(() => sink.add(bad), /column i32 \(int32\)/, 'when its row group is written');
+  t.notOk(fs.existsSync(full), 'the file is removed');
+  const last = path.join(dir, 'bad-last.parquet');
+  const tail = new ParquetSink(last, spec, 'GZIP', 2);
+  tail.add(bad);
+  t.throws(() => tail.finish(), /column i32 \(int32\)/, 'in the last row group, at finish');
+  t.notOk(fs.existsSync(last), 'the file is removed');
 });

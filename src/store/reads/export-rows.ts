@@ -15,15 +15,36 @@ export type ExportRunRow = [
   country: string | null, persona: string | null, model: string | null, surface: string | null,
 ];
 
+// A page starts where the last one ended: at its last completion time, past the ids up to its last
+// one there. The time bound alone narrows the index range (runs_recent), so a page costs its rows.
 const RUNS = `SELECT r.id, g.id, r.status, r.completed_at, r.facts, r.event,
     nullif(d.country, ''), nullif(d.persona, ''), nullif(d.model, ''), nullif(d.surface, '')
   FROM runs r JOIN keys g ON g.n = r.run_group LEFT JOIN dims d ON d.n = r.dims
-  WHERE r.project = ${KEY_OF} AND r.completed_at >= ? AND r.completed_at < ?
-  ORDER BY r.completed_at, r.id`;
+  WHERE r.project = ${KEY_OF} AND r.completed_at >= ? AND r.completed_at < ? AND NOT (r.completed_at = ? AND r.id <= ?)
+  ORDER BY r.completed_at, r.id LIMIT ?`;
 
-/** The project's runs (succeeded and failed) completed in [from, to) (UTC ISO instants), oldest first then by id. */
-export function runsCompletedIn(store: ReadStore, projectId: string, from: string, to: string): ExportRunRow[] {
-  return store.rows<ExportRunRow>(RUNS, projectId, from, to);
+/**
+ * Runs a page holds: a page's rows (events included) are what an export holds of a month's runs. 200
+ * rather than 500: peak RSS 250 against 264 MB exporting a 1,000-prompt x 8-engine project.
+ */
+export const EXPORT_RUN_PAGE = 200;
+
+/**
+ * The project's runs (succeeded and failed) completed in [from, to) (UTC ISO instants), oldest first
+ * then by id, a page at a time: a month of a large project is never held whole. Read inside a held
+ * read transaction, the pages are one snapshot.
+ */
+export function* runsCompletedIn(store: ReadStore, projectId: string, from: string, to: string, pageSize = EXPORT_RUN_PAGE): Generator<ExportRunRow[]> {
+  let at = from;
+  let after = '';
+  for (;;) {
+    const page = store.rows<ExportRunRow>(RUNS, projectId, at, to, at, after, pageSize);
+    if (page.length > 0) yield page;
+    if (page.length < pageSize) return;
+    const last = page.at(-1)!;
+    at = last[3];
+    after = last[0];
+  }
 }
 
 const RUN_MONTHS = `SELECT DISTINCT substr(completed_at, 1, 7) FROM runs
