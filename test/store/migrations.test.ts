@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 019 adds: the shard a database holds. */
-const UNDO_019 = 'DROP TABLE shard;';
+/** What 020 adds: the sums per day, engine, prompt and dimensions. */
+const UNDO_020 = 'DROP TABLE slice_days; DROP TABLE slice_hits;';
+
+/** What 019 adds: the shard a database holds; 020 first. */
+const UNDO_019 = `${UNDO_020} DROP TABLE shard;`;
 
 /** What 018 adds: the projects being counted again slice by slice; 019 first. */
 const UNDO_018 = `${UNDO_019} DROP TABLE recounts;`;

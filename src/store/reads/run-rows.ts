@@ -47,27 +47,6 @@ export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: stri
   return store.rows<[string, string, string]>(brief ? RUNS_OF_DAYS_IN.brief : RUNS_OF_DAYS_IN.whole, projectId, dims, start, end);
 }
 
-/** The runs of RUNS_OF_DAYS (and of RUNS_OF_DAYS_IN.brief) with their dims numbers: id, completed_at, facts (brief when filtered), dims. */
-const DIMS_OF_DAYS = RUNS_OF_DAYS.replace('SELECT id, completed_at, facts FROM', 'SELECT id, completed_at, facts, dims FROM');
-const DIMS_OF_DAYS_IN = slicesOfDays(`id, completed_at, ${BRIEF}, dims`);
-
-/**
- * runRowsOfDays (of the runs whose dims number is in `dims`, when given) with each run's dims number
- * (null: it names none). Read its facts with briefFacts: filtered, they come without the cited URLs.
- */
-export function runDimsOfDays(store: ReadStore, projectId: string, start: string, end: string, dims: string | null): Array<[string, string, string, number | null]> {
-  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, dims, start, end);
-}
-
-/** A project's succeeded runs that name any dimension, counted per dims number, engine and prompt (every day: runs_recent's entries, then the rows' facts). */
-const DIMS_OF_RUNS = `SELECT dims, facts ->> 0, facts ->> 1, count(*) FROM runs
-  WHERE project = ${KEY_OF} AND status = 'succeeded' AND dims IS NOT NULL GROUP BY 1, 2, 3`;
-
-/** [dims number, engine id, prompt id, runs] of the project's succeeded runs naming any dimension. */
-export function dimsOfRuns(store: ReadStore, projectId: string): Array<[number, string, string, number]> {
-  return store.rows<[number, string, string, number]>(DIMS_OF_RUNS, projectId);
-}
-
 /** A project's combinations (migration 015: numbers are per project). */
 const DIMS = `SELECT n, country, persona, model, surface FROM dims WHERE project = ${KEY_OF}`;
 
