@@ -14,6 +14,12 @@
 -- of what counts changes no row here and is never counted again. The writer adds a batch's runs and
 -- takes away the ones it superseded in the batch's transaction (src/store/slice-sums.ts); a row is
 -- deleted when its runs fall to 0, so the rows are the same whatever the batching.
+--
+-- runs_slices (migration 016: each run's facts but the cited URLs, in an index entry, for filtered
+-- sums) is dropped: the filtered sums read these rows, and what still reads a filtered range's runs
+-- (the cited URLs of citations) reads them from the rows through runs_recent, as it did. Its entries
+-- were ~320 bytes a run, these rows ~130.
+DROP INDEX runs_slices;
 
 CREATE TABLE slice_days (
   project          INTEGER NOT NULL,
