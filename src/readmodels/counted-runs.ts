@@ -61,8 +61,8 @@ export function* runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p:
   const rows = filtersDims(s.filter)
     ? runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.projectId, s.filter))
     : runRowsOfDays(store, s.projectId, p.start, p.end);
-  // Parsed one at a time and dropped by the caller: a year read from the runs keeps no parsed run
-  // alive, so a scavenge in the middle of a build has little to copy.
+  // Read and parsed one at a time and dropped by the caller: a year read from the runs keeps no run
+  // alive, so a build's heap does not grow with the range and a scavenge has little to copy.
   for (const [id, completedAt, json] of rows) {
     const facts = parse(json);
     if (counts(counting, engines, facts[0], facts[1])) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };

@@ -9,9 +9,12 @@ import type { ReadStore } from '../read-store';
 const RUNS_OF_DAYS = `SELECT id, completed_at, facts FROM runs
   WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-/** The project's succeeded runs completed on the days start..end (inclusive): id, completed_at, facts (JSON text). */
-export function runRowsOfDays(store: ReadStore, projectId: string, start: string, end: string): Array<[string, string, string]> {
-  return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
+/**
+ * The project's succeeded runs completed on the days start..end (inclusive): id, completed_at, facts
+ * (JSON text), one at a time: a year of a large project's facts is never held whole.
+ */
+export function runRowsOfDays(store: ReadStore, projectId: string, start: string, end: string): IterableIterator<[string, string, string]> {
+  return store.iterateRaw<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
 }
 
 /**
@@ -21,9 +24,9 @@ export function runRowsOfDays(store: ReadStore, projectId: string, start: string
 const RUNS_OF_DAYS_IN = `SELECT id, completed_at, facts FROM runs INDEXED BY runs_recent
   WHERE project = ${KEY_OF} AND dims IN (SELECT value FROM json_each(?)) AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-/** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers). */
-export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): Array<[string, string, string]> {
-  return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, dims, start, end);
+/** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers), one at a time. */
+export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): IterableIterator<[string, string, string]> {
+  return store.iterateRaw<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, dims, start, end);
 }
 
 /** A project's combinations (migration 015: numbers are per project). */
