@@ -5,7 +5,7 @@ import { countingOf, counts, dimsOf, rollupRows } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
   addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject,
-  sliceHitsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
 import { filtersDims, type Slice } from './windows';
@@ -206,7 +206,6 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
   const only = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
   const names = engineNames(store);
-  const periodOf = periodsOf(interval);
   const rows = new Map<string, PeriodEngineSums>();
   const competitorMentions = new Map<string, number>();
   const prompts = new Map<string, Set<string>>();
@@ -222,11 +221,10 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
     if (!ids) prompts.set(period, (ids = new Set()));
     ids.add(promptId);
   }
-  // Runs mentioning a tracked competitor, once per competitor (as the writer counts competitor_runs).
-  for (const [day, engineId, promptId, competitorId, mentioned] of sliceHitsOfDays(store, s.projectId, s.start, s.end, true, dims)) {
-    if (!tracked.has(competitorId) || !counts(counting, only, engineId, promptId)) continue;
-    const period = periodOf(day);
-    competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
+  // Runs mentioning a tracked competitor, once per competitor (as the writer counts competitor_runs),
+  // added over the tracked competitors in SQL.
+  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims)) {
+    if (counts(counting, only, engineId, promptId)) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
   }
   const engines = [...rows.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
   return { engines, competitorMentions, prompts };

@@ -121,3 +121,25 @@ export function sliceHitsOfDays(store: ReadStore, projectId: string, start: stri
   const sql = SLICE_HITS[Number(byDay)]![Number(dims !== null)]!;
   return dims === null ? store.iterateRaw<SliceHitRow>(sql, projectId, start, end) : store.iterateRaw<SliceHitRow>(sql, projectId, start, end, dims);
 }
+
+/**
+ * Per period (as in sliceSumsOfDays), engine and prompt: the runs mentioning each of `competitorIds`
+ * (a JSON list; the tracked ones), added over those competitors from slice_hits: [period, engine id,
+ * prompt id, mentions]. `dims` as in sliceSumsOfDays.
+ */
+export type SliceMentionRow = [period: string, engineId: string, promptId: string, mentions: number];
+
+const sliceMentionsSql = (period: NonNullable<SliceGrouping['period']>, filtered: boolean): string => `SELECT t.period, e.id, p.id, t.n FROM (
+  SELECT ${PERIOD_OF[period]} AS period, s.engine, s.prompt, sum(s.runs) AS n FROM slice_hits s
+  WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? ' AND s.dims IN (SELECT value FROM json_each(?))' : ''}
+    AND s.competitor IN ${NUMBERS_OF('?')}
+  GROUP BY 1, 2, 3) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
+
+/** The rows of SliceMentionRow, one at a time. */
+export function sliceMentionsOfDays(store: ReadStore, projectId: string, start: string, end: string, period: NonNullable<SliceGrouping['period']>,
+  competitorIds: readonly string[], dims: string | null): IterableIterator<SliceMentionRow> {
+  const sql = sliceMentionsSql(period, dims !== null);
+  const competitors = JSON.stringify(competitorIds);
+  return dims === null ? store.iterateRaw<SliceMentionRow>(sql, projectId, start, end, competitors)
+    : store.iterateRaw<SliceMentionRow>(sql, projectId, start, end, dims, competitors);
+}
