@@ -2,7 +2,7 @@
 import type { Piece } from './range-pieces';
 import { filtersDims, type RunFilter, type Slice } from './windows';
 import {
-  briefFacts, countedPromptIds, dimsMatching, knownEngineIds, parseNames, rollupLists, runRowsOfDays, runRowsOfDaysIn, segmentPrompts, type BriefFacts, type ReadStore,
+  countedPromptIds, dimsMatching, knownEngineIds, parseNames, rollupLists, runRowsOfDays, runRowsOfDaysIn, segmentPrompts, type ReadStore,
   type RollupList, type RollupNames,
 } from './store';
 
@@ -42,7 +42,7 @@ export function counts(c: Counting, engines: ReadonlySet<string> | null, engineI
 type KeyedFacts = { readonly 0: string; readonly 1: string };
 
 /** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
-export interface DayRun<F extends KeyedFacts = BriefFacts> {
+export interface DayRun<F extends KeyedFacts> {
   id: string;
   completed_at: string;
   day: string;
@@ -50,31 +50,23 @@ export interface DayRun<F extends KeyedFacts = BriefFacts> {
 }
 
 /**
- * A range's days are summed from the runs themselves (migration 011: a run is its day's row): the
+ * The runs themselves of a piece's days, for what no sum holds (the cited URLs: citations): the
  * succeeded runs of the project completed on the days of the piece, those that count (and pass the
  * slice's engine filter) kept. A filter on the dimensions is decided in SQL (the dims number of each
- * run's index entry); one on segments by the prompts that count (countingOf). The sums are those the writer adds to the roll-ups
- * (src/store/contributions.ts), so a range reads the same numbers whatever its pieces.
- * Each run's facts are parsed without its cited URLs (briefFacts) unless `parse` says otherwise.
+ * run's index entry); one on segments by the prompts that count (countingOf). Sums of a range's days
+ * are read from slice_days and slice_hits instead (sums.ts).
  */
-export function runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting): Iterable<DayRun>;
-export function runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Iterable<DayRun<F>>;
-export function* runsOfDays(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => KeyedFacts = briefFacts): Iterable<DayRun<KeyedFacts>> {
+export function* runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p: Piece, counting: Counting, parse: (json: string) => F): Iterable<DayRun<F>> {
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  // Parsed one at a time and dropped by the caller: a year read from the runs keeps no parsed run
-  // alive, so a scavenge in the middle of a build has little to copy.
-  for (const [id, completedAt, json] of rowsOfPiece(store, s, p, parse === briefFacts, counting)) {
+  const rows = filtersDims(s.filter)
+    ? runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.projectId, s.filter))
+    : runRowsOfDays(store, s.projectId, p.start, p.end);
+  // Read and parsed one at a time and dropped by the caller: a year read from the runs keeps no run
+  // alive, so a build's heap does not grow with the range and a scavenge has little to copy.
+  for (const [id, completedAt, json] of rows) {
     const facts = parse(json);
     if (counts(counting, engines, facts[0], facts[1])) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };
   }
-}
-
-/** The rows of a piece of a slice: from the slice index when it filters on dimensions (migration 016), else from the runs' day index. */
-function rowsOfPiece(store: ReadStore, s: Slice, p: Piece, brief: boolean, counting: Counting): Array<[string, string, string]> {
-  if (!filtersDims(s.filter)) return runRowsOfDays(store, s.projectId, p.start, p.end);
-  // briefFacts never reads the cited URLs; a segment filter leaves only its prompts (the slice's counting rule).
-  const prompts = s.filter.segmentIds ? JSON.stringify([...counting.prompts]) : null;
-  return runRowsOfDaysIn(store, s.projectId, p.start, p.end, dimsOf(store, s.projectId, s.filter), brief, prompts);
 }
 
 /**

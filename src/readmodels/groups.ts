@@ -3,10 +3,10 @@
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
 import { countingOf, counts, dimsOf } from './counted-runs';
-import { addBest, periodsOf } from './sums';
+import { periodsOf } from './sums';
 import {
-  activeSegments, averageRank, briefFacts, compareStrings, dimsByNumber, engineNames, mentionRate, mentionRateCi, promptTexts, runDimsOfDays,
-  score, segmentPrompts, sentiment, zeroSums, type MentionSums, type ReadStore,
+  activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
+  sliceSumsOfDays, zeroSums, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
 } from './store';
 import { filtersDims, type Slice } from './windows';
 
@@ -91,22 +91,27 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
 
 /**
  * The brand's figures per group of `keys` over the slice's counted runs (its engine filter and
- * filters applied), read from the runs of its days: no roll-up keys by the dimensions.
+ * filters applied), from slice_days (migration 022): its rows summed in SQL per engine and prompt,
+ * and per day and dims number only when a key needs them, so a group adds the sums of a row, not a run.
  */
 export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[]): VisibilityGroup[] {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const dims = dimsByNumber(store, s.projectId);
   const defs = keys.map(keyDefs(store, s.projectId));
+  // Summed in SQL by the finest period a key needs and the dimensions the keys name: rows per pair, period and value.
+  const periods = keys.filter((k) => k === 'day' || k === 'week' || k === 'month');
+  const grouping: SliceGrouping = {
+    period: periods.length === 0 ? null : periods.length === 1 ? periods[0]! : 'day',
+    dimensions: keys.filter((k): k is SliceDimension => k === 'country' || k === 'persona' || k === 'model'),
+  };
   // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
   const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
-  const rows = runDimsOfDays(store, s.projectId, s.start, s.end, filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null);
-  for (const [, completedAt, json, n] of rows) {
-    const f = briefFacts(json);
-    if (!counts(counting, engines, f[0], f[1])) continue;
-    const run: RunOfSlice = { engineId: f[0], promptId: f[1], day: completedAt.slice(0, 10), dims: n === null ? NONE : dims.get(n) };
-    // Every combination of the run's values (a prompt in two segments is in both segments' groups).
-    // One or two keys: the run's groups are the combinations of its values of each (several only for segments).
+  const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping, filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null);
+  for (const [day, engineId, promptId, country, persona, model, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
+    if (!counts(counting, engines, engineId, promptId)) continue;
+    const run: RunOfSlice = { engineId, promptId, day, dims: [country, persona, model, null] };
+    // Every combination of the row's values (a prompt in two segments is in both segments' groups).
+    // One or two keys: the row's groups are the combinations of its values of each (several only for segments).
     const first = defs[0]!.of(run);
     const second = defs.length > 1 ? defs[1]!.of(run) : null;
     for (const a of first) for (const b of second ?? [undefined]) {
@@ -115,8 +120,13 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
       const k = b === undefined ? null : b;
       let g = inner.get(k);
       if (!g) inner.set(k, (g = { values: b === undefined ? [a] : [a, b], sums: zeroSums() }));
-      g.sums.runs += 1;
-      if (f[2] !== null) addBest(g.sums, f[2], f[3]);
+      const m = g.sums;
+      m.runs += runs;
+      m.mentioned += brandRuns;
+      m.position_sum += positionSum;
+      m.rr_fixed += rrFixed;
+      m.sentiment_fixed += sentimentFixed;
+      m.sentiment_n += sentimentN;
     }
   }
   const order = (values: Value[]): string[] => values.map((v, i) => defs[i]!.order(v));

@@ -1,11 +1,12 @@
 // Window sums shared by the metric endpoints (visibility, trends, segments, rankings): integer sums
 // added per key, so the same numbers whatever pieces a range is read in.
 import type { Period } from './args';
-import { countingOf, counts, rollupRows, runsOfDays } from './counted-runs';
+import { countingOf, counts, dimsOf, rollupRows } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
   addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject,
-  trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+  type SliceGrouping,
 } from './store';
 import { filtersDims, type Slice } from './windows';
 
@@ -74,6 +75,9 @@ export interface PromptSums {
 /** A report without a slice (no runs, no range) measured nothing. */
 export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
+/** A range's sums per engine and prompt alone. */
+const NO_GROUPING: SliceGrouping = { period: null, dimensions: [] };
+
 /**
  * Both sums of a slice in one reading of its pieces: each run's facts parsed once, for the brand and
  * its competitors together (the reports that take one take the other).
@@ -96,14 +100,16 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     if (!r) competitorOut.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
     return r;
   };
+  const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
   // Integers added per key: the same numbers whatever pieces the range is read in.
   for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
     if (p.grain === 'day') {
-      for (const { facts: f } of runsOfDays(store, s, p, counting)) {
-        const r = brandOf(f[0], f[1]);
-        r.runs += 1;
-        if (f[2] !== null) addBest(r, f[2], f[3]);
-        for (const [competitorId, position, sentimentValue] of f[6]) if (tracked.has(competitorId)) addBest(competitorOf(competitorId, f[1]), position, sentimentValue);
+      // The days' sums per engine and prompt (migration 022): a row per pair, whatever the runs.
+      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims)) {
+        if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+      }
+      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims)) {
+        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
       continue;
     }
@@ -197,25 +203,28 @@ export function promptsByPeriod(store: ReadStore, projectId: string, start: stri
  */
 export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): EnginePeriods & { prompts: Map<string, Set<string>> } {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
+  const only = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
   const names = engineNames(store);
-  const periodOf = periodsOf(interval);
   const rows = new Map<string, PeriodEngineSums>();
   const competitorMentions = new Map<string, number>();
   const prompts = new Map<string, Set<string>>();
-  for (const { day, facts: f } of runsOfDays(store, s, { grain: 'day', start: s.start, end: s.end }, counting)) {
-    const period = periodOf(day);
-    const key = `${period} ${f[0]}`;
+  const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
+  // The sums per period, engine and prompt (migration 022: the periods summed in SQL).
+  for (const [period, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, s.start, s.end, { period: interval, dimensions: [] }, dims)) {
+    if (!counts(counting, only, engineId, promptId)) continue;
+    const key = `${period} ${engineId}`;
     let r = rows.get(key);
-    if (!r) rows.set(key, (r = { day: period, engine_id: f[0], engine_name: names.get(f[0])!, ...zeroSums() }));
-    r.runs += 1;
-    if (f[2] !== null) addBest(r, f[2], f[3]);
-    let mentioned = 0;
-    for (const [competitorId] of f[6]) if (tracked.has(competitorId)) mentioned += 1;
-    if (mentioned > 0) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
+    if (!r) rows.set(key, (r = { day: period, engine_id: engineId, engine_name: names.get(engineId)!, ...zeroSums() }));
+    addStored(r, runs, mentioned, ps, rr, sf, sn);
     let ids = prompts.get(period);
     if (!ids) prompts.set(period, (ids = new Set()));
-    ids.add(f[1]);
+    ids.add(promptId);
+  }
+  // Runs mentioning a tracked competitor, once per competitor (as the writer counts competitor_runs),
+  // added over the tracked competitors in SQL.
+  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims)) {
+    if (counts(counting, only, engineId, promptId)) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
   }
   const engines = [...rows.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
   return { engines, competitorMentions, prompts };

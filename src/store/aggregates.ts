@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { EngineDays, type Counting } from './engine-days';
 import { Rollups } from './rollups';
+import { SliceSums } from './slice-sums';
 import type { RunFacts, RunStore } from './run-store';
 import { addDays } from '../lib/time';
 import { periodStart } from './periods';
@@ -83,6 +84,7 @@ type KnownRefs = Record<RefKind, Set<string>>;
  * - agg_run_group: counts per run group and project, added per batch (a superseded run subtracts);
  * - agg_engine_day: the counted sums per project, day and engine (engine-days.ts);
  * - the week and month roll-ups (rollups.ts), written once per period;
+ * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts);
  * - run_refs: what the runs name, so a change of what counts knows whether stored runs are concerned.
  * Runs are collected as the batch applies them and summed at its end, when the entity tables hold
  * the batch's own changes: what counts is what the batch leaves. Nothing reads a bucket back, so
@@ -99,6 +101,7 @@ export class Aggregator {
   private readonly newEngines = new Set<string>();
   private readonly engineDays: EngineDays;
   private readonly rollups: Rollups;
+  private readonly slices: SliceSums;
   private readonly knownRefs = new Map<string, KnownRefs>();
   private knownCount = 0;
   private readonly stmts;
@@ -106,6 +109,7 @@ export class Aggregator {
   constructor(db: Db, private readonly runs: RunStore) {
     this.engineDays = new EngineDays(db, runs);
     this.rollups = new Rollups(db, runs);
+    this.slices = new SliceSums(db);
     this.known = new KnownCounting(db);
     this.stmts = {
       addRef: db.prepare('INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) VALUES (?, ?, ?)'),
@@ -137,6 +141,7 @@ export class Aggregator {
     this.known.clear();
     this.rollups.fail();
     this.engineDays.fail();
+    this.slices.fail();
     this.knownRefs.clear();
     this.knownCount = 0;
     this.clear();
@@ -191,14 +196,17 @@ export class Aggregator {
       if (run.status !== 'succeeded') continue;
       this.engineDays.left(run);
       this.rollups.left(run.project_id, run.day);
+      this.slices.add(run, -1);
     }
     for (const run of this.added) {
       if (run.status !== 'succeeded') continue;
       const counted = counts(run);
+      this.slices.add(run, 1);
       this.rollups.add(run, counted);
       if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
+    this.slices.write();
     for (const projectId of recount.engineDays) {
       if (!sliced) {
         this.recountProject(projectId, recount.cited.has(projectId), counting);
@@ -304,6 +312,7 @@ export class Aggregator {
     this.countingChanges.clear();
     this.newEngines.clear();
     this.engineDays.clear();
+    this.slices.clear();
   }
 
   /** The batch's runs' refs into run_refs (those not known to be there). */

@@ -11,6 +11,12 @@ const RUN_DATA = `event ->> '$.data.response_excerpt',
     FROM json_each(event, '$.data.mentions') m),
   (SELECT json_group_array(json_array(c.value ->> 'url', c.value ->> 'title', c.value -> 'position') ORDER BY c.key) FROM json_each(event, '$.data.citations') c)`;
 
+/** slice_days or slice_hits (migration 022) with the ids and dimension values of their numbers. */
+const SLICE = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt
+  LEFT JOIN dims d ON d.n = s.dims`;
+const SLICE_KEY = 'p.id, s.day, e.id, q.id, d.country, d.persona, d.model, d.surface';
+const SLICE_SUMS = 's.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n';
+
 /**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
  * letters or data_version counters (those depend on batching). Equal data gives an equal digest.
@@ -42,6 +48,9 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'agg_cited_engine_week', columns: '*', order: 'project_id, day, url, engine_id' },
   { table: 'agg_cited_engine_month', columns: '*', order: 'project_id, day, url, engine_id' },
   { table: 'agg_run_group', columns: '*', order: 'run_group_id, project_id' },
+  // By ids and values, not the numbers (keys, dims) the rows are keyed by: those depend on what was seen first.
+  { table: SLICE('slice_days'), columns: `${SLICE_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: SLICE_KEY },
+  { table: `${SLICE('slice_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${SLICE_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${SLICE_KEY}, c.id` },
 ];
 
 export function digest(db: Db): string {

@@ -95,6 +95,13 @@ export class ReadStore {
     return this.stmt(sql).iterate(...params) as IterableIterator<T>;
   }
 
+  /** Rows as arrays (see rows()), one at a time: a large range is never held whole. */
+  iterateRaw<T extends unknown[]>(sql: string, ...params: unknown[]): IterableIterator<T> {
+    let s = this.raw.get(sql);
+    if (!s) this.raw.set(sql, (s = this.db.prepare(sql).raw(true)));
+    return s.iterate(...params) as IterableIterator<T>;
+  }
+
   get<T>(sql: string, ...params: unknown[]): T | undefined {
     return this.stmt(sql).get(...params) as T | undefined;
   }

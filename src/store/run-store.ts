@@ -267,7 +267,7 @@ class StoredFacts implements RunFacts {
   private cited: RunUrl[] | undefined;
 
   constructor(readonly id: string, readonly project_id: string, readonly run_group_id: string, readonly status: string,
-    readonly completed_at: string, facts: string) {
+    readonly completed_at: string, facts: string, readonly dims: string | null = null) {
     this.f = JSON.parse(facts) as FactsArray;
     [this.engine_id, this.prompt_id, this.brand_position, this.brand_sentiment] = this.f;
     this.day = completed_at.slice(0, 10);
@@ -308,8 +308,9 @@ export class RunStore {
     // CAST: what a precompute thread sent comes as UTF-8 bytes, kept as the text it is (a BLOB would stay a BLOB).
     this.insert = db.prepare(`INSERT INTO runs (project, completed_at, run_group, status, id, facts, event, dims)
       VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), ?)`);
-    this.stored = db.prepare(`SELECT r.id, p.id, g.id, r.status, r.completed_at, r.facts, r.event FROM runs r
-      JOIN keys p ON p.n = r.project JOIN keys g ON g.n = r.run_group WHERE r.rowid = ?`).raw(true);
+    this.stored = db.prepare(`SELECT r.id, p.id, g.id, r.status, r.completed_at, r.facts, r.event,
+        nullif(d.country, ''), nullif(d.persona, ''), nullif(d.model, ''), nullif(d.surface, '') FROM runs r
+      JOIN keys p ON p.n = r.project JOIN keys g ON g.n = r.run_group LEFT JOIN dims d ON d.n = r.dims WHERE r.rowid = ?`).raw(true);
     this.replace = db.prepare(`UPDATE runs SET project = ?, completed_at = ?, run_group = ?, status = ?, facts = CAST(? AS TEXT), event = CAST(? AS TEXT), dims = ?
       WHERE rowid = ?`);
     this.touchVersion = db.prepare('UPDATE runs SET event = CAST(? AS TEXT) WHERE rowid = ?');
@@ -336,7 +337,8 @@ export class RunStore {
       this.index.added(f.id, Number(rowid));
       return { outcome: 'applied', added: f };
     }
-    const [id, projectId, groupId, status, completedAt, facts, event] = this.stored.get(at) as [string, string, string, string, string, string, string];
+    const [id, projectId, groupId, status, completedAt, facts, event, country, persona, model, surface] = this.stored.get(at) as
+      [string, string, string, string, string, string, string, string | null, string | null, string | null, string | null];
     // A version conflict is rare: the two events are decoded again, for their versions and to tell a retry of the same fact.
     const cur = storedEvent(event);
     const sameFact = (): boolean => factOf(cur.data) === factOf(storedEvent(textOf(run.event)).data);
@@ -351,7 +353,7 @@ export class RunStore {
     const project = this.keys.numberOf(f.project_id);
     this.replace.run(project, f.completed_at, this.keys.numberOf(f.run_group_id), f.status, run.factsJson, run.event,
       this.dims.numberOf(project, f.dims), at);
-    return { outcome: 'applied', added: f, removed: new StoredFacts(id, projectId, groupId, status, completedAt, facts) };
+    return { outcome: 'applied', added: f, removed: new StoredFacts(id, projectId, groupId, status, completedAt, facts, dimsKey({ country, persona, model, surface })) };
   }
 
   /** The transaction failed: what memory learned from it is forgotten. */

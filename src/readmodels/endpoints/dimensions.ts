@@ -1,13 +1,13 @@
 // GET /projects/:project_id/dimensions — what the runs' dimensions filters can be given.
 import type { Dimensions } from '../bodies.gen';
 import type { Endpoint } from '../endpoint';
-import { countingOf, counts } from '../counted-runs';
-import { compareStrings, dimsByNumber, dimsOfRuns } from '../store';
+import { countingOf } from '../counted-runs';
+import { compareStrings, dimsByNumber, dimsRunCounts } from '../store';
 
 /**
  * The countries, personas, models and surfaces the project's counted runs name, each with its runs.
- * The runs are counted per dims number, engine and prompt in SQL (a few hundred rows a project), and
- * the counting rule (counted-runs.ts) decides in memory which count.
+ * The runs are counted per dims number in SQL from slice_days (migration 022), of the counted engines
+ * and prompts only (the counting rule, counted-runs.ts), so a dims number's runs add to each value it names.
  */
 export const endpoint: Endpoint = {
   name: 'dimensions',
@@ -22,9 +22,9 @@ export const endpoint: Endpoint = {
     const counting = countingOf(store, args.projectId);
     const dims = dimsByNumber(store, args.projectId);
     const tallies = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
-    for (const [n, engineId, promptId, runs] of dimsOfRuns(store, args.projectId)) {
+    for (const [n, runs] of dimsRunCounts(store, args.projectId, [...counting.engines], [...counting.prompts])) {
       const values = dims.get(n);
-      if (!values || !counts(counting, null, engineId, promptId)) continue;
+      if (!values) continue;
       values.forEach((v, i) => {
         if (v !== null) tallies[i]!.set(v, (tallies[i]!.get(v) ?? 0) + runs);
       });

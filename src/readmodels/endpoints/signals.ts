@@ -56,13 +56,13 @@ export function comparedWindow(current: Window, start: string | null, end: strin
   return start !== null && end !== null ? { start, end } : previousPeriod(current);
 }
 
-/** One period's counted runs of a slice and the runs of it naming each entity ('' the brand, else the competitor id). */
+/** One period's counted runs of a slice and the runs of it naming each entity (by its place: 0 the brand, then the tracked competitors). */
 interface Cell {
   engine: string | null;
   segment: string | null;
   country: string | null;
   runs: number;
-  mentioned: Map<string, number>;
+  mentioned: number[];
 }
 
 type Key = [engine: string | null, segment: string | null, country: string | null];
@@ -77,29 +77,39 @@ function sliceKeys(engineId: string, segments: readonly string[], country: strin
   return out;
 }
 
-/** A period's cells by slice key, from the runs' tallies under the counting rule. */
+/**
+ * A period's cells by slice key, from the tallies under the counting rule. The cells of an engine,
+ * prompt and country are found once (a hit tally names the same ones as its run tally), and each
+ * cell counts its entities by place: a tally adds to a dozen cells, not a dozen keys made and hashed.
+ */
 function cellsOf(store: ReadStore, projectId: string, w: Window, keep: (engineId: string, promptId: string) => boolean,
-  segmentsOf: ReadonlyMap<string, readonly string[]>, tracked: ReadonlySet<string>): Map<string, Cell> {
+  segmentsOf: ReadonlyMap<string, readonly string[]>, entities: ReadonlyMap<string, number>): Map<string, Cell> {
   const cells = new Map<string, Cell>();
   const cell = ([engine, segment, country]: Key): Cell => {
     const key = `${engine ?? ''} ${segment ?? ''} ${country ?? ''}`;
     let c = cells.get(key);
-    if (!c) cells.set(key, (c = { engine, segment, country, runs: 0, mentioned: new Map() }));
+    if (!c) cells.set(key, (c = { engine, segment, country, runs: 0, mentioned: new Array<number>(entities.size + 1).fill(0) }));
     return c;
   };
-  const add = (into: Map<string, number>, entity: string, n: number): void => { into.set(entity, (into.get(entity) ?? 0) + n); };
+  const cellsOfTally = new Map<string, Cell[]>();
+  const cellsFor = (e: string, p: string, country: string): Cell[] => {
+    const id = `${e} ${p} ${country}`;
+    let list = cellsOfTally.get(id);
+    if (list === undefined) cellsOfTally.set(id, (list = sliceKeys(e, segmentsOf.get(p) ?? [], country).map(cell)));
+    return list;
+  };
   const t = runTallies(store, projectId, w.start, w.end);
   for (const [e, p, country, runs, brand] of t.runs) {
     if (!keep(e, p)) continue;
-    for (const key of sliceKeys(e, segmentsOf.get(p) ?? [], country)) {
-      const c = cell(key);
+    for (const c of cellsFor(e, p, country)) {
       c.runs += runs;
-      add(c.mentioned, '', brand);
+      c.mentioned[0]! += brand;
     }
   }
   for (const [e, p, country, competitor, n] of t.hits) {
-    if (!tracked.has(competitor) || !keep(e, p)) continue;
-    for (const key of sliceKeys(e, segmentsOf.get(p) ?? [], country)) add(cell(key).mentioned, competitor, n);
+    const at = entities.get(competitor);
+    if (at === undefined || !keep(e, p)) continue;
+    for (const c of cellsFor(e, p, country)) c.mentioned[at]! += n;
   }
   return cells;
 }
@@ -155,8 +165,10 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
   }
   const competitors = trackedCompetitors(store, projectId);
   const tracked = new Set(competitors.map((c) => c.id));
-  const now = cellsOf(store, projectId, current, keep, segmentsOf, tracked);
-  const before = cellsOf(store, projectId, previous, keep, segmentsOf, tracked);
+  // Each tracked competitor's place in a cell's counts (0 is the brand's).
+  const entities = new Map([...tracked].map((id, i) => [id, i + 1]));
+  const now = cellsOf(store, projectId, current, keep, segmentsOf, entities);
+  const before = cellsOf(store, projectId, previous, keep, segmentsOf, entities);
 
   // Every slice with counted runs in either period, for the brand and each tracked competitor.
   const slices: Slice[] = [];
@@ -164,12 +176,12 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
     const a = now.get(key);
     const b = before.get(key);
     const where = (a ?? b)!;
-    for (const entity of ['', ...tracked]) {
+    ['', ...tracked].forEach((entity, i) => {
       slices.push({
         entity, engine: where.engine, segment: where.segment, country: where.country,
-        x1: a?.mentioned.get(entity) ?? 0, n1: a?.runs ?? 0, x2: b?.mentioned.get(entity) ?? 0, n2: b?.runs ?? 0,
+        x1: a?.mentioned[i] ?? 0, n1: a?.runs ?? 0, x2: b?.mentioned[i] ?? 0, n2: b?.runs ?? 0,
       });
-    }
+    });
   }
   const { tested, skipped } = testSlices(slices);
 

@@ -10,8 +10,11 @@ export { accountForKeyHash, projectVisible, runGroupProject } from './sight';
 export { forumPostRows } from './forum-posts';
 export { liveProjectIds, monthsChangedAfter, runMonths, runsCompletedIn, schemaVersionOf, type ExportRunRow } from './export-rows';
 export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
-export { dimsByNumber, dimsMatching, dimsOfRuns, recentRuns, runDimsOfDays, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
-export { runTallies, type HitTally, type RunTally } from './slice-tallies';
+export { dimsByNumber, dimsMatching, recentRuns, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
+export {
+  dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
+  type SliceMentionRow, type SliceSumRow,
+} from './slice-tallies';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';

@@ -9,63 +9,24 @@ import type { ReadStore } from '../read-store';
 const RUNS_OF_DAYS = `SELECT id, completed_at, facts FROM runs
   WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-/** The project's succeeded runs completed on the days start..end (inclusive): id, completed_at, facts (JSON text). */
-export function runRowsOfDays(store: ReadStore, projectId: string, start: string, end: string): Array<[string, string, string]> {
-  return store.rows<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
+/**
+ * The project's succeeded runs completed on the days start..end (inclusive): id, completed_at, facts
+ * (JSON text), one at a time: a year of a large project's facts is never held whole.
+ */
+export function runRowsOfDays(store: ReadStore, projectId: string, start: string, end: string): IterableIterator<[string, string, string]> {
+  return store.iterateRaw<[string, string, string]>(RUNS_OF_DAYS, projectId, start, end);
 }
 
 /**
  * The succeeded runs of the days start..end whose dims number is among some (migration 015; a JSON
- * list), in (completed_at, dims, rowid) order (the order runs_recent is walked in). `brief`:
- * their facts without the cited URLs (what briefFacts reads), from runs_slices alone (migration 016:
- * one contiguous run of entries per number, no row fetched); otherwise whole, decided on
- * runs_recent's entries and read from the rows.
+ * list), decided on runs_recent's entries and read from the rows.
  */
-const DIMS_IN = 'dims IN (SELECT value FROM json_each(?))';
-const slicesOfDays = (columns: string, also = ''): string => `SELECT ${columns} FROM runs INDEXED BY runs_slices
-  WHERE project = ${KEY_OF} AND ${DIMS_IN} AND completed_at >= ? AND completed_at < ? || 'U'
-    AND status = 'succeeded' AND dims IS NOT NULL${also}
-  ORDER BY completed_at, dims, rowid`;
-// runs_slices' expression, written the same so SQLite takes its value from the entry (EXPLAIN says
-// USING INDEX, not COVERING, yet no row is read: a year with two filters 1.1 ms against 5.7 from the rows).
-const BRIEF = "json_remove(facts, '$[7]')";
-const RUNS_OF_DAYS_IN = {
-  brief: slicesOfDays(`id, completed_at, ${BRIEF}`),
-  // Only some prompts (a segment filter beside the dimensions): decided on the entry's facts, in C,
-  // rather than parsing in JavaScript the runs of every other prompt.
-  briefOfPrompts: slicesOfDays(`id, completed_at, ${BRIEF}`, ` AND ${BRIEF} ->> 1 IN (SELECT value FROM json_each(?))`),
-  whole: `SELECT id, completed_at, facts FROM runs INDEXED BY runs_recent
-  WHERE project = ${KEY_OF} AND ${DIMS_IN} AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`,
-};
+const RUNS_OF_DAYS_IN = `SELECT id, completed_at, facts FROM runs INDEXED BY runs_recent
+  WHERE project = ${KEY_OF} AND dims IN (SELECT value FROM json_each(?)) AND completed_at >= ? AND completed_at < ? || 'U' AND status = 'succeeded'`;
 
-/**
- * runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers); `brief`: facts
- * without element 7, and then only the runs of `prompts` (a JSON list of ids) when given.
- */
-export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string, brief: boolean, prompts: string | null = null): Array<[string, string, string]> {
-  if (brief && prompts !== null) return store.rows<[string, string, string]>(RUNS_OF_DAYS_IN.briefOfPrompts, projectId, dims, start, end, prompts);
-  return store.rows<[string, string, string]>(brief ? RUNS_OF_DAYS_IN.brief : RUNS_OF_DAYS_IN.whole, projectId, dims, start, end);
-}
-
-/** The runs of RUNS_OF_DAYS (and of RUNS_OF_DAYS_IN.brief) with their dims numbers: id, completed_at, facts (brief when filtered), dims. */
-const DIMS_OF_DAYS = RUNS_OF_DAYS.replace('SELECT id, completed_at, facts FROM', 'SELECT id, completed_at, facts, dims FROM');
-const DIMS_OF_DAYS_IN = slicesOfDays(`id, completed_at, ${BRIEF}, dims`);
-
-/**
- * runRowsOfDays (of the runs whose dims number is in `dims`, when given) with each run's dims number
- * (null: it names none). Read its facts with briefFacts: filtered, they come without the cited URLs.
- */
-export function runDimsOfDays(store: ReadStore, projectId: string, start: string, end: string, dims: string | null): Array<[string, string, string, number | null]> {
-  return dims === null ? store.rows(DIMS_OF_DAYS, projectId, start, end) : store.rows(DIMS_OF_DAYS_IN, projectId, dims, start, end);
-}
-
-/** A project's succeeded runs that name any dimension, counted per dims number, engine and prompt (every day: runs_recent's entries, then the rows' facts). */
-const DIMS_OF_RUNS = `SELECT dims, facts ->> 0, facts ->> 1, count(*) FROM runs
-  WHERE project = ${KEY_OF} AND status = 'succeeded' AND dims IS NOT NULL GROUP BY 1, 2, 3`;
-
-/** [dims number, engine id, prompt id, runs] of the project's succeeded runs naming any dimension. */
-export function dimsOfRuns(store: ReadStore, projectId: string): Array<[number, string, string, number]> {
-  return store.rows<[number, string, string, number]>(DIMS_OF_RUNS, projectId);
+/** runRowsOfDays of the runs whose dims number is in `dims` (a JSON list of numbers), one at a time. */
+export function runRowsOfDaysIn(store: ReadStore, projectId: string, start: string, end: string, dims: string): IterableIterator<[string, string, string]> {
+  return store.iterateRaw<[string, string, string]>(RUNS_OF_DAYS_IN, projectId, dims, start, end);
 }
 
 /** A project's combinations (migration 015: numbers are per project). */
