@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
 import zlib from 'node:zlib';
 import t, { type Test } from 'tap';
@@ -46,7 +46,7 @@ function referenceAjv(): Ajv2020 {
 const referenceSchemas = compileEventSchemas(referenceAjv());
 const referenceDecode = (raw: string) => decodeWith(raw, referenceSchemas, referenceToUtcIso);
 
-/** readLines as it was: node:readline over the file's stream (gunzipped by magic bytes). */
+/** readLines as it was: node:readline over the file's stream (gunzipped by magic bytes; separators masked, see maskSeparators). */
 async function* readlineLines(file: string, meter?: ByteMeter): AsyncGenerator<string> {
   const fd = fs.openSync(file, 'r');
   const magic = Buffer.alloc(2);
@@ -55,9 +55,11 @@ async function* readlineLines(file: string, meter?: ByteMeter): AsyncGenerator<s
   const raw = fs.createReadStream(file, { highWaterMark: CHUNK });
   if (meter) raw.on('data', (chunk) => (meter.bytes += chunk.length));
   const input = magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(zlib.createGunzip()) : raw;
-  const lines = readline.createInterface({ input, crlfDelay: Infinity });
+  const masked = input.pipe(separatorMask());
+  input.on('error', (error: Error) => masked.destroy(error)); // pipe() does not pass errors on: readline sees this one
+  const lines = readline.createInterface({ input: masked, crlfDelay: Infinity });
   try {
-    for await (const line of lines) yield line;
+    for await (const line of lines) yield unmaskSeparators(line);
   } finally {
     lines.close();
     raw.destroy();
@@ -70,9 +72,45 @@ async function collect<T>(lines: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** readline over exactly these chunks. */
-function readlineOfChunks(chunks: Buffer[]): Promise<string[]> {
-  return collect(readline.createInterface({ input: Readable.from(chunks), crlfDelay: Infinity }));
+/**
+ * The reference readline reads lines as NDJSON has them: only \r and \n end one. Node 24's readline
+ * also ends a line at U+2028 and U+2029, which JSON strings may hold raw, so they go through it as
+ * U+E028 and U+E029 (the same UTF-8 shape, lead byte 0xEE for 0xE2, so chunk boundaries and broken
+ * sequences fall where they did) and come back after.
+ */
+function maskSeparators(bytes: Buffer): void {
+  for (let i = bytes.indexOf(0xe2); i !== -1 && i + 2 < bytes.length; i = bytes.indexOf(0xe2, i + 1)) {
+    if (bytes[i + 1] === 0x80 && (bytes[i + 2] === 0xa8 || bytes[i + 2] === 0xa9)) bytes[i] = 0xee;
+  }
+}
+
+const unmaskSeparators = (line: string): string => line.replace(/[\ue028\ue029]/g, (c) => (c === '\ue028' ? '\u2028' : '\u2029'));
+
+/** maskSeparators over a stream: a chunk's last bytes that may start one wait for the next chunk. */
+function separatorMask(): Transform {
+  let held = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const bytes = Buffer.concat([held, chunk]);
+      maskSeparators(bytes);
+      const n = bytes.length;
+      const keep = bytes[n - 1] === 0xe2 ? 1 : n >= 2 && bytes[n - 2] === 0xe2 && bytes[n - 1] === 0x80 ? 2 : 0;
+      held = Buffer.from(bytes.subarray(n - keep));
+      done(null, n > keep ? bytes.subarray(0, n - keep) : undefined);
+    },
+    flush(done) {
+      done(null, held.length ? held : undefined);
+    },
+  });
+}
+
+/** readline over exactly these chunks (separators masked, see maskSeparators). */
+async function readlineOfChunks(chunks: Buffer[]): Promise<string[]> {
+  const bytes = Buffer.concat(chunks);
+  maskSeparators(bytes);
+  const masked: Buffer[] = [];
+  for (let at = 0, k = 0; k < chunks.length; at += chunks[k].length, k++) masked.push(bytes.subarray(at, at + chunks[k].length));
+  return (await collect(readline.createInterface({ input: Readable.from(masked), crlfDelay: Infinity }))).map(unmaskSeparators);
 }
 
 function splitterOfChunks(chunks: Buffer[]): string[] {
