@@ -58,6 +58,11 @@ export interface AppOptions {
   /** What starts a build thread (builder-thread.ts in a worker); a test starts one it can make die. */
   startBuildThread?: StartBuildThread;
   /**
+   * Builds one account may have queued or running at once (MAX_BUILDS_PER_ACCOUNT by default; 0: no
+   * cap); past it a request needing a build gets the cached body, stale, or a 429 (builders.ts).
+   */
+  maxBuildsPerAccount?: number;
+  /**
    * What signs page cursors (serve --cursor-secret, at least 32 characters); absent, the database's own
    * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
    */
@@ -111,7 +116,7 @@ export function createService(opts: AppOptions): Service {
   const schemas = new BodySchemas();
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
-  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread) : new InlineBuilder(store, schemas, cursorKey);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread, { maxPerAccount: opts.maxBuildsPerAccount }) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store, undefined, opts.shard ?? null);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { HttpError } from './errors';
 
 /** A response body ready to send: serialized and compressed once, when it is built. */
 export interface Ready {
@@ -155,6 +156,8 @@ export interface RouteStats {
   /** Requests that waited for a build (cold, past the bound, or Cache-Control: no-cache). */
   misses: number;
   builds: number;
+  /** Of the misses, answered with the held body, stale, because the account was at its cap of builds. */
+  overCap: number;
 }
 
 /** What a request asks the cache for: a body of one key, at least as new as a data version. */
@@ -176,7 +179,8 @@ export interface Want {
    * change of it: who owns or sees a project must not lag (a moved project's body names its old owner).
    */
   catalog: number;
-  build: () => Promise<Ready>;
+  /** `background`: a stale-while-revalidate rebuild, whose request was answered already (Builder.build). */
+  build: (background?: boolean) => Promise<Ready>;
 }
 
 /** A body to send, and whether it is older than the data (the answer then says so: send.ts). */
@@ -253,7 +257,7 @@ export class BodyCache {
 
   stats(route: string): RouteStats {
     let s = this.routes.get(route);
-    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0 }));
+    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0, overCap: 0 }));
     return s;
   }
 
@@ -290,7 +294,7 @@ export class BodyCache {
     if (fresh || f.maxStalenessMs <= 0 || e.catalog !== w.catalog || behind > f.maxStalenessMs) return undefined;
     s.hits += 1;
     s.stale += 1;
-    if (behind >= f.coalesceMs && !this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w).promise.catch(() => {}); // its failure is the next request's
+    if (behind >= f.coalesceMs && !this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w, true).promise.catch(() => {}); // its failure is the next request's
     return { ready: e.ready, stale: true };
   }
 
@@ -299,7 +303,7 @@ export class BodyCache {
     const hit = this.cached(w, fresh);
     if (hit) return hit;
     this.stats(w.route).misses += 1;
-    return this.wait(w);
+    return this.wait(w, fresh);
   }
 
   /**
@@ -307,20 +311,41 @@ export class BodyCache {
    * is taken when it turned out new enough, else one more build, shared in turn. A build begun for
    * w.dataVersion or later reads a snapshot at least that new (ready-body.ts), so this ends.
    */
-  private async wait(w: Want): Promise<Answer> {
+  private async wait(w: Want, fresh: boolean): Promise<Answer> {
     for (;;) {
       const f = this.inFlight.get(w.cacheKey) ?? this.start(w);
-      const ready = await f.promise;
+      let ready: Ready;
+      try {
+        ready = await f.promise;
+      } catch (e) {
+        const held = this.overCap(e, w, fresh);
+        if (held) return held;
+        throw e;
+      }
       if (ready.version >= w.dataVersion || f.dataVersion >= w.dataVersion) return { ready, stale: false };
     }
   }
 
+  /**
+   * The account that asked is at its cap of builds (builders.ts): the body the cache holds, however
+   * far behind, rather than a 429 (marked stale, as every stale answer is). Not across a change of
+   * who owns or sees what (catalog), and not when the request asked for a body as new as the data.
+   */
+  private overCap(e: unknown, w: Want, fresh: boolean): Answer | undefined {
+    if (fresh || !(e instanceof HttpError) || e.code !== 'rate_limited') return undefined;
+    const held = this.lru.get(w.cacheKey);
+    if (!held || held.catalog !== w.catalog) return undefined;
+    const s = this.stats(w.route);
+    s.overCap += 1;
+    return { ready: held.ready, stale: true };
+  }
+
   /** Builds w's body; it replaces the key's body unless that is newer (a build that began earlier can end later). */
-  private start(w: Want): Flight {
+  private start(w: Want, background = false): Flight {
     const s = this.stats(w.route);
     const flight: Flight = {
       dataVersion: w.dataVersion,
-      promise: w.build().then((ready) => {
+      promise: w.build(background).then((ready) => {
         s.builds += 1;
         const held = this.lru.peek(w.cacheKey);
         if (this.maxBytes > 0 && (!held || ready.version >= held.ready.version)) {

@@ -113,7 +113,7 @@ export class Responder {
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(endpoint, q, input.query)}`;
-    const build = () => this.builder.build({ endpoint, args, scopes });
+    const build = (background?: boolean) => this.builder.build({ endpoint, args, scopes }, background);
     return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
   }
 
