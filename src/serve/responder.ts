@@ -114,7 +114,7 @@ export class Responder {
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
     const cacheKey = `${endpoint.name}|${scopeId}|${queryKey(endpoint, q, input.query)}`;
     const build = (background?: boolean) => this.builder.build({ endpoint, args, scopes }, background);
-    return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
+    return { endpoint, args, keyHash: input.keyHash!, account: accountId, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
   }
 
   /** A project another shard holds is not answered here: the plain 404, with the reason for the ops side. */
