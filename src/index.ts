@@ -30,6 +30,8 @@ export interface StartOptions {
   windowDays?: number;
   cacheMaxBytes?: number;
   rateLimit?: number;
+  /** Builds one account may have queued or running (AppOptions.maxBuildsPerAccount). */
+  maxBuildsPerAccount?: number;
   buildThreads?: number;
   /** How far behind the data a cached body may be served, in ms (AppOptions.maxStalenessMs; default 1000, 0: never). */
   maxStalenessMs?: number;
@@ -244,7 +246,7 @@ export async function start(o: StartOptions): Promise<Running> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
     const service = createService({
-      db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
+      db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, maxBuildsPerAccount: o.maxBuildsPerAccount, buildThreads: o.buildThreads,
       maxStalenessMs: o.maxStalenessMs, dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret, shard,
       isReady: isLoaded, isDraining: () => draining,
       onResponse: (s) => {

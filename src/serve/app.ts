@@ -8,7 +8,7 @@ import { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
-import { InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
+import { buildTimeOf, InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
 import { configuredKey, signingKey, type SigningKey } from './cursor';
 import { BodyCache, encodeBody } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './change-feed';
@@ -19,7 +19,7 @@ import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
 import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
 import { pagesMiddleware, type DemoKey } from './pages';
-import { RateLimiter } from './ratelimit';
+import { extraCost, RateLimiter } from './ratelimit';
 import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
 import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
@@ -62,6 +62,8 @@ export interface AppOptions {
    * cap); past it a request needing a build gets the cached body, stale, or a 429 (builders.ts).
    */
   maxBuildsPerAccount?: number;
+  /** The bytes one POST /mcp answer may carry (mcp.ts MCP_ANSWER_MAX_BYTES by default). */
+  mcpAnswerMaxBytes?: number;
   /**
    * What signs page cursors (serve --cursor-secret, at least 32 characters); absent, the database's own
    * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
@@ -165,7 +167,12 @@ export function createService(opts: AppOptions): Service {
       }
       ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
-      const answer = await responder.respond(resolved, fresh);
+      const pending = responder.respond(resolved, fresh);
+      const answer = await pending;
+      // What it cost, now that it is known: the build it waited for (none for a cached body) and its bytes.
+      const built = pending instanceof Promise ? buildTimeOf(answer.ready) : 0;
+      const extra = extraCost(built, answer.ready.json.length);
+      if (extra > 0 && limiter.on) ctx.set('RateLimit', limiter.debit(resolved.keyHash, extra));
       sendReady(ctx, answer.ready, answer.stale);
     };
   }
@@ -208,7 +215,7 @@ export function createService(opts: AppOptions): Service {
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, logger });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {

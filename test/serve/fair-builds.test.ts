@@ -14,6 +14,8 @@ import type { Projector } from '../../src/store';
 import { freshDb } from '../helpers/db';
 import { asSource, id, run, W, world } from '../helpers/events';
 import { request, startApi, withKey, type Api, type Reply } from '../helpers/http';
+import { postMcp, toolCall } from '../helpers/mcp';
+import type { AppOptions } from '../../src/serve';
 
 const A = W.account;
 const B = W.otherAccount;
@@ -44,12 +46,12 @@ class Gate {
 
 interface Setup { api: Api; gate: Gate; builder: ThreadBuilder; projector: Projector }
 
-async function setup(tt: Test, maxBuildsPerAccount = 16, maxStalenessMs = 0): Promise<Setup> {
+async function setup(tt: Test, maxBuildsPerAccount = 16, maxStalenessMs = 0, more: Partial<AppOptions> = {}): Promise<Setup> {
   const { db, projector } = freshDb(tt);
   projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 }), run({ n: 2, brand: 2, engine: W.engineB })]));
   const gate = new Gate();
   gate.open();
-  const api = await startApi({ db, buildThreads: 1, startBuildThread: gate.start, maxBuildsPerAccount, maxStalenessMs, rebuildCoalesceMs: 0 });
+  const api = await startApi({ db, buildThreads: 1, startBuildThread: gate.start, maxBuildsPerAccount, maxStalenessMs, rebuildCoalesceMs: 0, ...more });
   tt.teardown(async () => {
     gate.open();
     await api.close();
@@ -161,4 +163,35 @@ t.test('a stale-while-revalidate rebuild waits behind every cold build, its own 
   t.same((await Promise.all(replies)).map((r) => r.status), [200, 200, 200]);
   for (let i = 0; i < 500 && gate.log().length < 5; i++) await new Promise((r) => setTimeout(r, 5));
   t.same(gate.log().slice(1), ['A', 'B', 'B', 'A'], 'B\'s later cold build goes before A\'s rebuild');
+});
+
+t.test('a build is charged by the time it took, over HTTP and MCP alike, to the key\'s one budget', async (t) => {
+  // The limiter's clock stopped: only charges move the bucket. 1000 a second: a burst of 2000.
+  const { api, gate, builder } = await setup(t, 16, 0, { rateLimit: 1000, rateLimitClock: () => 0 });
+  const rOf = (r: Reply): number => Number(/;r=(\d+);/.exec(String(r.headers.ratelimit))?.[1] ?? NaN);
+  const HELD_MS = 200;
+  const hold = async (): Promise<void> => {
+    await new Promise((r) => setTimeout(r, HELD_MS)); // the build takes at least this long: the gate holds it
+    gate.open();
+  };
+  // The thread is started (its first job waits for that): a job now is in its hands at once.
+  t.equal((await request(api.base + coldPath(W.project, 27), withKey(W.key))).status, 200);
+  gate.close();
+  const miss = request(api.base + coldPath(W.project, 1), withKey(W.key));
+  await lined(builder, A, 0, 1);
+  await hold();
+  const built = await miss;
+  t.equal(built.status, 200);
+  t.ok(rOf(built) <= 2000 - 1 - HELD_MS / 50, `a build of ${HELD_MS} ms or more costs 1 + ${HELD_MS / 50} or more (r=${rOf(built)})`);
+  const hit = await request(api.base + coldPath(W.project, 1), withKey(W.key));
+  t.equal(rOf(built) - rOf(hit), 1, 'the cached body then costs one request');
+
+  gate.close();
+  const origin = api.base.replace(/\/v1\/public$/, '');
+  const call = postMcp(origin, W.key, JSON.stringify(toolCall(1, 'visibility', { project_id: W.project, start_date: '2026-01-02', end_date: '2026-01-28' })));
+  await lined(builder, A, 0, 1);
+  await hold();
+  t.equal((await call).status, 200);
+  const after = await request(api.base + coldPath(W.project, 1), withKey(W.key));
+  t.ok(rOf(hit) - rOf(after) >= 1 + 1 + HELD_MS / 50, `the MCP call's build was charged to the same key (r ${rOf(hit)} -> ${rOf(after)})`);
 });
