@@ -157,7 +157,7 @@ export interface RouteStats {
   misses: number;
   builds: number;
   /** Of the misses, answered with the held body, stale, because the account was at its cap of builds. */
-  overCap: number;
+  capped: number;
 }
 
 /** What a request asks the cache for: a body of one key, at least as new as a data version. */
@@ -357,7 +357,7 @@ export class BodyCache {
 
   stats(route: string): RouteStats {
     let s = this.routes.get(route);
-    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0, overCap: 0 }));
+    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0, capped: 0 }));
     return s;
   }
 
@@ -438,7 +438,7 @@ export class BodyCache {
     const held = this.lru.get(w.cacheKey);
     if (!held || held.catalog !== w.catalog) return undefined;
     const s = this.stats(w.route);
-    s.overCap += 1;
+    s.capped += 1;
     return { ready: held.ready, stale: true };
   }
 
