@@ -298,9 +298,10 @@ export interface ThreadBuilderOptions {
  * is replaced and its jobs retried once.
  *
  * A thread is handed one job at a time; the rest wait here, in a FairQueue: one queue per account
- * and per project within it, served round robin, so one account's backlog (many expensive reports
- * on many connections) delays another account's build by at most the builds already in a thread.
- * Stale-while-revalidate rebuilds wait behind every cold build. Handing one job at a time costs a
+ * and per project within it, the account that has used the least build time served next (quick
+ * builds take turns), so one account's backlog (many expensive reports on many connections) delays
+ * another account's build by at most the builds already in a thread. Stale-while-revalidate
+ * rebuilds wait behind every cold build. Handing one job at a time costs a
  * message round trip per build (well under a millisecond) and keeps the order decided here.
  */
 export class ThreadBuilder implements Builder {
@@ -365,9 +366,10 @@ export class ThreadBuilder implements Builder {
     for (let i = 0; i < this.threads.length && this.queue.size > 0; i++) {
       const thread = this.threads[i]!;
       if (thread.load > 0) continue;
-      const w = this.queue.take((x) => x.pin < 0 || x.pin === i);
-      if (w) this.run(thread, w);
+      const taken = this.queue.take((x) => x.pin < 0 || x.pin === i);
+      if (taken) this.run(thread, taken.item);
     }
+    if (this.queue.size === 0) this.queue.forgetIdle();
   }
 
   private run(thread: BuildThread, w: Waiting): void {
@@ -379,9 +381,11 @@ export class ThreadBuilder implements Builder {
       this.dispatch();
     };
     thread.run(w.job).then((ready) => {
+      const ms = buildTimeOf(ready);
       this.built += 1;
       a.builds += 1;
-      a.buildMs += buildTimeOf(ready);
+      a.buildMs += ms;
+      this.queue.charge(w.account, ms);
       done();
       w.resolve(ready);
     }, (e: unknown) => {

@@ -24,7 +24,7 @@ const TAGS: Record<string, string> = { [`${A}|${W.project}`]: 'A', [`${B}|${W.ot
 
 /** The gate and the log the build thread shares with the test (fair-builds.worker.ts). */
 class Gate {
-  readonly shared = new Int32Array(new SharedArrayBuffer(66 * Int32Array.BYTES_PER_ELEMENT));
+  readonly shared = new Int32Array(new SharedArrayBuffer(67 * Int32Array.BYTES_PER_ELEMENT));
   readonly start: StartBuildThread = (data) => startWorker(path.join(__dirname, 'fair-builds.ts'), { ...data, shared: this.shared.buffer, tags: Object.keys(TAGS) });
 
   close(): void {
@@ -36,9 +36,14 @@ class Gate {
     Atomics.notify(this.shared, 0);
   }
 
+  /** From now on the time a job is held at the gate counts as its build time (as a slow build's would), or not. */
+  slow(on: boolean): void {
+    Atomics.store(this.shared, this.shared.length - 1, on ? 1 : 0);
+  }
+
   /** Whose jobs were built so far, in order (TAGS' names). */
   log(): string[] {
-    const n = Math.min(Atomics.load(this.shared, 1), this.shared.length - 2);
+    const n = Math.min(Atomics.load(this.shared, 1), this.shared.length - 3);
     const names = Object.values(TAGS);
     return Array.from(this.shared.subarray(2, 2 + n), (c) => names[c - 1] ?? '?');
   }
@@ -74,7 +79,7 @@ async function lined(b: ThreadBuilder, account: string, queued: number, running:
   throw new Error(`builder never had ${queued} queued / ${running} running for ${account}: ${JSON.stringify(a)}`);
 }
 
-t.test('one account\'s backlog does not hold another\'s builds: counted builds alternate between accounts', async (t) => {
+t.test('one account\'s backlog does not hold another\'s builds: counted builds take turns between accounts', async (t) => {
   const { api, gate, builder } = await setup(t);
   gate.close();
   const get = (key: string, project: string, i: number): Promise<Reply> => request(api.base + coldPath(project, i), withKey(key));
@@ -87,10 +92,36 @@ t.test('one account\'s backlog does not hold another\'s builds: counted builds a
   gate.open();
   const got = await Promise.all(replies);
   t.same(got.map((r) => r.status), got.map(() => 200), 'every request answered 200');
-  t.same(gate.log(), ['A', 'B', 'A', 'B', 'A', 'B', 'A', 'A', 'A'], 'B\'s builds go between A\'s, not behind all of them');
+  // Quick builds take turns (A B A B A B A A A); a build of A's that happened to take longer than
+  // a quantum lets B go twice. Either way B's builds are not behind A's backlog: the first goes right
+  // after the build A had in hand, the last before A's fourth.
+  const log = gate.log();
+  t.equal(log.length, 9, `nine builds: ${log.join(' ')}`);
+  t.equal(log[1], 'B', 'B\'s first build goes right after the one A had in hand');
+  const fourthA = log.map((x, i) => (x === 'A' ? i : -1)).filter((i) => i >= 0)[3]!;
+  t.ok(log.lastIndexOf('B') < fourthA, `all of B's builds before A's fourth: ${log.join(' ')}`);
   const stats = builder.accounts();
   t.equal(stats.get(A)?.builds, 6, 'six builds counted for A');
   t.equal(stats.get(B)?.builds, 3, 'three for B');
+});
+
+t.test('served by build time: an account whose build took long waits while another\'s quick builds go', async (t) => {
+  const { api, gate, builder } = await setup(t);
+  t.equal((await request(api.base + coldPath(W.project, 27), withKey(W.key))).status, 200, 'the thread started');
+  gate.slow(true);
+  gate.close();
+  const get = (key: string, project: string, i: number): Promise<Reply> => request(api.base + coldPath(project, i), withKey(key));
+  const replies: Array<Promise<Reply>> = [get(W.key, W.project, 1)];
+  await lined(builder, A, 0, 1);
+  for (let i = 2; i <= 4; i++) replies.push(get(W.key, W.project, i));
+  await lined(builder, A, 3, 1);
+  for (let i = 1; i <= 3; i++) replies.push(get(W.otherKey, W.otherProject, i));
+  await lined(builder, B, 3, 0);
+  await new Promise((r) => setTimeout(r, 300)); // A's build in hand takes 300 ms or more: many quanta
+  gate.open();
+  t.same((await Promise.all(replies)).map((r) => r.status), replies.map(() => 200));
+  gate.slow(false);
+  t.same(gate.log(), ['A', 'A', 'B', 'B', 'B', 'A', 'A', 'A'], 'after A\'s long build, B\'s quick builds all go before A\'s next');
 });
 
 t.test('within an account, its projects take turns too', async (t) => {
@@ -176,6 +207,7 @@ t.test('a build is charged by the time it took, over HTTP and MCP alike, to the 
   };
   // The thread is started (its first job waits for that): a job now is in its hands at once.
   t.equal((await request(api.base + coldPath(W.project, 27), withKey(W.key))).status, 200);
+  gate.slow(true);
   gate.close();
   const miss = request(api.base + coldPath(W.project, 1), withKey(W.key));
   await lined(builder, A, 0, 1);
