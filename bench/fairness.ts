@@ -13,7 +13,7 @@
 //                build almost every time
 //   MCP flood    A on 4 connections, each posting batches of 100 mentions calls over random ranges
 // B's measures: a cold one-day visibility report (a new URL every 50 ms) and its cached answers
-// (5 URLs warmed before, asked in turn every 50 ms). Reported: B's p50/p99 of each and the ratios
+// (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -167,7 +167,7 @@ async function mcpFlood(port: number, a: Party, until: () => boolean, f: Flood):
 
 interface Measured { cold: number[]; cached: number[]; errors: number }
 
-/** B for SECONDS: a cold one-day report every 50 ms, and a cached one every 50 ms (40 requests a second: within the default rate). */
+/** B for SECONDS: a cold one-day report every 50 ms, and a cached one every 100 ms (30 requests a second: within the default rate). */
 async function measureB(port: number, b: Party, coldPaths: string[], hot: string[]): Promise<Measured> {
   const m: Measured = { cold: [], cached: [], errors: 0 };
   const end = performance.now() + SECONDS * 1000;
@@ -186,7 +186,7 @@ async function measureB(port: number, b: Party, coldPaths: string[], hot: string
       if (r.status === 200) m.cached.push(r.ms);
       else m.errors += 1;
     }));
-  }, 50);
+  }, 100);
   while (performance.now() < end) await new Promise((r) => setTimeout(r, 50));
   clearInterval(coldTimer);
   clearInterval(hotTimer);
@@ -254,10 +254,14 @@ async function main(): Promise<void> {
     console.log(`${phase.padEnd(32)}${fmt(pct(m.cold, 50), 1).padStart(10)}${fmt(pct(m.cold, 99), 1).padStart(10)}${fmt(coldRatio, 2).padStart(9)}`
       + `${fmt(pct(m.cached, 50), 1).padStart(9)}${fmt(pct(m.cached, 99), 1).padStart(9)}${fmt(hitRatio, 2).padStart(9)}${String(m.errors).padStart(8)}   ${got}`);
   }
-  console.log(`(B: ${alone.cold.length} cold and ${alone.cached.length} cached requests a phase; ms)`);
+  console.log(`(B: ${alone.cold.length} cold and ${alone.cached.length} cached requests a phase; ms; B errs: B's answers other than 200)`);
   console.log(`server peak RSS (VmHWM): ${rss === null ? '?' : fmt(rss / 1024, 0)} MB`);
   const throttled = new RegExp(`^visibility_account_throttled\\{account="[^"]+"\\} (\\d+)$`, 'gm');
   console.log(`429s per account on /metrics: ${[...metrics.matchAll(throttled)].map((m) => m[1]).join(', ') || 'none'}`);
+  const perAccount = (name: string): number[] => [...metrics.matchAll(new RegExp(`^${name}\\{account="[^"]+"\\} (\\S+)$`, 'gm'))].map((m) => Number(m[1]));
+  const seconds = perAccount('visibility_account_build_seconds');
+  const builds = perAccount('visibility_account_builds');
+  console.log(`builds per account on /metrics: ${builds.map((n, i) => `${n} builds, ${fmt((1000 * seconds[i]!) / Math.max(1, n), 0)} ms each`).join('; ')}`);
 }
 
 async function cleanup(): Promise<void> {

@@ -4,8 +4,8 @@
  * least goes next, ties in turn, so an account whose builds are quick is not held behind another
  * account whose builds take seconds, and an account waiting for one item is never behind another
  * account's backlog. Every item counts at least QUANTUM_MS, so quick items of several accounts
- * take turns (round robin). An account that had nothing waiting starts level with the least served
- * of those waiting: idle time is not saved up. Within an account its projects take turns.
+ * take turns (round robin). An account that had nothing waiting starts level with the work in hand
+ * (the system's virtual time): idle time is not saved up. Within an account its projects take turns.
  *
  * Two tiers: every cold item (a request waits for it) is taken before any background item (a
  * stale-while-revalidate rebuild, whose request was already answered), so a rebuild is behind its
@@ -106,12 +106,7 @@ class Tier<T> {
     return this.byAccount.has(account);
   }
 
-  /** The least `served` of the accounts waiting here (Infinity: none). */
-  leastServed(served: (account: string) => number): number {
-    let least = Infinity;
-    for (const a of this.accounts) least = Math.min(least, served(a.account));
-    return least;
-  }
+
 
   /** Every item, emptied (a stop). */
   drain(): T[] {
@@ -135,13 +130,15 @@ export class FairQueue<T> {
   /** Ms of work each account was charged (charge): its place in the order. */
   private readonly used = new Map<string, number>();
   private readonly servedOf = (account: string): number => this.used.get(account) ?? 0;
+  /**
+   * The system's virtual time: what the account of the item taken last had used when it was taken
+   * (the start tag of the work in service). An account back from idle starts there: level with the
+   * work in hand, never ahead of the others by time saved up while idle, never behind them either.
+   */
+  private now = 0;
 
   push(account: string, project: string, item: T, background = false): void {
-    if (!this.cold.has(account) && !this.background.has(account)) {
-      // Back from idle: level with the least served of those waiting, never ahead of them by saved-up time.
-      const least = Math.min(this.cold.leastServed(this.servedOf), this.background.leastServed(this.servedOf));
-      if (least !== Infinity && this.servedOf(account) < least) this.used.set(account, least);
-    }
+    if (!this.cold.has(account) && !this.background.has(account) && this.servedOf(account) < this.now) this.used.set(account, this.now);
     (background ? this.background : this.cold).push(account, project, item);
   }
 
@@ -155,7 +152,8 @@ export class FairQueue<T> {
       let account = '';
       const item = tier.take(accept, this.servedOf, (a) => (account = a));
       if (item !== undefined) {
-        this.used.set(account, this.servedOf(account) + QUANTUM_MS);
+        this.now = this.servedOf(account);
+        this.used.set(account, this.now + QUANTUM_MS);
         return { item, account };
       }
     }
@@ -167,9 +165,11 @@ export class FairQueue<T> {
     if (ms > QUANTUM_MS) this.used.set(account, this.servedOf(account) + ms - QUANTUM_MS);
   }
 
-  /** Forgets accounts with nothing waiting (the map would otherwise keep every account ever seen). */
+  /** With nothing waiting, every account starts anew (the map would otherwise keep every account ever seen). */
   forgetIdle(): void {
-    for (const a of this.used.keys()) if (!this.cold.has(a) && !this.background.has(a)) this.used.delete(a);
+    if (this.size > 0) return;
+    this.used.clear();
+    this.now = 0;
   }
 
   get size(): number {
