@@ -37,6 +37,11 @@ export interface AppOptions {
   rateLimit?: number;
   /** The rate limiter's clock in milliseconds (performance.now by default); tests stop it. */
   rateLimitClock?: () => number;
+  /**
+   * Whether a build is charged its time in the rate limit (default true: ratelimit.ts extraCost);
+   * false: its request only, for tests that count a key's requests exactly whatever a build took.
+   */
+  chargeBuildTime?: boolean;
   /** False until a read model is loaded: requests get 503. */
   isReady?: () => boolean;
   /** True once a graceful stop began: answers say Connection: close, so clients move to another instance. */
@@ -124,6 +129,7 @@ export function createService(opts: AppOptions): Service {
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
+  const chargeBuildTime = opts.chargeBuildTime ?? true;
   const limited = new WeakSet<IncomingMessage>();
   const feed = new ChangeFeed(responder, store, endpoints, {
     isDraining: opts.isDraining, log: (err) => logger.error({ err }, 'change feed failed'), ...opts.changeFeed,
@@ -170,7 +176,7 @@ export function createService(opts: AppOptions): Service {
       const pending = responder.respond(resolved, fresh);
       const answer = await pending;
       // What it cost, now that it is known: the build it waited for (none for a cached body) and its bytes.
-      const built = pending instanceof Promise ? buildTimeOf(answer.ready) : 0;
+      const built = pending instanceof Promise && chargeBuildTime ? buildTimeOf(answer.ready) : 0;
       const extra = extraCost(built, answer.ready.json.length);
       if (extra > 0 && limiter.on) ctx.set('RateLimit', limiter.debit(resolved.keyHash, extra));
       sendReady(ctx, answer.ready, answer.stale);
@@ -215,7 +221,7 @@ export function createService(opts: AppOptions): Service {
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, chargeBuildTime, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {

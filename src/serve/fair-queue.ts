@@ -42,8 +42,7 @@ class Tier<T> {
     if (!a) {
       a = { account, projects: [], next: 0, size: 0 };
       this.byAccount.set(account, a);
-      // An account that had nothing waiting is served next: it is owed a turn, and one account's
-      // single cold request is then behind nothing but the builds already running.
+      // Placed before the account whose turn is next: among accounts that have used as much, it goes first.
       this.accounts.splice(this.next, 0, a);
     }
     let p = a.projects.find((q) => q.project === project);

@@ -206,6 +206,8 @@ export interface McpDeps {
   requestId?: string;
   /** The API's limiter: each tool call is charged what it cost (its build, its bytes) to the key, as over HTTP. */
   limiter?: RateLimiter;
+  /** False: a call's build is not charged its time (AppOptions.chargeBuildTime). */
+  chargeBuildTime?: boolean;
   /** The bytes one answer may carry (POST /mcp: one per request, shared by a batch's calls); absent: no cap. */
   budget?: AnswerBudget;
 }
@@ -263,7 +265,7 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
       // Charged what it cost, as an HTTP GET is: its build, and its bytes, counted twice (text and
       // structuredContent) when it is answered.
       const bytes = 2 * ready.json.length;
-      const built = pending instanceof Promise ? buildTimeOf(ready) : 0;
+      const built = pending instanceof Promise && deps.chargeBuildTime !== false ? buildTimeOf(ready) : 0;
       if (deps.budget && deps.budget.used + bytes > deps.budget.max) {
         deps.budget.used = deps.budget.max; // the calls after this one are refused too: the answer stops growing here
         if (deps.limiter?.on) deps.limiter.debit(hash, extraCost(built, 0));
