@@ -43,7 +43,7 @@ function rawStreams(port: number, path: string, requests: number): Promise<net.S
 
 /** Waits (bounded) for the feed to count no open stream: the server noticed every way they ended. */
 async function noneOpen(api: Api): Promise<number> {
-  for (let i = 0; i < 300 && api.service.changes.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && api.service.changes.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
   return api.service.changes.open;
 }
 
@@ -68,7 +68,7 @@ t.test('streams pipelined on one connection, the connection then closed: every s
   const { api, port, path } = await open(t);
   const s = await rawStreams(port, path, CAP);
   // The later two wait behind the first response, which never ends; they hold slots all the same.
-  for (let i = 0; i < 50 && api.service.changes.open < CAP; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && api.service.changes.open < CAP; i++) await new Promise((r) => setTimeout(r, 10));
   t.equal(api.service.changes.open, CAP, 'the pipelined requests took the key\'s slots');
   s.destroy();
   t.equal(await noneOpen(api), 0, 'no stream counted open after the connection closed');
@@ -89,7 +89,7 @@ t.test('a client that half-closes its side: the stream ends and its slot is give
 t.test('pipelined streams, then a half-close: every slot is given back', async (t) => {
   const { api, port, path } = await open(t);
   const s = await rawStreams(port, path, CAP);
-  for (let i = 0; i < 50 && api.service.changes.open < CAP; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && api.service.changes.open < CAP; i++) await new Promise((r) => setTimeout(r, 10));
   const ended = new Promise<void>((resolve) => s.once('end', resolve));
   s.end();
   await ended;
@@ -101,7 +101,7 @@ t.test('pipelined streams, then a half-close: every slot is given back', async (
 t.test('a connection reset (RST): every slot is given back', async (t) => {
   const { api, port, path } = await open(t);
   const s = await rawStreams(port, path, 2);
-  for (let i = 0; i < 50 && api.service.changes.open < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && api.service.changes.open < 2; i++) await new Promise((r) => setTimeout(r, 10));
   s.resetAndDestroy();
   t.equal(await noneOpen(api), 0, 'no stream counted open');
   t.same(await openCap(port, path), ALL_OK, `the key opens ${CAP} streams again`);

@@ -70,7 +70,7 @@ const coldPath = (project: string, i: number): string => `/projects/${project}/v
 
 /** Resolves once the builder counts `queued` waiting and `running` in the thread for the account. */
 async function lined(b: ThreadBuilder, account: string, queued: number, running: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 4000; i++) {
     const a = b.accounts().get(account);
     if ((a?.queued ?? 0) === queued && (a?.running ?? 0) === running) return;
     await new Promise((r) => setTimeout(r, 5));
@@ -192,7 +192,7 @@ t.test('a stale-while-revalidate rebuild waits behind every cold build, its own 
   await lined(builder, B, 2, 0);
   gate.open();
   t.same((await Promise.all(replies)).map((r) => r.status), [200, 200, 200]);
-  for (let i = 0; i < 500 && gate.log().length < 5; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 4000 && gate.log().length < 5; i++) await new Promise((r) => setTimeout(r, 5));
   t.same(gate.log().slice(1), ['A', 'B', 'B', 'A'], 'B\'s later cold build goes before A\'s rebuild');
 });
 
