@@ -30,7 +30,7 @@ const alive = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode 
 /** Spawns `visibility-api serve` on 127.0.0.1, consuming `topic` into a new database file. */
 export async function spawnService(o: ServiceStart): Promise<Service> {
   const [port, opsPort] = [await freePort(), await freePort()];
-  const args = [path.join(o.root, 'bin', 'visibility-api.js'), 'serve', '--db', o.dbFile, '--host', '127.0.0.1', '--port', String(port),
+  const args = [path.join(o.root, 'bin', 'visibility-api.js'), 'serve', '--rate-limit', '0', '--db', o.dbFile, '--host', '127.0.0.1', '--port', String(port),
     '--ops-host', '127.0.0.1', '--ops-port', String(opsPort), ...(o.args ?? [])];
   const out = fs.openSync(o.logFile, 'w');
   const child = spawn(process.execPath, args, {

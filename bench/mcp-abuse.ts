@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   const [port, opsPort] = [await freePort(), await freePort()];
   const api = `http://127.0.0.1:${port}`;
   const ops = `http://127.0.0.1:${opsPort}`;
-  const child: ChildProcess = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, BIN, 'serve', '--demo', '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'],
+  const child: ChildProcess = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, BIN, 'serve', '--rate-limit', '0', '--demo', '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));

@@ -199,7 +199,7 @@ async function probe(ops: string, pid: number): Promise<Probe> {
 const median = (xs: number[]): number | null => (xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 
 function startService(dbFile: string, port: number, opsPort: number, pin: string[], logFile: string): ChildProcess {
-  const args = ['serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-host', '127.0.0.1', '--ops-port', String(opsPort),
+  const args = ['serve', '--rate-limit', '0', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-host', '127.0.0.1', '--ops-port', String(opsPort),
     ...(CACHE_MAX_BYTES === null ? [] : ['--cache-max-bytes', String(CACHE_MAX_BYTES)])];
   // From source (tests): the CLI through tsx, as test/cli/replay-and-digest.test.ts runs it; otherwise the installed launcher.
   const node = values['from-source']

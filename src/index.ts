@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { BootstrapAborted, bootstrapFrom, BootstrapError } from './ingest';
 import type { KafkaIngest, KafkaIngestConfig } from './ingest/kafka';
-import { accessLog, createMetrics, createOpsServer, opsAccessProblem, type IngestFigures, type Metrics, type Readiness, type SnapshotLimits } from './ops';
+import { accessLog, accountFigures, Throttled, createMetrics, createOpsServer, opsAccessProblem, type IngestFigures, type Metrics, type Readiness, type SnapshotLimits } from './ops';
 import { createLogger, type Logger } from './lib/log';
 // The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
@@ -31,6 +31,8 @@ export interface StartOptions {
   windowDays?: number;
   cacheMaxBytes?: number;
   rateLimit?: number;
+  /** Builds one account may have queued or running (AppOptions.maxBuildsPerAccount). */
+  maxBuildsPerAccount?: number;
   buildThreads?: number;
   /** How far behind the data a cached body may be served, in ms (AppOptions.maxStalenessMs; default 1000, 0: never). */
   maxStalenessMs?: number;
@@ -250,12 +252,14 @@ export async function start(o: StartOptions): Promise<Running> {
     // import(): the test runner's TypeScript loader gives import() of a CommonJS barrel no named exports.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createHttpServer, createService } = require('./serve') as typeof import('./serve');
+    const throttled = new Throttled();
     const service = createService({
-      db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, buildThreads: o.buildThreads,
+      db, windowDays: o.windowDays, cacheMaxBytes: o.cacheMaxBytes, rateLimit: o.rateLimit, maxBuildsPerAccount: o.maxBuildsPerAccount, buildThreads: o.buildThreads,
       maxStalenessMs: o.maxStalenessMs, dashboard: o.dashboard, logger, cursorSecret: o.cursorSecret, shard,
       isReady: isLoaded, isDraining: () => draining,
       onResponse: (s) => {
         observeLatency(s.route, s.status, s.seconds);
+        throttled.observe(s.status, s.accountId);
         if (s.reason !== undefined) misrouted += 1; // the only reason given today: a project of another shard
         access.observe(s);
       },
@@ -268,7 +272,8 @@ export async function start(o: StartOptions): Promise<Running> {
     const threadHeaps = new ThreadHeaps();
     cleanup.push(() => threadHeaps.close());
     const shardFigures = shard === null ? undefined : { name: shardName(shard), partitions: shard.partitions, misrouted: () => misrouted };
-    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps, shardFigures);
+    const accounts = accountFigures(service.builder, service.cache, throttled);
+    const metrics = createMetrics(service.cache, kafka ? kafka.figures : undefined, threadHeaps, shardFigures, accounts);
     observeLatency = metrics.observeRequest;
     if (o.webhooks) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -300,7 +305,7 @@ export async function start(o: StartOptions): Promise<Running> {
       };
     };
     const ops = createOpsServer({
-      cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, dbFile: o.dbFile,
+      cache: service.cache, readiness, metrics: metrics.render, memoBytes: service.hotMemoBytes, accounts, dbFile: o.dbFile,
       token: o.opsToken, snapshotLimits: o.snapshotLimits, logger,
     });
     const api = createHttpServer(service);

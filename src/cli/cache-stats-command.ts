@@ -2,9 +2,12 @@ import { bearer } from '../ops/ops-access';
 import { boolFlag, stringFlag, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 
 interface RouteFigures { hits: number; misses: number; builds: number; hit_ratio: number | null }
+interface AccountFigures { queued: number; running: number; builds: number; build_ms: number; refused: number; cache_bytes: number; throttled: number }
 interface CacheFigures {
   entries: number; bytes: number; max_bytes: number; hits: number; misses: number; builds: number;
   hit_ratio: number | null; evictions: number; resolutions_bytes?: number; routes: Record<string, RouteFigures>;
+  /** Fair sharing (absent from an older service): the build queue and each account's part. */
+  builds_queued?: number; fair_share_bytes?: number; accounts?: Record<string, AccountFigures>;
 }
 
 const mib = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -19,6 +22,15 @@ export function formatCacheStats(c: CacheFigures): string {
   ];
   for (const [route, r] of Object.entries(c.routes)) {
     lines.push(`${route.padEnd(24)}${String(r.hits).padStart(10)}${String(r.misses).padStart(10)}${String(r.builds).padStart(10)}${pct(r.hit_ratio).padStart(11)}`);
+  }
+  if (c.accounts !== undefined) {
+    const share = c.fair_share_bytes ?? 0;
+    lines.push('', `builds queued ${c.builds_queued ?? 0}   fair share of the cache ${mib(share)} per account`, '');
+    lines.push(`${'account'.padEnd(38)}${'queued'.padStart(8)}${'running'.padStart(8)}${'builds'.padStart(8)}${'build s'.padStart(9)}${'refused'.padStart(8)}${'429s'.padStart(7)}${'cache'.padStart(11)}${'share'.padStart(8)}`);
+    for (const [account, a] of Object.entries(c.accounts)) {
+      lines.push(`${account.padEnd(38)}${String(a.queued).padStart(8)}${String(a.running).padStart(8)}${String(a.builds).padStart(8)}${(a.build_ms / 1000).toFixed(1).padStart(9)}`
+        + `${String(a.refused).padStart(8)}${String(a.throttled).padStart(7)}${mib(a.cache_bytes).padStart(11)}${pct(share ? a.cache_bytes / share : null).padStart(8)}`);
+    }
   }
   return lines.join('\n');
 }

@@ -44,7 +44,7 @@ async function mcpCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   // The database's cursor key; a file of a schema before 014 (opened read-only, never migrated
   // here) has none: this one process's cursors are then signed with a key of its own.
   const cursorKey = store.cursorSecret() ?? randomBytes(32);
-  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger, cursorKey) : new InlineBuilder(store, new BodySchemas(), cursorKey);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(dbFile, threads, logger, cursorKey, undefined, { maxPerAccount: 0 }) /* one local user: no account to share with */ : new InlineBuilder(store, new BodySchemas(), cursorKey);
   const closeAll = async (): Promise<void> => {
     await builder.close();
     store.close();

@@ -17,6 +17,8 @@ import { cursorSecretProblem } from '../serve/cursor-secret';
 import { DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_FOR_MS } from '../deliver/deliverer';
 import { DEFAULT_GRACE_MS } from '../deliver/plan';
 import { DEFAULT_LEADER_TOPIC } from '../deliver/election';
+import { DEFAULT_RATE_LIMIT } from '../serve/ratelimit';
+import { MAX_BUILDS_PER_ACCOUNT } from '../serve/builders';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
@@ -31,7 +33,8 @@ const FLAGS = {
   'ops-token': { type: 'string', value: 'T', env: 'OPS_TOKEN', help: "with it (16+ characters) the ops port's /snapshot and /cache need Authorization: Bearer T" },
   'window-days': { type: 'int', value: 'N', env: 'WINDOW_DAYS', default: 7, min: 1, max: 365, help: 'the days a request covers when it names no start_date' },
   'cache-max-bytes': { type: 'int', value: 'N', env: 'CACHE_MAX_BYTES', default: 256 * 1024 * 1024, min: 0, max: 64 * 1024 ** 3, help: 'the bytes of response bodies the cache keeps' },
-  'rate-limit': { type: 'int', value: 'N', env: 'RATE_LIMIT', default: 0, min: 0, max: 1_000_000, help: 'requests per second per API key, bursts of twice that (0: off)' },
+  'rate-limit': { type: 'int', value: 'N', env: 'RATE_LIMIT', default: DEFAULT_RATE_LIMIT, min: 0, max: 1_000_000, help: 'requests per second per API key, bursts of twice that; a build or a large answer costs more (0: off)' },
+  'max-builds-per-account': { type: 'int', value: 'N', env: 'MAX_BUILDS_PER_ACCOUNT', default: MAX_BUILDS_PER_ACCOUNT, min: 0, max: 100_000, help: 'builds one account may have queued or running; past it a stale body or a 429 (0: no cap)' },
   'build-threads': { type: 'int', value: 'N', env: 'BUILD_THREADS', default: defaultBuildThreads, min: 0, max: 64, shows: `the cores but one, at least 1 (${defaultBuildThreads()} here)`, help: 'worker threads that build response bodies (0: build on the event loop)' },
   'log-hit-sample': { type: 'int', value: 'N', env: 'LOG_HIT_SAMPLE', default: DEFAULT_HIT_SAMPLE, min: 1, max: 1_000_000, help: 'at info, one access line per N cache hits of the hot path (1: every hit)' },
   'max-staleness': { type: 'int', value: 'MS', env: 'MAX_STALENESS', default: DEFAULT_MAX_STALENESS_MS, min: 0, max: 3_600_000, help: 'ms a cached body may be served behind the newest data while a newer one is built (0: only current bodies)' },
@@ -112,6 +115,7 @@ function options(p: Parsed): Omit<StartOptions, 'dbFile' | 'kafka'> {
     windowDays: intFlag(p, 'window-days'),
     cacheMaxBytes: intFlag(p, 'cache-max-bytes'),
     rateLimit: intFlag(p, 'rate-limit'),
+    maxBuildsPerAccount: intFlag(p, 'max-builds-per-account'),
     buildThreads: intFlag(p, 'build-threads'),
     logHitSample: intFlag(p, 'log-hit-sample'),
     maxReadyLag: intFlag(p, 'max-ready-lag'),

@@ -1,4 +1,5 @@
 export { createOpsServer, cacheStats, type Readiness, type OpsOptions } from './server';
+export { accountFigures, Throttled, type AccountFigures, type AccountRow } from './accounts';
 export { createMetrics, type Metrics, type IngestFigures } from './prometheus';
 export { accessLog, ACCESS_MESSAGE, DEFAULT_HIT_SAMPLE, type AccessLog } from './access-log';
 export { isLoopbackHost, opsAccessProblem, bearer, MIN_OPS_TOKEN_LENGTH } from './ops-access';

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { BodyCache, RouteStats } from '../serve';
 import { LatencyHistogram } from './latency';
 import type { ThreadHeaps } from '../lib/thread-heap';
+import type { AccountFigures, AccountRow } from './accounts';
 
 /** Figures an ingest source reports (Kafka or a replay in the same process). */
 export interface IngestFigures {
@@ -33,7 +34,7 @@ export interface ShardFigures {
   misrouted(): number;
 }
 
-export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null, threads?: ThreadHeaps, shard?: ShardFigures): Metrics {
+export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | null, threads?: ThreadHeaps, shard?: ShardFigures, accounts?: AccountFigures): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const latency = new LatencyHistogram('visibility_http_request_duration_seconds', 'Time to answer a request, by route and status',
@@ -56,6 +57,7 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   new Gauge({ name: 'visibility_cache_bytes', help: 'Bytes held by the cache', registers: [registry], collect() { this.set(cache.lru.calculatedSize); } });
   new Gauge({ name: 'visibility_cache_max_bytes', help: 'CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.maxBytes); } });
   new Gauge({ name: 'visibility_cache_evictions', help: 'Bodies evicted to stay within CACHE_MAX_BYTES', registers: [registry], collect() { this.set(cache.evictions); } });
+  if (accounts) registerAccounts(registry, accounts);
   if (ingest) registerIngest(registry, ingest);
   if (shard) {
     new Gauge({
@@ -133,4 +135,30 @@ function registerIngest(registry: Registry, ingest: () => IngestFigures | null):
       this.inc(f.batches);
     },
   });
+}
+
+/**
+ * What each account takes of what accounts share (fair sharing: builders.ts, cache.ts, ratelimit.ts),
+ * labelled by account id (never a key): build time, builds waiting and running, refusals at the cap,
+ * cache bytes, 429s. One series per account seen since the start.
+ */
+function registerAccounts(registry: Registry, accounts: AccountFigures): void {
+  const perAccount = (name: string, help: string, pick: (r: AccountRow) => number): void => {
+    new Gauge({
+      name, help, labelNames: ['account'], registers: [registry],
+      collect() {
+        this.reset();
+        for (const [account, r] of accounts.rows()) this.set({ account }, pick(r));
+      },
+    });
+  };
+  perAccount('visibility_account_build_seconds', 'Time spent building bodies for the account (its requests\' cache misses and rebuilds), in seconds', (r) => r.build_ms / 1000);
+  perAccount('visibility_account_builds', 'Bodies built for the account', (r) => r.builds);
+  perAccount('visibility_account_builds_queued', 'The account\'s builds waiting for a build thread now', (r) => r.queued);
+  perAccount('visibility_account_builds_running', 'The account\'s builds in a build thread now', (r) => r.running);
+  perAccount('visibility_account_builds_refused', 'Builds refused because the account had --max-builds-per-account queued or running (answered stale, or 429)', (r) => r.refused);
+  perAccount('visibility_account_cache_bytes', 'Bytes of the body cache charged to the account', (r) => r.cache_bytes);
+  perAccount('visibility_account_throttled', 'Requests of the account answered 429 (rate limit or build cap)', (r) => r.throttled);
+  new Gauge({ name: 'visibility_builds_queued', help: 'Builds waiting for a build thread, all accounts', registers: [registry], collect() { this.set(accounts.queued()); } });
+  new Gauge({ name: 'visibility_cache_fair_share_bytes', help: 'What one account may hold of a full cache before its own bodies are evicted first', registers: [registry], collect() { this.set(accounts.fairShareBytes()); } });
 }

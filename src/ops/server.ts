@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Logger } from '../lib/log';
 import type { BodyCache } from '../serve';
+import type { AccountFigures } from './accounts';
 import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
 import { OPEN_OPS_PATHS, opsTokenMatcher } from './ops-access';
 import { snapshotHandler, type SnapshotLimits } from './snapshot-route';
@@ -19,6 +20,8 @@ export interface OpsOptions {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** The hot path's memo of resolved requests, in estimated bytes (Service.hotMemoBytes). */
   memoBytes?: () => number;
+  /** Per-account builds, cache bytes and 429s (fair sharing), for /cache. */
+  accounts?: AccountFigures;
   /** The served database: GET /snapshot streams a consistent copy of it (absent: 404). */
   dbFile?: string;
   /** When set, every path but health and /metrics answers 401 without `Authorization: Bearer TOKEN` (ops-access.ts). */
@@ -32,7 +35,7 @@ export interface OpsOptions {
 export const SNAPSHOT_PATH = '/snapshot';
 
 /** What /cache shows and `visibility-api cache-stats` prints. */
-export function cacheStats(cache: BodyCache, memoBytes: () => number = () => 0): Record<string, unknown> {
+export function cacheStats(cache: BodyCache, memoBytes: () => number = () => 0, accounts?: AccountFigures): Record<string, unknown> {
   let hits = 0;
   let misses = 0;
   let builds = 0;
@@ -52,6 +55,8 @@ export function cacheStats(cache: BodyCache, memoBytes: () => number = () => 0):
     evictions: cache.evictions,
     resolutions_bytes: memoBytes(),
     routes,
+    // Fair sharing: the build queue and each account's part (ids of accounts, never keys).
+    ...(accounts ? { builds_queued: accounts.queued(), fair_share_bytes: Math.floor(accounts.fairShareBytes()), accounts: Object.fromEntries(accounts.rows()) } : {}),
   };
 }
 
@@ -85,7 +90,7 @@ export function createOpsServer(opts: OpsOptions): http.Server {
       return json(res, r.ready ? 200 : 503, { status: r.ready ? 'ready' : 'not ready', ...r });
     }
     if (route === SNAPSHOT_PATH && snapshot) return snapshot(req, res, fail);
-    if (route === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes));
+    if (route === '/cache') return json(res, 200, cacheStats(opts.cache, opts.memoBytes, opts.accounts));
     if (route === '/metrics' && opts.metrics) {
       opts.metrics().then(
         (m) => {

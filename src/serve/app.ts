@@ -8,7 +8,7 @@ import { Access } from './access';
 import { presentedKeyHash } from './api-key';
 import { BASE_PATH } from './base-path';
 import { BodySchemas } from './bodies';
-import { InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
+import { buildTimeOf, InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
 import { configuredKey, signingKey, type SigningKey } from './cursor';
 import { BodyCache, encodeBody } from './cache';
 import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './change-feed';
@@ -19,7 +19,7 @@ import { createMcpHttpHandler, isMcpRequest } from './mcp';
 import { buildOpenApi } from './openapi';
 import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
 import { pagesMiddleware, type DemoKey } from './pages';
-import { RateLimiter } from './ratelimit';
+import { extraCost, RateLimiter } from './ratelimit';
 import { freshness, Responder, wantsFresh } from './responder';
 import { sendReady } from './send';
 import { parseQuery } from './params';
@@ -38,6 +38,11 @@ export interface AppOptions {
   rateLimit?: number;
   /** The rate limiter's clock in milliseconds (performance.now by default); tests stop it. */
   rateLimitClock?: () => number;
+  /**
+   * Whether a build is charged its time in the rate limit (default true: ratelimit.ts extraCost);
+   * false: its request only, for tests that count a key's requests exactly whatever a build took.
+   */
+  chargeBuildTime?: boolean;
   /** False until a read model is loaded: requests get 503. */
   isReady?: () => boolean;
   /** True once a graceful stop began: answers say Connection: close, so clients move to another instance. */
@@ -58,6 +63,13 @@ export interface AppOptions {
   buildThreads?: number;
   /** What starts a build thread (builder-thread.ts in a worker); a test starts one it can make die. */
   startBuildThread?: StartBuildThread;
+  /**
+   * Builds one account may have queued or running at once (MAX_BUILDS_PER_ACCOUNT by default; 0: no
+   * cap); past it a request needing a build gets the cached body, stale, or a 429 (builders.ts).
+   */
+  maxBuildsPerAccount?: number;
+  /** The bytes one POST /mcp answer may carry (mcp.ts MCP_ANSWER_MAX_BYTES by default). */
+  mcpAnswerMaxBytes?: number;
   /**
    * What signs page cursors (serve --cursor-secret, at least 32 characters); absent, the database's own
    * key (migration 014), which replicas bootstrapped from its snapshot share. docs/operations.md.
@@ -112,12 +124,13 @@ export function createService(opts: AppOptions): Service {
   const schemas = new BodySchemas();
   const endpoints = opts.endpoints ?? ENDPOINTS;
   const threads = opts.endpoints ? 0 : (opts.buildThreads ?? defaultBuildThreads());
-  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread) : new InlineBuilder(store, schemas, cursorKey);
+  const builder: Builder = threads > 0 ? new ThreadBuilder(opts.db.name, threads, logger, cursorKey, opts.startBuildThread, { maxPerAccount: opts.maxBuildsPerAccount }) : new InlineBuilder(store, schemas, cursorKey);
   const access = new Access(store, undefined, opts.shard ?? null);
   const maxStalenessMs = opts.maxStalenessMs ?? DEFAULT_MAX_STALENESS_MS;
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
+  const chargeBuildTime = opts.chargeBuildTime ?? true;
   const limited = new WeakSet<IncomingMessage>();
   const feed = new ChangeFeed(responder, store, endpoints, {
     isDraining: opts.isDraining, log: (err) => logger.error({ err }, 'change feed failed'), ...opts.changeFeed,
@@ -162,7 +175,12 @@ export function createService(opts: AppOptions): Service {
       }
       ctx.state.account = resolved.args.accountId;
       charge(ctx, resolved.keyHash);
-      const answer = await responder.respond(resolved, fresh);
+      const pending = responder.respond(resolved, fresh);
+      const answer = await pending;
+      // What it cost, now that it is known: the build it waited for (none for a cached body) and its bytes.
+      const built = pending instanceof Promise && chargeBuildTime ? buildTimeOf(answer.ready) : 0;
+      const extra = extraCost(built, answer.ready.json.length);
+      if (extra > 0 && limiter.on) ctx.set('RateLimit', limiter.debit(resolved.keyHash, extra));
       sendReady(ctx, answer.ready, answer.stale);
     };
   }
@@ -205,7 +223,7 @@ export function createService(opts: AppOptions): Service {
   app.use(router.routes());
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, logger });
+  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, chargeBuildTime, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {

@@ -8,6 +8,7 @@ import { buildReady } from './ready-body';
 import type { Ready } from './cache';
 import { httpError, type HttpError } from './errors';
 import { silentLogger, type Logger } from '../lib/log';
+import { FairQueue } from './fair-queue';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */
 export interface BuildJob {
@@ -16,9 +17,26 @@ export interface BuildJob {
   scopes: readonly string[];
 }
 
+/**
+ * How long each body built by this process took to build, in ms, as the thread that built it
+ * measured (a thread's start and the time a job waited are not in it): what a request that waited
+ * for it is charged (ratelimit.ts extraCost). Bodies from elsewhere (relabelled) are not in it.
+ */
+const buildTimes = new WeakMap<Ready, number>();
+
+/** What building `r` took (0 when it was not built here). */
+export function buildTimeOf(r: Ready): number {
+  return buildTimes.get(r) ?? 0;
+}
+
 /** Turns a cache miss into ready bytes. */
 export interface Builder {
-  build(job: BuildJob): Promise<Ready>;
+  /**
+   * `background`: a stale-while-revalidate rebuild (its request was answered already): it waits
+   * behind every cold build. Rejects with a 429 (rate_limited) when the job's account already has
+   * as many builds queued or running as it may (ThreadBuilder).
+   */
+  build(job: BuildJob, background?: boolean): Promise<Ready>;
   /** Bodies built so far (for tests and stats). */
   readonly built: number;
   /**
@@ -27,8 +45,34 @@ export interface Builder {
    * the staleness bound) do not queue behind it.
    */
   busy(): boolean;
+  /** Per account: builds waiting and running, what they took, and how many were turned away (metrics, cache-stats). */
+  accounts(): ReadonlyMap<string, AccountBuilds>;
   /** Ends the build threads; resolves once they have ended. Jobs still pending get a 503. Idempotent. */
   close(): Promise<void>;
+}
+
+/** One account's builds, as operators see them (ids of accounts, never keys). */
+export interface AccountBuilds {
+  /** Waiting for a thread now. */
+  queued: number;
+  /** In a thread now. */
+  running: number;
+  /** Built so far, and the time their builds took (ms). */
+  builds: number;
+  buildMs: number;
+  /** Builds refused because the account was at its cap (answered stale, or 429). */
+  refused: number;
+}
+
+/** Per-account build stats kept by a builder. */
+class AccountLedger {
+  readonly map = new Map<string, AccountBuilds>();
+
+  of(account: string): AccountBuilds {
+    let a = this.map.get(account);
+    if (!a) this.map.set(account, (a = { queued: 0, running: 0, builds: 0, buildMs: 0, refused: 0 }));
+    return a;
+  }
 }
 
 /** Builds on the event loop: `--build-threads 0`, and custom endpoint tables (tests), whose functions cannot cross threads. */
@@ -42,10 +86,18 @@ export class InlineBuilder implements Builder {
     this.cursorKey = cursorKey ?? signingKey(undefined, store);
   }
 
+  private readonly ledger = new AccountLedger();
+
   build(job: BuildJob): Promise<Ready> {
     try {
+      const t0 = performance.now();
       const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes, this.cursorKey);
       this.built += 1;
+      const a = this.ledger.of(job.args.accountId);
+      const ms = performance.now() - t0;
+      a.builds += 1;
+      a.buildMs += ms;
+      buildTimes.set(ready, ms);
       return Promise.resolve(ready);
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
@@ -55,6 +107,10 @@ export class InlineBuilder implements Builder {
   /** Builds as it is asked: nothing ever waits. */
   busy(): boolean {
     return false;
+  }
+
+  accounts(): ReadonlyMap<string, AccountBuilds> {
+    return this.ledger.map;
   }
 
   close(): Promise<void> {
@@ -70,7 +126,7 @@ export interface BuildThreadData {
 
 /** The message a build thread answers with. Buffers arrive as Uint8Arrays (structured clone). */
 export type WorkerReply =
-  | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null } }
+  | { id: number; ready: Omit<Ready, 'json' | 'gzip' | 'br'> & { json: Uint8Array; gzip: Uint8Array | null; br: Uint8Array | null }; ms: number }
   | { id: number; error: string; code?: string };
 
 /** Starts one build thread: builders.worker.ts by default; a test starts one it can make die. */
@@ -153,7 +209,9 @@ class BuildThread {
     this.holdWhileBusy();
     if ('error' in m) return p.reject(m.code ? new SqliteError(m.error, m.code) : new Error(m.error));
     const r = m.ready;
-    p.resolve({ ...r, json: asBuffer(r.json), gzip: r.gzip && asBuffer(r.gzip), br: r.br && asBuffer(r.br) });
+    const ready: Ready = { ...r, json: asBuffer(r.json), gzip: r.gzip && asBuffer(r.gzip), br: r.br && asBuffer(r.br) };
+    buildTimes.set(ready, m.ms);
+    p.resolve(ready);
   }
 
   /**
@@ -211,14 +269,47 @@ function threadOf(projectId: string, count: number): number {
   return (h >>> 0) % count;
 }
 
+/** What a build waits as, until a thread is free for it. */
+interface Waiting {
+  job: WorkerJob;
+  account: string;
+  /** The thread it must run on (a ranked list's pages), or -1 for any. */
+  pin: number;
+  resolve: (r: Ready) => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * Builds or rebuilds one account may have queued or running at once (ThreadBuilder): past it, a
+ * request that needs a build gets the body the cache has, stale, or else a 429 with Retry-After.
+ * Eight connections each waiting for one build stay under it; a JSON-RPC batch of many calls, or a
+ * client firing without waiting, meets it.
+ */
+export const MAX_BUILDS_PER_ACCOUNT = 16;
+
+export interface ThreadBuilderOptions {
+  /** MAX_BUILDS_PER_ACCOUNT by default; 0: no cap. */
+  maxPerAccount?: number;
+}
+
 /**
  * Builds in worker threads, so a slow body (a cold page, a 90-day series) never holds the event
- * loop: the loop only sends ready bytes and answers hits while a thread builds. Jobs go to the
- * thread with the fewest in flight. A thread that dies is replaced and its jobs retried once.
+ * loop: the loop only sends ready bytes and answers hits while a thread builds. A thread that dies
+ * is replaced and its jobs retried once.
+ *
+ * A thread is handed one job at a time; the rest wait here, in a FairQueue: one queue per account
+ * and per project within it, the account that has used the least build time served next (quick
+ * builds take turns), so one account's backlog (many expensive reports on many connections) delays
+ * another account's build by at most the builds already in a thread. Stale-while-revalidate
+ * rebuilds wait behind every cold build. Handing one job at a time costs a
+ * message round trip per build (well under a millisecond) and keeps the order decided here.
  */
 export class ThreadBuilder implements Builder {
   built = 0;
   private readonly threads: BuildThread[];
+  private readonly queue = new FairQueue<Waiting>();
+  private readonly ledger = new AccountLedger();
+  private readonly maxPerAccount: number;
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
@@ -226,14 +317,14 @@ export class ThreadBuilder implements Builder {
    * `cursorKey`: what signs the Links of pages (cursor.ts); absent, each thread reads the database's.
    * `start`: what starts a thread (builder-thread.ts in a worker).
    */
-  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey, start: StartBuildThread = startBuildThread) {
+  constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey, start: StartBuildThread = startBuildThread, o: ThreadBuilderOptions = {}) {
     this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, start, logger, cursorKey));
+    this.maxPerAccount = o.maxPerAccount ?? MAX_BUILDS_PER_ACCOUNT;
   }
 
+  /** Jobs waiting for a thread are past the bound (QUEUED_PER_THREAD per thread): background rebuilds wait for a later request. */
   busy(): boolean {
-    let load = 0;
-    for (const t of this.threads) load += t.load;
-    return load >= QUEUED_PER_THREAD * this.threads.length;
+    return this.queue.size >= QUEUED_PER_THREAD * this.threads.length;
   }
 
   /** Build threads that died so far (replaced on demand). */
@@ -241,16 +332,81 @@ export class ThreadBuilder implements Builder {
     return this.threads.reduce((n, t) => n + t.deaths, 0);
   }
 
-  async build(job: BuildJob): Promise<Ready> {
-    // A ranked list's walk pages through the list its first page pinned, kept by the thread that built it
-    // (readmodels/paging.ts): a project's paged lists are built by one thread, so later pages find it.
-    const thread = job.endpoint.page ? this.threads[threadOf(job.args.projectId, this.threads.length)]! : this.threads.reduce((a, b) => (b.load < a.load ? b : a));
-    const ready = await thread.run({ id: this.nextId++, endpoint: job.endpoint.name, args: job.args, scopes: job.scopes });
-    this.built += 1;
-    return ready;
+  /** Jobs waiting for a thread, all accounts. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  accounts(): ReadonlyMap<string, AccountBuilds> {
+    return this.ledger.map;
+  }
+
+  build(job: BuildJob, background = false): Promise<Ready> {
+    return new Promise((resolve, reject) => {
+      if (this.closing) return reject(unavailable('shutting_down'));
+      const account = job.args.accountId;
+      const a = this.ledger.of(account);
+      if (this.maxPerAccount > 0 && a.queued + a.running >= this.maxPerAccount) {
+        a.refused += 1;
+        return reject(overCap(this.maxPerAccount));
+      }
+      // A ranked list's walk pages through the list its first page pinned, kept by the thread that built it
+      // (readmodels/paging.ts): a project's paged lists are built by one thread, so later pages find it.
+      const pin = job.endpoint.page ? threadOf(job.args.projectId, this.threads.length) : -1;
+      const w: Waiting = { job: { id: this.nextId++, endpoint: job.endpoint.name, args: job.args, scopes: job.scopes }, account, pin, resolve, reject };
+      a.queued += 1;
+      this.queue.push(account, job.args.projectId, w, background);
+      this.dispatch();
+    });
+  }
+
+  /** Hands each idle thread the next job it may run, in the queue's fair order. */
+  private dispatch(): void {
+    if (this.queue.size === 0) return;
+    for (let i = 0; i < this.threads.length && this.queue.size > 0; i++) {
+      const thread = this.threads[i]!;
+      if (thread.load > 0) continue;
+      const taken = this.queue.take((x) => x.pin < 0 || x.pin === i);
+      if (taken) this.run(thread, taken.item);
+    }
+    if (this.queue.size === 0) this.queue.forgetIdle();
+  }
+
+  private run(thread: BuildThread, w: Waiting): void {
+    const a = this.ledger.of(w.account);
+    a.queued -= 1;
+    a.running += 1;
+    const done = (): void => {
+      a.running -= 1;
+      this.dispatch();
+    };
+    thread.run(w.job).then((ready) => {
+      const ms = buildTimeOf(ready);
+      this.built += 1;
+      a.builds += 1;
+      a.buildMs += ms;
+      this.queue.charge(w.account, ms);
+      done();
+      w.resolve(ready);
+    }, (e: unknown) => {
+      done();
+      w.reject(e instanceof Error ? e : new Error(String(e)));
+    });
   }
 
   close(): Promise<void> {
-    return (this.closing ??= Promise.all(this.threads.map((t) => t.close())).then(() => undefined));
+    if (!this.closing) {
+      for (const w of this.queue.drain()) {
+        this.ledger.of(w.account).queued -= 1;
+        w.reject(unavailable('shutting_down'));
+      }
+      this.closing = Promise.all(this.threads.map((t) => t.close())).then(() => undefined);
+    }
+    return this.closing;
   }
+}
+
+/** The 429 of an account at its cap of builds (the cache answers with a stale body instead when it has one). */
+function overCap(max: number): HttpError {
+  return httpError('rate_limited', `Too many reports being built for this account (at most ${max} at once); retry after Retry-After`, { 'Retry-After': '1' });
 }

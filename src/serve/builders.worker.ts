@@ -19,7 +19,9 @@ function answer(job: WorkerJob): WorkerReply {
   try {
     const endpoint = endpoints.get(job.endpoint);
     if (!endpoint) throw new Error(`no endpoint named ${job.endpoint}`);
-    return { id: job.id, ready: buildReady(store, schemas, endpoint, job.args, job.scopes, cursorKey) };
+    const t0 = performance.now();
+    const ready = buildReady(store, schemas, endpoint, job.args, job.scopes, cursorKey);
+    return { id: job.id, ready, ms: performance.now() - t0 };
   } catch (e) {
     // SQLite's code travels too: the serving thread tells a corrupt file from a bug by it.
     const code = e instanceof SqliteError ? e.code : undefined;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { HttpError } from './errors';
 
 /** A response body ready to send: serialized and compressed once, when it is built. */
 export interface Ready {
@@ -155,6 +156,8 @@ export interface RouteStats {
   /** Requests that waited for a build (cold, past the bound, or Cache-Control: no-cache). */
   misses: number;
   builds: number;
+  /** Of the misses, answered with the held body, stale, because the account was at its cap of builds. */
+  capped: number;
 }
 
 /** What a request asks the cache for: a body of one key, at least as new as a data version. */
@@ -171,12 +174,15 @@ export interface Want {
   inputs: number;
   /** The generation it was resolved in (Access.refresh). */
   gen: number;
+  /** The account that asks: what the body's bytes are charged to in the cache (BodyCache, shares). */
+  account: string;
   /**
    * The 'catalog' data_version then (projects, owners, grants). A body is never served stale across a
    * change of it: who owns or sees a project must not lag (a moved project's body names its old owner).
    */
   catalog: number;
-  build: () => Promise<Ready>;
+  /** `background`: a stale-while-revalidate rebuild, whose request was answered already (Builder.build). */
+  build: (background?: boolean) => Promise<Ready>;
 }
 
 /** A body to send, and whether it is older than the data (the answer then says so: send.ts). */
@@ -213,6 +219,16 @@ interface Entry {
   ready: Ready;
   gen: number;
   catalog: number;
+  /** The account its bytes are charged to: the one that built it, or last read it (BodyCache). */
+  owner: string;
+  /** entrySize, as charged. */
+  size: number;
+}
+
+/** One account's part of the cache: its bytes, and its keys from least to most recently used. */
+interface Share {
+  bytes: number;
+  keys: Map<string, number>;
 }
 
 /** A build under way for a key: requests that need a body at least as new as dataVersion share it. */
@@ -237,23 +253,111 @@ export class BodyCache {
   readonly lru: LRUCache<string, Entry>;
   readonly routes = new Map<string, RouteStats>();
   private readonly inFlight = new Map<string, Flight>();
+  private readonly shares = new Map<string, Share>();
   evictions = 0;
+  /** Of the evictions, entries of an account past its share, made to give room to a body (shares). */
+  shareEvictions = 0;
 
   constructor(readonly maxBytes: number, readonly freshness: Freshness = EXACT) {
     this.lru = new LRUCache<string, Entry>({
       maxSize: Math.max(maxBytes, 1),
       // The key counts too: it holds the request's normalised filters (engine ids, a cursor), and
       // a small body under a long key would otherwise cost memory the byte count never sees.
-      sizeCalculation: (e, key) => entrySize(e.ready, key),
-      dispose: (_v, _k, reason) => {
+      sizeCalculation: (e) => e.size,
+      dispose: (v, k, reason) => {
         if (reason === 'evict') this.evictions += 1;
+        this.unown(v, k);
       },
     });
   }
 
+  /** The bytes each account's entries hold (ids of accounts, never keys). */
+  accountBytes(): Map<string, number> {
+    return new Map([...this.shares].map(([a, s]) => [a, s.bytes]));
+  }
+
+  /** What one account may hold when the cache is full: an equal part for each account holding entries. */
+  fairShare(extra = 0): number {
+    return this.maxBytes / Math.max(1, this.shares.size + extra);
+  }
+
+  private own(e: Entry, key: string): void {
+    let s = this.shares.get(e.owner);
+    if (!s) this.shares.set(e.owner, (s = { bytes: 0, keys: new Map() }));
+    s.keys.set(key, e.size);
+    s.bytes += e.size;
+  }
+
+  private unown(e: Entry, key: string): void {
+    const s = this.shares.get(e.owner);
+    const size = s?.keys.get(key);
+    if (!s || size === undefined) return;
+    s.keys.delete(key);
+    s.bytes -= size;
+    if (s.keys.size === 0) this.shares.delete(e.owner);
+  }
+
+  /**
+   * A hit: the entry is now the most recently used of its account's, and a hit by another account
+   * (a shared project's body) moves its charge to that account: it is in that account's hot set now.
+   */
+  private touch(e: Entry, key: string, account: string): void {
+    if (e.owner === account) {
+      const s = this.shares.get(account);
+      if (s && s.keys.delete(key)) s.keys.set(key, e.size);
+      return;
+    }
+    this.unown(e, key);
+    e.owner = account;
+    this.own(e, key);
+  }
+
+  /**
+   * Stores a body charged to `account`. When it does not fit, room is made first from the account's
+   * own least recently used entries while it holds more than its fair share, then from the accounts
+   * furthest past theirs; only what is still missing is left to the LRU's own order. So one account's
+   * stream of misses evicts its own entries, not another account's hot set.
+   */
+  private put(key: string, ready: Ready, gen: number, catalog: number, account: string): void {
+    const size = entrySize(ready, key);
+    const held = this.lru.peek(key);
+    let need = this.lru.calculatedSize - (held?.size ?? 0) + size - this.maxBytes;
+    if (need > 0) {
+      const share = this.fairShare(this.shares.has(account) ? 0 : 1);
+      const mine = this.shares.get(account);
+      while (need > 0 && mine && mine.bytes + size > share) {
+        const freed = this.evictOldest(mine, key);
+        if (freed === 0) break;
+        need -= freed;
+      }
+      while (need > 0) {
+        let worst: Share | undefined;
+        for (const s of this.shares.values()) if (s.bytes > share && (!worst || s.bytes > worst.bytes)) worst = s;
+        const freed = worst ? this.evictOldest(worst, key) : 0;
+        if (freed === 0) break;
+        need -= freed;
+      }
+    }
+    const e: Entry = { ready, gen, catalog, owner: account, size };
+    this.lru.set(key, e);
+    if (this.lru.peek(key) === e) this.own(e, key);
+  }
+
+  /** Evicts the share's least recently used entry other than `keep`: the bytes freed (0: none). */
+  private evictOldest(s: Share, keep: string): number {
+    for (const [key, size] of s.keys) {
+      if (key === keep) continue;
+      this.lru.delete(key);
+      this.evictions += 1;
+      this.shareEvictions += 1;
+      return size;
+    }
+    return 0;
+  }
+
   stats(route: string): RouteStats {
     let s = this.routes.get(route);
-    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0 }));
+    if (!s) this.routes.set(route, (s = { hits: 0, stale: 0, kept: 0, misses: 0, builds: 0, capped: 0 }));
     return s;
   }
 
@@ -268,6 +372,7 @@ export class BodyCache {
     if (!e) return undefined;
     const s = this.stats(w.route);
     if (e.ready.version >= w.dataVersion) {
+      this.touch(e, w.cacheKey, w.account);
       // Still current in this generation: its staleness counts from later. A catalog change that
       // changed this body (a project's owner, name) bumped its own scopes too, so it is current for that.
       if (w.gen > e.gen) e.gen = w.gen;
@@ -280,7 +385,7 @@ export class BodyCache {
       // version (exact whatever the bound: the bytes a build would make). Kept under the new label,
       // so the next requests are plain hits; set anew, so the cache counts the label's bytes.
       const ready = relabel(e.ready, w);
-      this.lru.set(w.cacheKey, { ready, gen: Math.max(w.gen, e.gen), catalog: Math.max(w.catalog, e.catalog) });
+      this.put(w.cacheKey, ready, Math.max(w.gen, e.gen), Math.max(w.catalog, e.catalog), w.account);
       s.hits += 1;
       s.kept += 1;
       return { ready, stale: false };
@@ -288,9 +393,10 @@ export class BodyCache {
     const f = this.freshness;
     const behind = f.now() - f.changedAfter(e.gen);
     if (fresh || f.maxStalenessMs <= 0 || e.catalog !== w.catalog || behind > f.maxStalenessMs) return undefined;
+    this.touch(e, w.cacheKey, w.account);
     s.hits += 1;
     s.stale += 1;
-    if (behind >= f.coalesceMs && !this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w).promise.catch(() => {}); // its failure is the next request's
+    if (behind >= f.coalesceMs && !this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w, true).promise.catch(() => {}); // its failure is the next request's
     return { ready: e.ready, stale: true };
   }
 
@@ -299,7 +405,7 @@ export class BodyCache {
     const hit = this.cached(w, fresh);
     if (hit) return hit;
     this.stats(w.route).misses += 1;
-    return this.wait(w);
+    return this.wait(w, fresh);
   }
 
   /**
@@ -307,24 +413,45 @@ export class BodyCache {
    * is taken when it turned out new enough, else one more build, shared in turn. A build begun for
    * w.dataVersion or later reads a snapshot at least that new (ready-body.ts), so this ends.
    */
-  private async wait(w: Want): Promise<Answer> {
+  private async wait(w: Want, fresh: boolean): Promise<Answer> {
     for (;;) {
       const f = this.inFlight.get(w.cacheKey) ?? this.start(w);
-      const ready = await f.promise;
+      let ready: Ready;
+      try {
+        ready = await f.promise;
+      } catch (e) {
+        const held = this.overCap(e, w, fresh);
+        if (held) return held;
+        throw e;
+      }
       if (ready.version >= w.dataVersion || f.dataVersion >= w.dataVersion) return { ready, stale: false };
     }
   }
 
+  /**
+   * The account that asked is at its cap of builds (builders.ts): the body the cache holds, however
+   * far behind, rather than a 429 (marked stale, as every stale answer is). Not across a change of
+   * who owns or sees what (catalog), and not when the request asked for a body as new as the data.
+   */
+  private overCap(e: unknown, w: Want, fresh: boolean): Answer | undefined {
+    if (fresh || !(e instanceof HttpError) || e.code !== 'rate_limited') return undefined;
+    const held = this.lru.get(w.cacheKey);
+    if (!held || held.catalog !== w.catalog) return undefined;
+    const s = this.stats(w.route);
+    s.capped += 1;
+    return { ready: held.ready, stale: true };
+  }
+
   /** Builds w's body; it replaces the key's body unless that is newer (a build that began earlier can end later). */
-  private start(w: Want): Flight {
+  private start(w: Want, background = false): Flight {
     const s = this.stats(w.route);
     const flight: Flight = {
       dataVersion: w.dataVersion,
-      promise: w.build().then((ready) => {
+      promise: w.build(background).then((ready) => {
         s.builds += 1;
         const held = this.lru.peek(w.cacheKey);
         if (this.maxBytes > 0 && (!held || ready.version >= held.ready.version)) {
-          this.lru.set(w.cacheKey, { ready, gen: Math.max(w.gen, held?.gen ?? 0), catalog: Math.max(w.catalog, held?.catalog ?? 0) });
+          this.put(w.cacheKey, ready, Math.max(w.gen, held?.gen ?? 0), Math.max(w.catalog, held?.catalog ?? 0), w.account);
         }
         return ready;
       }).finally(() => {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 import type { Endpoint, ReadStore } from '../readmodels';
 import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../store';
@@ -74,6 +75,8 @@ interface Stream {
   /** The version of the last event sent (or where the stream started). */
   last: number;
   lastWriteAt: number;
+  /** Stops listening to the connection (removal runs it once). */
+  unlisten: () => void;
 }
 
 /** `Last-Event-ID` (or `?last_event_id=`, for clients that cannot set headers): a version, or null when absent. */
@@ -136,13 +139,33 @@ export class ChangeFeed {
     res.writeHead(200, streamHeaders());
     if (head) return void res.end();
     res.socket?.setNoDelay(true);
-    const s: Stream = { res, keyHash: r.keyHash, projectId: r.args.projectId, last: r.version.version, lastWriteAt: performance.now() };
+    const s: Stream = { res, keyHash: r.keyHash, projectId: r.args.projectId, last: r.version.version, lastWriteAt: performance.now(), unlisten: () => undefined };
     this.add(s);
-    res.on('close', () => this.remove(s));
+    this.endWithConnection(s, ctx.req.socket);
     this.write(s, `retry: ${this.retryMs}\n\n`);
     // While stopping, a new stream ends at once: its client reconnects, to another instance.
     if (this.isDraining()) return this.end(s);
     this.start(s, r, lastEventId(ctx));
+  }
+
+  /**
+   * The slot is given back however the stream ends. A response's 'close' is not enough: a request
+   * pipelined behind another response has no socket yet, and its response never emits 'close' when
+   * the connection goes (node drops it), so the slot would leak for good. The connection's own
+   * 'close' (a close, a reset) and 'end' (the client half-closed: it asks nothing more, and node ends
+   * our side) end every stream it carries.
+   */
+  private endWithConnection(s: Stream, socket: Socket): void {
+    const gone = (): void => this.remove(s);
+    s.res.once('close', gone);
+    if (socket.destroyed || !socket.readable) return gone();
+    socket.once('close', gone);
+    socket.once('end', gone);
+    s.unlisten = () => {
+      s.res.off('close', gone);
+      socket.off('close', gone);
+      socket.off('end', gone);
+    };
   }
 
   /** Where the stream starts: the events after Last-Event-ID, or `ready` (none sent), or `reset` (cannot resume). */
@@ -222,6 +245,7 @@ export class ChangeFeed {
 
   private remove(s: Stream): void {
     if (!this.streams.delete(s)) return;
+    s.unlisten();
     const n = (this.perKey.get(s.keyHash) ?? 1) - 1;
     if (n > 0) this.perKey.set(s.keyHash, n);
     else this.perKey.delete(s.keyHash);

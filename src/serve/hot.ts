@@ -3,7 +3,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint } from '../readmodels';
 import { keyFrom, keyHash as hashOf } from './api-key';
 import { parseQuery } from './params';
-import type { RateLimiter } from './ratelimit';
+import { extraCost, type RateLimiter } from './ratelimit';
 import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';
 import { requestIdFrom, type ResponseObserver } from './served';
@@ -217,7 +217,8 @@ export function createHotPath(o: HotPathOptions): HotPath {
     // A current body, or one within the staleness bound (whose rebuild this starts); else the Koa path waits for a build.
     const answer = o.responder.cached(r.resolved, fresh);
     if (!answer) return false;
-    const rateLimit = o.limiter.on ? o.limiter.take(keyHash) : '';
+    // One request, and what its bytes cost beyond that (ratelimit.ts extraCost: a cached body cost no build).
+    const rateLimit = o.limiter.on ? o.limiter.take(keyHash, 1, extraCost(0, answer.ready.json.length)) : '';
     if (rateLimit === null) {
       o.limited.add(req);
       return false;

@@ -17,7 +17,8 @@ import { BASE_PATH } from './base-path';
 import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
 import { parseBody, readBody } from './mcp-body';
 import { accepts, pathParams, queryParams, shown, unknownParameter, wireSchema, type ParamDef } from './params';
-import type { RateLimiter } from './ratelimit';
+import { extraCost, type RateLimiter } from './ratelimit';
+import { buildTimeOf } from './builders';
 import type { Responder } from './responder';
 import { noteOf } from './served';
 import type { Logger } from '../lib/log';
@@ -166,6 +167,12 @@ function nextCursor(link: string | undefined): string | null {
   return m ? new URL(m[1]!, 'http://x').searchParams.get('cursor') : null;
 }
 
+/** The tool error of a call past the answer's cap (MCP_ANSWER_MAX_BYTES). */
+function overBudget(b: AnswerBudget): HttpError {
+  const mib = Math.round((b.max / (1024 * 1024)) * 10) / 10;
+  return httpError('payload_too_large', `This answer reached its cap of ${mib} MiB: this call was not answered; send it in another request`);
+}
+
 function errorResult(err: HttpError): CallToolResult {
   const body = { error: true, status: err.status, code: err.code, message: err.message };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
@@ -193,6 +200,25 @@ export interface McpDeps {
   logger?: Logger;
   /** The request a failure is logged with. */
   requestId?: string;
+  /** The API's limiter: each tool call is charged what it cost (its build, its bytes) to the key, as over HTTP. */
+  limiter?: RateLimiter;
+  /** False: a call's build is not charged its time (AppOptions.chargeBuildTime). */
+  chargeBuildTime?: boolean;
+  /** The bytes one answer may carry (POST /mcp: one per request, shared by a batch's calls); absent: no cap. */
+  budget?: AnswerBudget;
+}
+
+/**
+ * The bytes one POST /mcp may answer with. A call's result carries its body twice (as text and as
+ * structuredContent, as MCP asks), so a batch of 100 year-long reports answered ~100 MB at once and
+ * held the serving thread and the memory of the process while it did. Past the cap, the batch's
+ * remaining calls answer a tool error saying so, and the client asks for them in another request.
+ */
+export const MCP_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+
+export interface AnswerBudget {
+  max: number;
+  used: number;
 }
 
 /**
@@ -230,7 +256,20 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
       if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
       if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
       const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
-      const { ready } = await deps.responder.respond(resolved);
+      if (deps.budget && deps.budget.used >= deps.budget.max) throw overBudget(deps.budget);
+      const pending = deps.responder.respond(resolved);
+      const { ready } = await pending;
+      // Charged what it cost, as an HTTP GET is: its build, and its bytes, counted twice (text and
+      // structuredContent) when it is answered.
+      const bytes = 2 * ready.json.length;
+      const built = pending instanceof Promise && deps.chargeBuildTime !== false ? buildTimeOf(ready) : 0;
+      if (deps.budget && deps.budget.used + bytes > deps.budget.max) {
+        deps.budget.used = deps.budget.max; // the calls after this one are refused too: the answer stops growing here
+        if (deps.limiter?.on) deps.limiter.debit(hash, extraCost(built, 0));
+        throw overBudget(deps.budget);
+      }
+      if (deps.budget) deps.budget.used += bytes;
+      if (deps.limiter?.on) deps.limiter.debit(hash, extraCost(built, bytes));
       const text = ready.json.toString('utf8');
       const body = JSON.parse(text) as unknown;
       const structured: Record<string, unknown> = Array.isArray(body) ? { items: body } : (body as Record<string, unknown>);
@@ -290,8 +329,10 @@ const isJson = (type: string | undefined): boolean => type !== undefined && type
 
 export interface McpHttpDeps extends McpDeps {
   access: Access;
-  /** The API's limiter: a POST /mcp costs one request per JSON-RPC message (a batch of n: n). */
+  /** The API's limiter: a POST /mcp costs one request per JSON-RPC message (a batch of n: n), and each call what it cost. */
   limiter?: RateLimiter;
+  /** The bytes of one answer (MCP_ANSWER_MAX_BYTES by default). */
+  answerMaxBytes?: number;
   /** Where a failure is logged. */
   logger: Logger;
 }
@@ -357,7 +398,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     if (Array.isArray(body) && body.length === 0) {
       return sendJson(res, 200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: the batch is empty' } }));
     }
-    const server = createMcpServer({ ...deps, requestId: note?.requestId }, hash);
+    const server = createMcpServer({ ...deps, requestId: note?.requestId, budget: { max: deps.answerMaxBytes ?? MCP_ANSWER_MAX_BYTES, used: 0 } }, hash);
     const transport = new (sdk().WebStandardStreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

@@ -6,6 +6,31 @@ export const POLICY_NAME = 'per-key';
 /** Seconds a full bucket takes to refill from empty: the burst is twice the rate. */
 const WINDOW_SECONDS = 2;
 
+/**
+ * The rate `serve` runs with unless told (--rate-limit, RATE_LIMIT; 0 turns it off): requests a
+ * second per key, bursts of twice that. The dashboard's first load (a dozen bodies, most built cold)
+ * costs well under one burst; a client polling a few reports every second never meets it; a key
+ * flooding expensive reports does, within a second or two.
+ */
+export const DEFAULT_RATE_LIMIT = 50;
+
+/**
+ * A build costs one request more per this many ms it took (as its build thread measured it). The
+ * ordinary builds (a few ms to a few tens) cost nothing more than their request; a year of signals
+ * (~1.5 s) costs 30 more.
+ */
+export const BUILD_MS_PER_REQUEST = 50;
+/** An answer costs one request more per this many bytes of its JSON (before compression). */
+export const BYTES_PER_REQUEST = 128 * 1024;
+
+/**
+ * What an answer costs beyond its one request: the build it waited for (0 ms for a cached body) and
+ * its bytes. A plain hit or a small, quick build costs exactly one request.
+ */
+export function extraCost(buildMs: number, bytes: number): number {
+  return Math.floor(buildMs / BUILD_MS_PER_REQUEST) + Math.floor(bytes / BYTES_PER_REQUEST);
+}
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -46,11 +71,28 @@ export class RateLimiter {
    * field value to answer with, or null when fewer than `cost` are left (nothing is charged then:
    * answer with exceeded()). Only called when `on`.
    */
-  take(keyHash: string, cost = 1): string | null {
+  take(keyHash: string, cost = 1, after = 0): string | null {
     const b = this.refill(keyHash);
     if (b.tokens < cost) return null;
-    b.tokens -= cost;
+    this.spend(b, cost + after);
     return this.field(b.tokens);
+  }
+
+  /**
+   * Charges what an answer cost once it is known (its build, its bytes: extraCost), without turning
+   * it away: the bucket may go below empty, down to minus one burst, and the key's next requests
+   * wait for it to refill. The RateLimit field value after it ('' when off).
+   */
+  debit(keyHash: string, cost: number): string {
+    if (!this.on) return '';
+    const b = this.refill(keyHash);
+    this.spend(b, cost);
+    return this.field(b.tokens);
+  }
+
+  /** Debt is bounded: one answer, however costly, keeps its key waiting at most two windows. */
+  private spend(b: Bucket, cost: number): void {
+    b.tokens = Math.max(-this.burst, b.tokens - cost);
   }
 
   /**
@@ -81,7 +123,7 @@ export class RateLimiter {
 
   /** r is what take() would still grant (a take needs a whole token); t per the class comment. */
   private field(tokens: number): string {
-    return `"${POLICY_NAME}";r=${Math.floor(tokens)};t=${this.secondsToFull(tokens)}`;
+    return `"${POLICY_NAME}";r=${Math.max(0, Math.floor(tokens))};t=${this.secondsToFull(tokens)}`;
   }
 
   private secondsToFull(tokens: number): number {

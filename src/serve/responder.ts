@@ -113,8 +113,8 @@ export class Responder {
     args.cursor = cursorArg(input.query, endpoint, args, this.signing);
     // Without the version: a key holds its newest body, and an older one may be served within the bound (cache.ts).
     const cacheKey = requestKey(endpoint, scopeId, q, input.query);
-    const build = () => this.builder.build({ endpoint, args, scopes });
-    return { endpoint, args, keyHash: input.keyHash!, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
+    const build = (background?: boolean) => this.builder.build({ endpoint, args, scopes }, background);
+    return { endpoint, args, keyHash: input.keyHash!, account: accountId, route: endpoint.name, cacheKey, build, scopes, ...this.versions(endpoint, args.projectId, scopes, gen) };
   }
 
   /** A project another shard holds is not answered here: the plain 404, with the reason for the ops side. */

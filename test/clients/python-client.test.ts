@@ -92,7 +92,7 @@ t.test('the Python client against serve --demo (pytest, each case an assertion)'
   t.equal(types.code, 0, `mypy --strict visibility_api tests\n${types.out}`);
 
   const [main, ...others] = activeKeys;
-  const [free, limited] = await Promise.all([serveDemo(t, []), serveDemo(t, ['--rate-limit', String(RATE_LIMIT)])]);
+  const [free, limited] = await Promise.all([serveDemo(t, ['--rate-limit', '0']), serveDemo(t, ['--rate-limit', String(RATE_LIMIT)])]);
   // Another account: one that sees projects, none of which the main key sees (accounts can share one).
   const projectsOf = async (key: string): Promise<string[]> => {
     const r = await fetch(`${free}/v1/public/projects`, { headers: { 'X-API-Key': key } });

@@ -69,7 +69,7 @@ const toml = (v: unknown): string => JSON.stringify(v); // uuids, keys and paths
 t.test('schemathesis finds nothing against the served document', async (t) => {
   const dir = tmpDir('contract-fuzz-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const serve = await startServe(['--demo', '--db', path.join(dir, 'demo.db')], {}, RUN_MS + 120_000);
+  const serve = await startServe(['--demo', '--rate-limit', '0', '--db', path.join(dir, 'demo.db')], {}, RUN_MS + 120_000);
   t.teardown(async () => {
     serve.child.kill('SIGTERM');
     await serve.exited.catch(() => undefined);

@@ -93,8 +93,8 @@ export function checkAnswer(t: Test, a: Answer, where: string): RpcAnswer[] {
     const text = result.content[0]?.text ?? '';
     if (result.isError) {
       const e = result.structuredContent as { error: unknown; status: number; code: string; message: unknown };
-      t.ok(e.error === true && [400, 404, 503].includes(e.status) && CODES.has(e.code) && ERRORS[e.code as ErrorCode].status === e.status && typeof e.message === 'string',
-        `${where}: a tool error is { error, status 400/404/503, code, message }`, { text: text.slice(0, 300) });
+      t.ok(e.error === true && [400, 404, 413, 429, 503].includes(e.status) && CODES.has(e.code) && ERRORS[e.code as ErrorCode].status === e.status && typeof e.message === 'string',
+        `${where}: a tool error is { error, status 400/404/413/429/503, code, message }`, { text: text.slice(0, 300) });
       t.same(JSON.parse(text), e, `${where}: its text is its structuredContent`);
     } else {
       t.doesNotThrow(() => JSON.parse(text), `${where}: the text is the HTTP body (JSON)`);

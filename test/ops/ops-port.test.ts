@@ -48,7 +48,7 @@ t.test('/healthz, /readyz, /cache, /metrics and cache-stats', async (t) => {
   t.equal(cache.max_bytes, 64 * 1024 * 1024);
   t.equal(cache.entries, 2, 'the project list and one visibility report');
   t.ok((cache.bytes as number) > 0);
-  t.same(cache.routes.visibility, { hits: 2, stale: 0, kept: 0, misses: 1, builds: 1, hit_ratio: 2 / 3 });
+  t.same(cache.routes.visibility, { hits: 2, stale: 0, kept: 0, misses: 1, builds: 1, capped: 0, hit_ratio: 2 / 3 });
   for (const k of ['hits', 'misses', 'hit_ratio', 'evictions', 'builds']) t.ok(k in cache, `/cache has ${k}`);
 
   const prom = (await request(`${opsUrl}/metrics`)).text;
