@@ -3,7 +3,7 @@
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
 import { countingOf, counts, dimsOf } from './counted-runs';
-import { periodsOf } from './sums';
+import { addStored, periodsOf } from './sums';
 import {
   activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
   sliceSumsOfDays, zeroSums, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
@@ -120,13 +120,7 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
       const k = b === undefined ? null : b;
       let g = inner.get(k);
       if (!g) inner.set(k, (g = { values: b === undefined ? [a] : [a, b], sums: zeroSums() }));
-      const m = g.sums;
-      m.runs += runs;
-      m.mentioned += brandRuns;
-      m.position_sum += positionSum;
-      m.rr_fixed += rrFixed;
-      m.sentiment_fixed += sentimentFixed;
-      m.sentiment_n += sentimentN;
+      addStored(g.sums, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
     }
   }
   const order = (values: Value[]): string[] => values.map((v, i) => defs[i]!.order(v));

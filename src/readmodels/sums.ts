@@ -42,7 +42,7 @@ export function addBest(into: MentionSums, position: number, sentiment: number |
 }
 
 /** Stored sums added to sums: [runs, mentioned, position_sum, rr_fixed, sentiment_fixed, sentiment_n]. */
-function addStored(into: MentionSums, runs: number, mentioned: number, positionSum: number, rrFixed: number, sentimentFixedSum: number, sentimentN: number): void {
+export function addStored(into: MentionSums, runs: number, mentioned: number, positionSum: number, rrFixed: number, sentimentFixedSum: number, sentimentN: number): void {
   into.runs += runs;
   into.mentioned += mentioned;
   into.position_sum += positionSum;
