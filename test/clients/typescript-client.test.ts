@@ -14,7 +14,7 @@ async function stop(p: ServeProcess): Promise<void> {
 }
 
 t.test('typed client against serve --demo', async (t) => {
-  const serve = await startServe(['--demo']);
+  const serve = await startServe(['--demo', '--rate-limit', '0']); // the limiter off: no RateLimit fields (the next test turns it on)
   t.teardown(() => stop(serve));
   const origin = serve.base.replace(/\/v1\/public$/, '');
   const api = createClient({ baseUrl: origin, apiKey: key });
