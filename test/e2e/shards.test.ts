@@ -50,11 +50,28 @@ t.test('2 shards of the demo world answer what one unsharded service answers, ea
     KAFKA_BROKERS: broker.brokers, KAFKA_TOPICS: topic, KAFKA_CATALOG_TOPIC: catalog, KAFKA_GROUP_ID: `${topic}-${name}`,
     KAFKA_DLQ_TOPIC: '', KAFKA_LOG_LEVEL: 'error', LOG_LEVEL: 'info', MAX_READY_LAG: '0', LOG_HIT_SAMPLE: '1',
   });
+  // When the test fails, say which process was where and whether one died early (a failure far from
+  // its cause otherwise: an ECONNREFUSED names only a port).
+  const started: Node[] = [];
+  let ending = false;
+  t.teardown(() => {
+    ending = true;
+    if (t.passing()) return;
+    for (const n of started) {
+      const p = n.proc!;
+      const state = p.child.exitCode !== null || p.child.signalCode !== null ? `exited ${p.child.exitCode ?? p.child.signalCode}` : 'running';
+      const warnings = p.stdout().split('\n').filter((l) => /"level":(40|50|60)|error|warn/i.test(l)).slice(-6);
+      t.comment(`${n.name}: ${p.base} ops ${p.ops}, ${state}; stderr: ${p.stderr().split('\n').slice(-8).join(' | ')}; log: ${warnings.join(' | ')}`);
+    }
+  });
   const kill = (n: Node): void => void (n.proc && n.proc.child.exitCode === null && n.proc.child.signalCode === null && n.proc.child.kill('SIGKILL'));
   const serve = async (n: Node, extra: string[] = []): Promise<ServeProcess> => {
     const ports = ['--port', String(n.ports?.port ?? 0), '--ops-port', String(n.ports?.opsPort ?? 0)];
     // No rate limit: the load below is one key's, far past serve's default per-key rate, and counts every non-2xx.
     n.proc = await startServe(['--db', n.db, ...ports, '--rate-limit', '0', ...(n.shard ? ['--shard', n.shard] : []), ...extra], env(n.name));
+    started.push(n);
+    const proc = n.proc;
+    void proc.exited.then((e) => { if (!ending) t.comment(`${n.name} exited (${e.code ?? e.signal}); stderr: ${e.stderr.split('\n').slice(-8).join(' | ')}`); }, () => undefined);
     t.teardown(() => kill(n));
     return n.proc;
   };

@@ -141,9 +141,11 @@ export async function onFreePorts<T>(count: number, launch: (ports: number[]) =>
 
 /**
  * `serve --db FILE --port 0 --ops-port 0 ARGS...`; resolves once it prints where it listens.
- * The child is SIGKILLed when `ms` pass (a test that forgot it cannot hang the suite).
+ * The child is SIGKILLed when `ms` pass (a test that forgot it cannot hang the suite). The default
+ * is tap's own per-file timeout: a long test on a loaded machine (the sharded fleet's takes 2-3
+ * minutes there) must not lose its services halfway, which showed only as ECONNREFUSED.
  */
-export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}, ms = 120_000): Promise<ServeProcess> {
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}, ms = 600_000): Promise<ServeProcess> {
   const { child, exited } = spawnServe(args, env, ms);
   const listening = await new Promise<RegExpExecArray>((resolve, reject) => {
     const poll = setInterval(() => {
