@@ -1,6 +1,6 @@
 // npm run bench:bucket [-- --batch-size N --window N --big-batch N --max N]
 // Does the cost of applying a prompt_run.completed event depend on how many runs its bucket
-// (project, engine, UTC day, prompt) already holds? Issue 11 point 2 wants it flat.
+// (project, engine, UTC day, prompt) already holds? It should not: a busy day's bucket must cost what an empty one does.
 // One project, engine and prompt; every run is dated the same day, so all of them land in ONE
 // bucket, streamed through Projector.applyBatch on a fresh database file (openDb fast, as replay).
 // At each checkpoint (the bucket holds 10, 100, 1k, 10k, 100k runs) it times:

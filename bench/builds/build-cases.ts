@@ -32,7 +32,7 @@ function argsFor(p: Busiest, e: Endpoint): { args: ReadArgs; scopes: string[] } 
 }
 
 /**
- * Ranged builds (issue 15, point 1): the year-long range and the weekly / monthly trend a dashboard
+ * Ranged builds (a dashboard's date ranges of up to a year): the year-long range and the weekly / monthly trend a dashboard
  * asks for, on the same project. The range ends with the project's latest data day, so it holds a
  * full year of rows whatever day the world was generated. `name` is what the table shows.
  */
@@ -57,7 +57,7 @@ const RANGED_CASES: RangedCase[] = [
 ];
 
 /**
- * Slice and compare (issue 41): a year with two filters (a dimension filter reads every day from the
+ * Slice and compare (the dimension filters, breakdowns and comparisons): a year with two filters (a dimension filter reads every day from the
  * runs), breakdowns, the comparison with the year before, and signals over a month and a year.
  */
 const twoFilters = (end: string, _e: string[], d: Dims): Partial<ReadArgs> => ({ ...yearTo(end), country: [d.country], persona: [d.persona] });

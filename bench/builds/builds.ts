@@ -1,8 +1,8 @@
 // npm run bench:builds [-- --iterations N (100) --days N,N (365,40) --no-fresh --only-ranges | --only-slices]
 // npm run bench:builds -- --tier small|medium|large|large-4x [--days N --iterations N (20) --case-seconds S (3)]
 // (`npm run bench` ends with `--days 365 --no-fresh`: every endpoint's default request over a year of history
-// (issue 11, point 4), then the ranged builds of issue 15.)
-// Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
+// (a cold build must fit one request's budget), then the ranged builds a dashboard's date ranges make.)
+// Cold builds as history grows (a cache miss must stay cheap over a year of data): for every endpoint, a body built on a cache miss
 // the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag; a body over 64 KiB
 // gets brotli only), timed per stage.
@@ -16,7 +16,7 @@
 // after one warm-up round: a large project's builds take seconds today. No fresh-store column.
 //
 // Worlds: 2 accounts, one project each, 5 engines all tracked, 15 prompts, one run per prompt,
-// engine and day; 365 days (the target) and 40 days (the issue's smaller figure). Each world is
+// engine and day; 365 days (the target) and 40 days (a younger project, for comparison). Each world is
 // generated with fixtures/world.ts, replayed with `visibility-api replay` into a fresh file, and
 // kept in bench/out (gitignored): later runs reuse the log and the database.
 //

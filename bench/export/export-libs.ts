@@ -1,4 +1,4 @@
-// Which Parquet writer `visibility-api export` uses, measured (issue 42 point 2): each candidate
+// Which Parquet writer `visibility-api export` uses, measured (the choice is recorded in docs/decisions.md): each candidate
 // library and codec writes the bench world's runs and citations as the export lays them out (one
 // file per project and month), in a child process of its own so its peak RSS is its own. Reports
 // rows/s (median of the rounds, writing only: the rows are read from SQLite once, beforehand), the

@@ -9,7 +9,7 @@
 //   5. the raw-event floor (bench/raw-floor/raw-floor.ts): a 2-thread process that reads, parses and validates
 //      every line (decodeEvent) on one thread and stores each valid event as read, keyed by its event
 //      id, 1,000 a transaction with replay's pragmas, on the other; spawned and measured as the replay
-//      (the least any durable replay does; replay is reported as a ratio of it, target 0.50: issue 43);
+//      (the least any durable replay does; replay is reported as a ratio of it, target 0.50);
 //   6. the store's floor (bench/ingest/store-floor.ts): SQLite alone storing the log's runs, and the bound it
 //      and parse + validate put on any replay on this host's cores;
 //   7. the writer's SQL alone (bench/ingest/writer-sql.ts): every statement replay's writer runs, captured and
@@ -20,7 +20,7 @@
 // Peak RSS is the child's VmHWM (the kernel's high-water mark of its resident set, all threads),
 // read from /proc/<pid>/status every 50 ms while it runs; the largest reading is reported. Being a
 // high-water mark it misses nothing between polls, only the last < 50 ms before exit.
-// Prints a markdown table with the targets of issue 11 and the digest of each replayed database.
+// Prints a markdown table with the write path's targets and the digest of each replayed database.
 // Exits non-zero only on errors (a child failing, a count mismatch), never on a missed target.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -186,13 +186,13 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay, raw: Floo
     row('replay CLI, whole process (1x log)', one, fmt(one.peakMb)),
     row(`replay CLI, whole process (2x log: ${world.days * 2} days)`, two, fmt(two.peakMb)),
     '',
-    '| target (issue 11) | measured | |',
+    '| target | measured | |',
     '|---|---:|---|',
     `| replay >= ${fmt(TARGET.rate)} events/s | ${fmt(rate(one))} | ${met(rate(one) >= TARGET.rate)} |`,
     `| replay >= ${TARGET.ratio} x JSON.parse-only | ${fmt(rate(one) / rate(parse), 2)} | ${met(rate(one) / rate(parse) >= TARGET.ratio)} |`,
     `| peak RSS <= ${TARGET.rssMb} MB (1x, 2x) | ${fmt(one.peakMb)}, ${fmt(two.peakMb)} | ${met(Math.max(one.peakMb, two.peakMb) <= TARGET.rssMb)} |`,
     `| no RSS growth at 2x (2x / 1x <= ${TARGET.growth}) | ${fmt(growth, 2)} | ${met(growth <= TARGET.growth)} |`,
-    `| replay >= ${fmt(TARGET.ofFloor, 2)} x the raw-event floor (issue 43) | ${fmt(rate(one) / rate(raw), 2)} | ${met(rate(one) / rate(raw) >= TARGET.ofFloor)} |`,
+    `| replay >= ${fmt(TARGET.ofFloor, 2)} x the raw-event floor | ${fmt(rate(one) / rate(raw), 2)} | ${met(rate(one) / rate(raw) >= TARGET.ofFloor)} |`,
     '',
     'Where each thread spent the wall time (spawn to exit): on a core; waiting for the other thread (its event loop idle:',
     'no batch to write, or no credit to send one; or a file read); ready but no core free (the run queue: the host is shared):',
@@ -216,7 +216,7 @@ function report(parse: Pass, validate: Pass, one: Replay, two: Replay, raw: Floo
     '| statements | seconds | us an event | events/s at most | / raw-event floor |',
     '|---|---:|---:|---:|---:|',
     sqlRow('every statement, the store as it is (best of 2)', sql.seconds),
-    sqlRow('the same without the slice index (runs_slices, issue 41)', sql.withoutSlices),
+    sqlRow('the same without the slice index (runs_slices, migration 016)', sql.withoutSlices),
     '',
     `Longest: ${sql.top.map(([text, n, ms]) => `${text.split(' ').slice(0, 3).join(' ')} (${fmt(n)}x) ${fmt(ms)} ms`).join('; ')}.`,
   ].join('\n');

@@ -6,8 +6,8 @@
 //      same migrations and pragmas), each SQL text prepared once; closed durably as replay closes.
 //      Timed from the first statement to the durable close: BEGIN, every insert and read, COMMIT,
 //      the checkpoints. Nothing is decoded, validated or summed while timed.
-// The stream is replayed on the store as it is and once without the slice index (migration 016,
-// issue 41), to show what that index costs the writer.
+// The stream is replayed on the store as it is and once without the slice index (migration 016:
+// the dimension filters' index), to show what that index costs the writer.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -41,7 +41,7 @@ const num = (name: Exclude<keyof typeof values, 'rates' | 'client' | 'concentrat
 const EVENTS = num('events', 120_000);
 const SECONDS = num('seconds', CONCENTRATED ? 60 : 20);
 const RATES = numberListFlag('rates', values.rates, CONCENTRATED ? '1000' : '1000,10000', 'positive number');
-/** 0: as fast as the connections go (the dashboard mix's rate, with and without the stream: issue 39). */
+/** 0: as fast as the connections go (the dashboard mix's rate, with and without the stream: how much of it the stream leaves). */
 const READ_RATE = numberFlag('read-rate', values['read-rate'], 200, 'non-negative number');
 const CONNECTIONS = num('connections', 8);
 const DRAIN = num('drain', 30);

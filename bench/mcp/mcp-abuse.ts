@@ -1,5 +1,5 @@
 // npm run bench:mcp [-- --calls N --ids N --keys N --depth N --concurrency N --heap MB --bin FILE]
-// What issue 38 did to POST /mcp, against the built service (`serve --demo`, its own process, a
+// A hostile caller's POST /mcp (huge argument lists, many keys, deep nesting), against the built service (`serve --demo`, its own process, a
 // --heap MB old space): --calls tools/call (default 150) each naming --ids made-up engine ids
 // (100,000), then one body whose arguments have --keys keys (300,000), then one with arrays nested
 // --depth deep (2,000,000: 4 MB). Meanwhile a probe GETs a cached body every 20 ms.
@@ -10,7 +10,7 @@
 //     the flood (prom-client's event-loop delay histogram, reset by the scrape before it), and the
 //     probe's slowest answer against its median before the flood;
 //   - whether the server is alive at the end (a GET answers 200).
-// Targets (issue 38): alive, RSS growth <= 64 MB, no answer holding the event loop > 100 ms.
+// Targets (one caller must not take the service down): alive, RSS growth <= 64 MB, no answer holding the event loop > 100 ms.
 // --bin runs another checkout's build (e.g. the code before the fix). Exits non-zero only on errors.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

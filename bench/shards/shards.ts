@@ -1,5 +1,5 @@
 // npm run bench:shards [-- --events N --projects P --partitions 12 --read-seconds S --read-rounds R --connections C]
-// Sharded writers (issue 44) on one machine, on 127.0.0.1 only: the per-shard figures docs/scale-out.md
+// Sharded writers (write capacity beyond one writer) on one machine, on 127.0.0.1 only: the per-shard figures docs/scale-out.md
 // projects from.
 //  1. Events/s per writer. A generated world of P projects, produced as `produce --catalog-topic`
 //     sends it (the catalog facts to a 1-partition topic of their own, the rest keyed by project to
