@@ -18,7 +18,7 @@ const later = {
   // the service wiring (cli) starts it and hands its figures to /metrics.
   deliver: ['ops', 'export', 'cli'],
   ops: ['export', 'cli'],
-  // The bulk files a warehouse loads (issue 42): reads the store and the read models, nothing reads it but cli.
+  // The bulk files a warehouse loads: reads the store and the read models, nothing reads it but cli.
   export: ['ingest', 'serve', 'deliver', 'ops', 'cli'],
 };
 
@@ -59,7 +59,7 @@ const flowRule = {
   },
 };
 
-// Only src/store talks to SQLite (issue 40, "one door to the database"): elsewhere in src no import
+// Only src/store talks to SQLite ("one door to the database": SQL in one place can be reviewed and tuned): elsewhere in src no import
 // of the driver, no statement prepared (better-sqlite3's prepare takes one SQL text), no pragma, no
 // transaction and no SQL text; the read models reach the store only through readmodels/store.ts
 // (src/store/reads: doorRule).

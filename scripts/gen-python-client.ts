@@ -1,6 +1,6 @@
 // The Python client's generated package, clients/python/visibility_api_client/, made by
 // openapi-python-client (pinned, in the venv of scripts/python-env.sh) from the OpenAPI document
-// exactly as GET /v1/public/openapi.json serves it (issue 42). scripts/gen-client.ts writes it with the
+// exactly as GET /v1/public/openapi.json serves it. scripts/gen-client.ts writes it with the
 // TypeScript client's types (`npm run gen:client`); test/build/generated-python-client.test.ts fails
 // when the committed files are stale. The hand-written layer (clients/python/visibility_api/) is
 // beside the package, where a regeneration never writes.

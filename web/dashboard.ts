@@ -1,7 +1,7 @@
-// The reference dashboard (issue 13), served at / by `serve --demo`: pick a key, then a project; it
+// The reference dashboard, served at / by `serve --demo`: pick a key, then a project; it
 // shows the brand's visibility, its trend with the confidence band, signals, engines, competitor
 // rankings, segments, top citations and forum leads, for the date range, interval, filters and
-// comparison chosen in the controls (issue 41). Every number comes from the API through the typed
+// comparison chosen in the controls. Every number comes from the API through the typed
 // client (api.ts). The view is in the URL query (state.ts): a view can be shared and reloaded.
 //
 // The page's state is on <body data-state="idle|loading|ready|error"> (and data-project once a

@@ -1,4 +1,4 @@
-// `visibility-api mcp --db FILE`: the MCP tools over stdio (issue 15), for an agent that starts the
+// `visibility-api mcp --db FILE`: the MCP tools over stdio, for an agent that starts the
 // server itself. It acts for one API key (--api-key or VISIBILITY_API_KEY), refused at start when the
 // database does not know it, and sees what that key sees over HTTP. stdout carries the protocol
 // only: anything for a person goes to stderr.

@@ -1,4 +1,4 @@
-// Which events are account-wide facts, and which project an event is about (issue 44). A sharded
+// Which events are account-wide facts, and which project an event is about. A sharded
 // fleet holds each project's data on one shard, chosen by the partition of the project id; the
 // account-wide facts (the catalog) go to a topic every shard consumes whole, so that every shard can
 // tell who a key is, what an engine is called and which projects an account sees.

@@ -1,4 +1,4 @@
-// Data out (issue 42): Parquet exports of a database. The CLI's `export` command calls exportData.
+// Data out (for a warehouse): Parquet exports of a database. The CLI's `export` command calls exportData.
 export { exportData, schemaDocument, type ExportOptions, type ExportProgress, type ExportResult } from './export';
 export { DATASETS } from './datasets';
 export { ExportError, MANIFEST_FILE, SCHEMA_FILE, type Manifest } from './manifest';

@@ -1,4 +1,4 @@
-// Which Kafka partition holds a project, and which shard holds a partition (issue 44). The producer
+// Which Kafka partition holds a project, and which shard holds a partition. The producer
 // keys a project's events by its id, and kafkajs's default partitioner (Java-compatible murmur2,
 // node_modules/kafkajs/src/producer/partitioners/default) puts a key in partition
 // (murmur2(key) & 0x7fffffff) % partitions. The service computes the same number to know what it

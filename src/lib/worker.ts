@@ -6,7 +6,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
  * thread). Their live data is a few batches (tens of MB), but under V8's default limit on a large
  * machine (GBs) each let 50-100 MB of dead batches pile up before collecting: replay peaked near
  * 300 MB, serve's catch-up near 300 MB. With this cap V8 collects sooner, at the same speed
- * (docs/benchmarks.md, "Ingestion"). Far above what a batch of ordinary events holds.
+ * (docs/decisions.md, "Durability and memory of the writers"). Far above what a batch of ordinary events holds.
  */
 export const INGEST_HEAP_MB = 256;
 

@@ -1,4 +1,4 @@
-// Period comparison (issue 41; docs/metrics.md "Comparing two periods"): the period a request
+// Period comparison (docs/metrics.md "Comparing two periods"): the period a request
 // compares with, and how its rates changed. A read model measures the comparison period exactly as it
 // measures the current one (the same slice but for its days, so the same filters) and adds
 // `<rate>_change` beside each `<rate>_ci` from the counts behind both rates.

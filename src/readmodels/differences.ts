@@ -1,4 +1,4 @@
-// Differences of two rates (issue 41): the interval of a difference, its p-value, and the false
+// Differences of two rates: the interval of a difference, its p-value, and the false
 // discovery rate across many of them. Arithmetic on counts the read models already summed; every
 // formula is stated in docs/metrics.md ("Comparing two periods", "Signals").
 import { wilson, Z95, type Interval } from './store';

@@ -61,7 +61,7 @@ export interface Endpoint {
    */
   text?(store: ReadStore, args: ReadArgs): string | null;
   /**
-   * Lists that page (issue 12): the page args.cursor names (the first without one) and where the next
+   * Lists that page (long lists in bounded answers): the page args.cursor names (the first without one) and where the next
    * starts. The HTTP layer serves `items` as the body, names the next page in a Link header and accepts
    * `cursor` only where this exists. build() returns the same items.
    */

@@ -1,5 +1,5 @@
-// The endpoints of the contract, in the contract's order (issue 41's after the 22 of v1, then issue 44's
-// project-scoped run-group paths). Each file holds one endpoint's whole logic.
+// The endpoints of the contract, in the contract's order (the 22 of v1, then /dimensions and
+// /signals, then the project-scoped run-group paths). Each file holds one endpoint's whole logic.
 import type { Endpoint } from './endpoint';
 import { endpoint as projects } from './endpoints/projects';
 import { endpoint as project } from './endpoints/project';

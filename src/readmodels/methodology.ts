@@ -1,4 +1,4 @@
-// GET /v1/public/methodology (issue 12): what every number means, as data a program can read.
+// GET /v1/public/methodology: what every number means, as data a program can read.
 // The prose is docs/metrics.md; the code is src/store/metrics.ts and sums.ts. This file restates them, it defines nothing:
 // change a definition there, then here, and bump METRIC_DEFINITIONS_VERSION.
 import type { Methodology, Ordering, OrderKey } from './bodies.gen';

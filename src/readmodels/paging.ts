@@ -1,4 +1,4 @@
-// Pages of the long lists (issue 12): keyset pages for time-ordered lists, snapshot pages for ranked ones.
+// Pages of the long lists: keyset pages for time-ordered lists, snapshot pages for ranked ones.
 import { LRUCache } from 'lru-cache';
 import type { PagePosition, ReadArgs, SortKey } from './args';
 import { PARAMS, type QueryArgs, type QueryParamName } from './params.gen';
@@ -94,7 +94,7 @@ const V1_BOUND: ReadonlyArray<keyof QueryArgs> = ['engineIds', 'entityType'];
  */
 const JOINED: ReadonlyArray<ReadonlyArray<keyof QueryArgs>> = [
   ['startDate', 'endDate'], // v1.1: date ranges
-  ['country', 'persona', 'model', 'segmentIds'], // the dimension filters (issue 41)
+  ['country', 'persona', 'model', 'segmentIds'], // the dimension filters
 ];
 
 /**

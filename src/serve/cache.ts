@@ -55,8 +55,8 @@ export const THOROUGH: Effort = { gzip: 6, brotli: 5 };
 /**
  * Bodies above LARGE_BODY_BYTES: a cache miss pays its compression in its latency, and that grows with
  * the size. On the year-long trend (486 KB) gzip 6 + brotli 5 took ~5.7 ms of an ~10 ms build, gzip 3 +
- * brotli 4 ~2.6 ms, for variants 22 % (gzip) and 11 % (brotli) larger (docs/benchmarks.md, "Large
- * bodies compressed faster"). The build makes only the brotli variant of such a body (gzipLater).
+ * brotli 4 ~2.6 ms, for variants 22 % (gzip) and 11 % (brotli) larger (docs/decisions.md, "ETags
+ * and compression"). The build makes only the brotli variant of such a body (gzipLater).
  */
 export const QUICK: Effort = { gzip: 3, brotli: 4 };
 const LARGE_BODY_BYTES = 64 * 1024;

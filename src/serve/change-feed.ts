@@ -8,7 +8,7 @@ import { parseQuery } from './params';
 import type { Resolved, Responder } from './responder';
 
 /**
- * GET /projects/{project_id}/changes: the live change feed (issue 12), as Server-Sent Events. One
+ * GET /projects/{project_id}/changes: the live change feed, as Server-Sent Events. One
  * `change` event per commit that changed the project's read models, its id the X-Data-Version the
  * project's responses carry from then on; `Last-Event-ID` resumes from the change log the writer
  * keeps (src/store/change-log.ts). Streams are not bodies: they bypass the body cache and the hot path.

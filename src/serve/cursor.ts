@@ -1,4 +1,4 @@
-// Page cursors (issue 12): opaque to clients, bound to the list they page, named in an RFC 8288 Link.
+// Page cursors: opaque to clients, bound to the list they page, named in an RFC 8288 Link.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../readmodels';

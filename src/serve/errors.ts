@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
 
 /**
- * Every error a client of the API (or of the ops port) can see, in one table (issue 12; fastify's
+ * Every error a client of the API (or of the ops port) can see, in one table (fastify's
  * lib/errors.js is the model): a stable machine code, the status, the message, the headers it
  * carries, and where it can happen. The responses are made from it (httpError) and the OpenAPI
  * document's error responses are written from it (openapi.ts), so the two cannot drift apart.

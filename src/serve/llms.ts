@@ -1,4 +1,4 @@
-// GET /llms.txt (issue 15; https://llmstxt.org): where an agent finds the API's machine-readable
+// GET /llms.txt (https://llmstxt.org): where an agent finds the API's machine-readable
 // description, the meaning of its numbers, the MCP endpoint and the typed clients. Public (it
 // holds nothing a key protects), plain text, the same bytes for every request.
 import type { Context } from 'koa';

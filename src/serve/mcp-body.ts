@@ -1,4 +1,4 @@
-// The body of a POST /mcp, read and checked before anything parses it (issue 38): a hostile caller
+// The body of a POST /mcp, read and checked before anything parses it: a hostile caller
 // must not make the service hold megabytes per request, nor block the event loop with a body whose
 // parse (or the recursion of whatever walks it next) costs seconds. The limits are far above what a
 // real MCP exchange sends: the largest valid tools/call (an 8 KiB cursor, 64 engine ids, every other

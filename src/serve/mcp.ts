@@ -1,4 +1,4 @@
-// MCP (Model Context Protocol, issue 15): one read-only tool per endpoint of the table, served over
+// MCP (Model Context Protocol): one read-only tool per endpoint of the table, served over
 // stdio (`visibility-api mcp`) and over streamable HTTP at /mcp on the API port. A tool call goes
 // through the same Responder as an HTTP GET, so it answers the same validated bytes, with the same
 // key scoping: a foreign project is the same "Not found" as HTTP's 404.

@@ -1,4 +1,4 @@
-// The pages served beside the API (issue 13): the API reference at {base}/docs (always; public, it
+// The pages served beside the API: the API reference at {base}/docs (always; public, it
 // shows only the public OpenAPI document) and, with `serve --demo`, the reference dashboard at /.
 // Their files are made by `npm run build` (scripts/build-web.ts) into dist/web/: the reference's
 // standalone bundle copied from its npm package, the dashboard bundled by esbuild. Every asset a page

@@ -4,8 +4,8 @@ import { compareStrings, dayFigures, mentionRate, mentionRateCi, score, sumAll, 
 /**
  * The trend's day points (migration 012): the writer renders the point of every (project, day) whose
  * engine-day rows changed, in the same transaction, so that a cold build of the year-long trend reads
- * the text it sends instead of computing and serializing 365 points (docs/benchmarks.md, "The
- * trend's days rendered by the writer"). The endpoint (readmodels/endpoints/timeseries.ts) and this
+ * the text it sends instead of computing and serializing 365 points (docs/decisions.md, "The
+ * writer renders the trend's day points"). The endpoint (readmodels/endpoints/timeseries.ts) and this
  * writer make a point with the same function, trendPoint, so the bytes are the same either way.
  */
 

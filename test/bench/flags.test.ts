@@ -1,15 +1,24 @@
 // The benches are commands people type: a bad flag or value ends one with a single line naming it
-// and exit code 2, before it generates, spawns or writes anything (bench/bench-flags.ts).
+// and exit code 2, before it generates, spawns or writes anything (bench/lib/bench-flags.ts).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { tmpDir } from '../helpers/db';
 import { ROOT } from '../helpers/paths';
 
 
-/** `bench/NAME.ts ARGS...` from the sources, as `npm run bench...` runs the built file. */
+/** `bench/SUITE/NAME.ts`: each bench lives in its suite's folder, and a file name is used once. */
+function benchFile(name: string): string {
+  const dirs = fs.readdirSync(path.join(ROOT, 'bench'), { withFileTypes: true }).filter((e) => e.isDirectory());
+  const found = dirs.map((d) => path.join(ROOT, 'bench', d.name, `${name}.ts`)).filter((f) => fs.existsSync(f));
+  if (found.length !== 1) throw new Error(`bench ${name}: ${found.length} files named ${name}.ts under bench/*/`);
+  return found[0]!;
+}
+
+/** `bench/SUITE/NAME.ts ARGS...` from the sources, as `npm run bench...` runs the built file. */
 const spawnBench = (name: string, args: string[], stdio: StdioOptions): ChildProcess =>
-  spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`), ...args], { cwd: ROOT, stdio });
+  spawn(process.execPath, ['--import', 'tsx', benchFile(name), ...args], { cwd: ROOT, stdio });
 
 function bench(name: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

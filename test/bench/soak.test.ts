@@ -1,4 +1,4 @@
-// The soak in CI: bench/soak.ts for 60 s (through tsx, serving from source), against a broker of this
+// The soak in CI: bench/soak/soak.ts for 60 s (through tsx, serving from source), against a broker of this
 // file's own. It runs the `serve` CLI as a child process under the mixed read load while 1,000 new
 // prompt runs a second are produced to its topic. Asserted: what a user depends on (no failed
 // request, every event applied and served, exit 0 on SIGTERM, nothing left behind); the figures are
@@ -18,12 +18,12 @@ const WORLD = ['--accounts', '30', '--days', '5', '--prompts', '14'];
 
 interface Soak { code: number | null; signal: NodeJS.Signals | null; output: string }
 
-/** bench/soak.ts in a child process; `onOutput` sees its output as it comes. Killed if it overruns. */
+/** bench/soak/soak.ts in a child process; `onOutput` sees its output as it comes. Killed if it overruns. */
 function soak(args: string[], brokers: string, timeoutMs: number, onOutput?: (all: string, child: ReturnType<typeof spawn>) => void): Promise<Soak> {
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KAFKA_')) env[k] = v;
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'soak.ts'), '--from-source', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'soak', 'soak.ts'), '--from-source', ...args], {
       cwd: ROOT, env: { ...env, KAFKA_BROKERS: brokers }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -1,4 +1,4 @@
-// One naming rule (issue 40; README "Names"): a file name says one thing across src/, and every
+// One naming rule (README "Names"): a file name says one thing across src/, and every
 // thread is a pair `<name>.ts` (the parent side, which starts it with startWorker(__filename, ...))
 // and `<name>.worker.ts` (the code the thread runs) beside it. A rename that breaks either fails here.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// One door to the database (issue 40): outside src/store no file imports the SQLite driver, prepares a
+// One door to the database (SQL only in src/store, so it can be reviewed and tuned in one place): outside src/store no file imports the SQLite driver, prepares a
 // statement, sets a pragma, opens a transaction or holds SQL text, and the read models reach the
 // store only through readmodels/store.ts. `npm run lint` enforces it (eslint.config.mjs storeRules, flow/door);
 // this checks the rule catches each way in, so that it cannot be dropped or narrowed unnoticed.

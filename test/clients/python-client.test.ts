@@ -1,4 +1,4 @@
-// The Python client (clients/python, issue 42) as a user runs it: its pytest files against two live
+// The Python client (clients/python) as a user runs it: its pytest files against two live
 // `node bin/visibility-api.js serve --demo` on free 127.0.0.1 ports (one with a small --rate-limit,
 // for the 429 retries), in the pinned venv of scripts/python-env.sh (made here on first use; when it
 // cannot be made this test fails with the reason, never skips). pytest writes a JUnit XML report and

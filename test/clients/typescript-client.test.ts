@@ -1,4 +1,4 @@
-// The typed client (clients/typescript, issue 15) against a live `serve --demo` process: typed calls
+// The typed client (clients/typescript) against a live `serve --demo` process: typed calls
 // return the API's bodies, cursor iteration yields every item once, RateLimit fields are surfaced.
 import t from 'tap';
 import { ApiError, createClient, nextLink, rateLimitOf } from '../../clients/typescript/src';

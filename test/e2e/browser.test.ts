@@ -1,8 +1,8 @@
-// The API reference (/v1/public/docs) and the reference dashboard (/) in a real browser (issue 13):
+// The API reference (/v1/public/docs) and the reference dashboard (/) in a real browser:
 // headless Chromium from Debian's packages, driven by puppeteer-core, against `serve --demo` run as
 // users run it. Checks that the reference renders the API's operations, that the dashboard's charts
 // are drawn and its tables show the numbers the API answers over HTTP for the chosen key and project,
-// that its controls (range, interval, filters, comparison: issue 41) drive every report and live in
+// that its controls (range, interval, filters, comparison) drive every report and live in
 // the URL, that its signals panel lists what /signals answers, that no request fails and nothing is
 // logged as an error, that a revoked or unknown key shows an error, and that no request leaves
 // 127.0.0.1. Saves the screenshots the README shows (docs/img/). Skips where no Chromium is
@@ -160,7 +160,7 @@ t.test('docs page and dashboard in Chromium', { skip }, async (t) => {
     await shown(page, view);
   });
 
-  // Needs the service of issue 41 (countries and personas on runs, comparisons, /dimensions, /signals).
+  // Needs runs that name countries and personas, comparisons, /dimensions and /signals.
   await t.test('a filtered range compared with the previous period, and the signals', async (t) => {
     const dims = '/projects/{project_id}/dimensions';
     const sig = '/projects/{project_id}/signals';

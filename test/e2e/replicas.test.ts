@@ -1,4 +1,4 @@
-// Read replicas behind a real load balancer (issue 14): HAProxy (Debian's package) on loopback in
+// Read replicas behind a real load balancer: HAProxy (Debian's package) on loopback in
 // front of 3 `serve` processes that consume the same Kafka topic with group ids of their own.
 // Replica 1 loads the topic from the start; replicas 2 and 3 bootstrap from its ops port's snapshot
 // (--bootstrap-from) and resume from the offsets inside it. Under read load through HAProxy,

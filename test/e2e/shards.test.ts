@@ -1,4 +1,4 @@
-// Sharded writers (issue 44), on loopback: one broker, the demo world produced with its catalog facts
+// Sharded writers, on loopback: one broker, the demo world produced with its catalog facts
 // in a topic of their own, two shards (`serve --shard K/2`) of two replicas each, and one unsharded
 // service fed the same topics as the reference. Checks: each shard holds exactly its projects and
 // answers every endpoint of them with the unsharded service's bytes; `/projects` is the same

@@ -1,4 +1,4 @@
-// An independent oracle for issue 41's filters and the visibility report's groups: it computes from a
+// An independent oracle for the dimension filters and the visibility report's groups: it computes from a
 // list of events, never calling src/. Filters are applied to the events themselves (a run that does
 // not match leaves the log), so the metric oracle (oracle-metrics.ts) computes the filtered bodies;
 // the groups are counted here, run by run, by docs/metrics.md#breakdowns.

@@ -1,4 +1,4 @@
-// Structured logs (issue 13): `serve --demo` run as users run it, its stdout and stderr read as an
+// Structured logs: `serve --demo` run as users run it, its stdout and stderr read as an
 // operator's log shipper reads them. Every line is one JSON object; every answered request (hot
 // path, Koa, MCP, pages, errors) gets one access line with its request id, route template, status,
 // bytes, time and account; the id is the caller's X-Request-Id when plain, else made, and always

@@ -1,4 +1,4 @@
-// Period comparison (issue 41, point 3) over real HTTP on loopback: compare=previous_period and
+// Period comparison over real HTTP on loopback: compare=previous_period and
 // compare_start_date..compare_end_date on visibility, segment analytics and competitor rankings,
 // against the independent oracle (test/helpers/oracle-metrics.ts: bodies and counts from the event
 // list) with its own Newcombe interval written here from docs/metrics.md; the 400s of bad

@@ -1,4 +1,4 @@
-// Date ranges and intervals (issue 15, point 1) over real HTTP on loopback, on the demo data:
+// Date ranges and intervals over real HTTP on loopback, on the demo data:
 // start_date/end_date on every windowed endpoint, interval=day|week|month on the trend and daily
 // scores. Checks that the default and the equivalent explicit range give the same bytes, that a
 // range is a sum of its days (counts merge exactly), that weeks are ISO weeks and months calendar

@@ -1,4 +1,4 @@
-// Differences of two rates (issue 41, src/readmodels/differences.ts) against values computed
+// Differences of two rates (src/readmodels/differences.ts) against values computed
 // independently with statsmodels 0.15 / scipy 1.17 (Python): confint_proportions_2indep(method='newcomb',
 // compare='diff'), proportions_ztest (pooled), multipletests(method='fdr_bh'), scipy.special.erfc.
 // statsmodels takes z = 1.959963984540054 where the API states 1.959964 (docs/metrics.md): the

@@ -1,4 +1,4 @@
-// Issue 41's filters (country, persona, model, segment_ids) and the visibility report's group_by,
+// The dimension filters (country, persona, model, segment_ids) and the visibility report's group_by,
 // over HTTP on a generated world of 420 days with several countries, personas and models, against an
 // independent oracle (test/helpers/oracle-groups.ts, oracle-metrics.ts): each filter alone, two
 // together, ranges crossing month ends and longer than a month (roll-ups would otherwise be read).

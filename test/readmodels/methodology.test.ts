@@ -1,4 +1,4 @@
-// GET /v1/public/methodology and the Metric-Definitions-Version header (issue 12), over real HTTP.
+// GET /v1/public/methodology and the Metric-Definitions-Version header, over real HTTP.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

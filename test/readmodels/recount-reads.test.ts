@@ -6,7 +6,7 @@ import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, type WorldOptions } from '../../fixtures/world';
 import { ReadStore } from '../../src/readmodels';
 import { digest, openDb, type Db } from '../../src/store';
-import { buildCases } from '../../bench/build-cases';
+import { buildCases } from '../../bench/builds/build-cases';
 import { asSource, type Ev } from '../helpers/events';
 import { freshDb, tmpDir } from '../helpers/db';
 import { exportData } from '../../src/export';

@@ -1,4 +1,4 @@
-// Signals over HTTP (issue 41) against an oracle computed here from the event list alone (its own
+// Signals over HTTP against an oracle computed here from the event list alone (its own
 // counting, z-test, Wilson/Newcombe and Benjamini-Hochberg; nothing of src/): on a generated world
 // of two engines, two segments (a prompt in both) and two countries (some runs naming none)
 // where one competitor's mention rate on one engine jumps in the second period, the jump is found and

@@ -1,4 +1,4 @@
-// Wilson 95 % intervals (issue 12): the one function in src/store/metrics.ts against values worked
+// Wilson 95 % intervals: the one function in src/store/metrics.ts against values worked
 // out by hand (bc, 40 digits; docs/metrics.md "Confidence intervals"), then every `*_ci` of the five
 // metric endpoints over real HTTP against the counts stored in the aggregate tables.
 import t, { type Test } from 'tap';

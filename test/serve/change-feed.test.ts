@@ -1,4 +1,4 @@
-// The live change feed (issue 12): a real EventSource client against a real service over loopback
+// The live change feed: a real EventSource client against a real service over loopback
 // while events are ingested through the projector. One `change` per committed change with increasing
 // ids (the X-Data-Version the project's responses then carry); Last-Event-ID resumes with exactly the
 // missed ones, or a `reset`; the same 401/404 as every route; the per-key cap (429); a revoked key or

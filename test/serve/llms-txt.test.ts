@@ -1,4 +1,4 @@
-// GET /llms.txt (issue 15) over real HTTP: public, text/plain, and every link it gives works.
+// GET /llms.txt over real HTTP: public, text/plain, and every link it gives works.
 import t from 'tap';
 import { ENDPOINTS } from '../../src/readmodels';
 import { toolName } from '../../src/serve/mcp';

@@ -1,4 +1,4 @@
-// POST /mcp against a hostile caller (issue 38), over real HTTP on loopback with a real service:
+// POST /mcp against a hostile caller, over real HTTP on loopback with a real service:
 // the body is read with a cap and checked for depth and width before it is parsed; tool arguments
 // are checked against the tool's input schema (the HTTP parameter schemas) first; every refusal of
 // the POST is in the API's error format; JSON-RPC errors are -32600/-32602, never -32603; every
@@ -105,7 +105,7 @@ t.test('POST /mcp against a hostile caller', async (t) => {
   });
 
   await t.test('a bounded flood: each answer a clean refusal, and the server answers a GET after', async (t) => {
-    // What issue 38 sent: 100,000 made-up engine ids per call, 300k argument keys, arrays 2 million deep.
+    // What a hostile caller sends: 100,000 made-up engine ids per call, 300k argument keys, arrays 2 million deep.
     const ids = Array.from({ length: 100_000 }, (_, i) => fakeId(i));
     for (let i = 0; i < 5; i++) {
       const a = await post(toolCall(i, 'visibility', { project_id: project, engine_ids: ids }));

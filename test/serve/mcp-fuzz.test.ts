@@ -1,4 +1,4 @@
-// Seeded fuzz of the MCP tools' arguments (issue 38 point 3; schemathesis covers the OpenAPI routes,
+// Seeded fuzz of the MCP tools' arguments (schemathesis covers the OpenAPI routes,
 // not POST /mcp). For every tool, argument objects are drawn from its input schema: valid ones (real
 // project and run group, engine subsets, bounds, enums, ordered dates) and ones with one thing wrong
 // (a wrong type, an unknown name, a list over maxItems, a bad uuid, bad dates, nested junk, a bad

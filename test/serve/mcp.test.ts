@@ -1,4 +1,4 @@
-// MCP (issue 15) with the SDK's own client: over stdio (the built CLI, `node bin/visibility-api.js mcp`)
+// MCP with the SDK's own client: over stdio (the built CLI, `node bin/visibility-api.js mcp`)
 // and over streamable HTTP (POST /mcp on a real service, loopback). Tools answer the HTTP API's bodies
 // with the HTTP API's key scoping.
 import path from 'node:path';

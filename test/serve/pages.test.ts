@@ -1,4 +1,4 @@
-// The pages' HTTP side (src/serve/pages.ts, issue 13): the API reference is public and always on,
+// The pages' HTTP side (src/serve/pages.ts): the API reference is public and always on,
 // the dashboard only when asked for (serve --demo), every file with an ETag, 304, gzip/br, and a
 // Content-Security-Policy that keeps the pages on this origin. test/e2e/browser.test.ts renders them.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// /projects/{project_id}/runs/{run_group_id}[/results] (issue 44): the legacy run-group bodies under
+// /projects/{project_id}/runs/{run_group_id}[/results]: the legacy run-group bodies under
 // the group's project, so that a router by project reaches them in one hop.
 import t from 'tap';
 import { activeKeys, demoDb } from '../helpers/demo';

@@ -1,4 +1,4 @@
-// Rate-limit headers (issue 12 point 5): the IETF RateLimit-Policy and RateLimit fields on every
+// Rate-limit headers: the IETF RateLimit-Policy and RateLimit fields on every
 // answer to a rate-limited key, on the hot path and the Koa path, and Retry-After on 429. The
 // limiter's clock is stopped (and moved by hand), so nothing here depends on timing.
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// Isolation as a property (issue 10, point 3): in a seeded world of several accounts, every key
+// Isolation as a property (another account's data is a 404, whatever the request): in a seeded world of several accounts, every key
 // (valid, revoked, unknown, none) against every id of every kind on every one of the 24 endpoints,
 // over real HTTP, with ids mutated in case and format. The expectation of who sees what comes
 // from test/helpers/isolation-world.ts's oracle (the events folded by the spec's rules), not from the

@@ -1,4 +1,4 @@
-// A change of what counts in a project with months of runs (issue 43): a prompt deleted, restored,
+// A change of what counts in a project with months of runs: a prompt deleted, restored,
 // moved to another project and back, a competitor deleted and restored, each after the runs, makes
 // the writer count the project's engine-day rows and cited roll-ups again (src/store/aggregates.ts
 // recountProject). The result must be exactly what a projection that saw the same changes

@@ -1,4 +1,4 @@
-// @visibility-api/client: a typed client for the Visibility Dashboard API (issue 15). The types are
+// @visibility-api/client: a typed client for the Visibility Dashboard API. The types are
 // generated from the service's OpenAPI document (openapi.gen.ts, `npm run gen:client` in the
 // repository); the calls are openapi-fetch's. Added here: the API key on every request, iteration
 // over cursor pages (the `Link: <...>; rel="next"` header), and the RateLimit fields parsed.

@@ -42,7 +42,7 @@ export interface KafkaIngestConfig extends KafkaConnection {
    * whole by every shard beside its partitions of `topics`; null: none (one topic holds everything).
    */
   catalogTopic: string | null;
-  /** The partitions p of `topics` with p % n = k (issue 44); WHOLE: every partition. */
+  /** The partitions p of `topics` with p % n = k (this shard's share); WHOLE: every partition. */
   shard: Shard;
 }
 

@@ -1,6 +1,6 @@
 // NDJSON files -> a Kafka topic, keyed so each project's events stay in order within one partition
 // (spec section 3). Lines that cannot be parsed are sent too, unkeyed: the consumer dead-letters
-// them, which is the point of producing them. With a catalog topic (a sharded fleet, issue 44), the
+// them, which is the point of producing them. With a catalog topic (a sharded fleet), the
 // account-wide facts and the events that name no project go there instead, for every shard.
 import { isCatalogEvent } from '../../events';
 import { readLines, type ByteMeter } from '../line-reader';

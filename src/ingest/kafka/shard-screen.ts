@@ -1,4 +1,4 @@
-// What a shard applies of the records it consumes (issue 44). The static assignment gives a shard
+// What a shard applies of the records it consumes. The static assignment gives a shard
 // only its partitions, and the producer keys each project's events by the project id, so a record
 // of another shard's project is a producer's mistake (keyed by something else). It goes to the dead
 // letters, named: never applied, never dropped silently.

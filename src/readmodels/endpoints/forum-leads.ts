@@ -28,7 +28,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/forum/leads',
   summary: 'Forum leads (high intent or relevance >= 0.7) still open, most relevant first',
   scope: 'project',
-  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
+  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages.
   params: ['limit', 'cursor'],
   schema: 'forum-leads',
   dependsOn: ['forum'],

@@ -18,7 +18,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/forum/opportunities',
   summary: 'All forum opportunities, newest discovered first',
   scope: 'project',
-  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
+  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages.
   params: ['limit', 'cursor'],
   schema: 'forum-opportunities',
   dependsOn: ['forum'],

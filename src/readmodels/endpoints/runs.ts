@@ -20,7 +20,7 @@ export const endpoint: Endpoint = {
   path: '/projects/:project_id/runs',
   summary: 'Run groups of the project that have started, newest first',
   scope: 'project',
-  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages (issue 12).
+  // No limit in v1: without one the list is whole (the v1 bytes); with one it pages.
   params: ['limit', 'cursor'],
   schema: 'runs',
   dependsOn: ['runs', 'setup', 'engines'],

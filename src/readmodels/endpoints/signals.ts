@@ -1,4 +1,4 @@
-// Signals (issue 41): the changes of mention rate between two periods that are statistically real,
+// Signals: the changes of mention rate between two periods that are statistically real,
 // across the project's slices, with the false discovery rate controlled (docs/metrics.md#signals).
 import type { Signal, Signals } from '../bodies.gen';
 import { previousPeriod } from '../comparison';

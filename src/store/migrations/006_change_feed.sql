@@ -1,4 +1,4 @@
--- 006: the change feed and data-as-of (issue 12).
+-- 006: the change feed and data-as-of.
 --
 -- data_versions.data_as_of: for a 'project:<id>' scope, the newest occurred_at of the events applied
 -- to that project (the max over time, so an old event arriving late does not move it back). Other

@@ -1,4 +1,4 @@
--- 007: week and month roll-ups of the brand and competitor aggregates (issue 15, point 1).
+-- 007: week and month roll-ups of the brand and competitor aggregates (date ranges of up to a year).
 --
 -- A date range of up to 366 days summed from day rows reads a year of rows per project (27k brand,
 -- 60k competitor rows for 15 prompts x 5 engines): 50-100 ms, ten times the cold-build budget. The

@@ -1,5 +1,5 @@
 -- 008: the counted brand and competitor sums per project, day and engine, without the prompt
--- (issue 11, point 4, and issue 15: the trend and the daily scores over a year).
+-- (cold builds of the trend and the daily scores over a year).
 --
 -- The trend and the daily scores answer one point per day (or week, or month) and engine. From
 -- agg_prompt_day and agg_competitor_day a year of a busy project is ~27k + ~60k rows to add up

@@ -1,4 +1,4 @@
--- 009: cited URLs per project, period and URL (and engine), without the prompt (issue 15: the
+-- 009: cited URLs per project, period and URL (and engine), without the prompt (the
 -- citations, referrers and warm leads of a range of up to 366 days).
 --
 -- Those lists add up agg_url_day over the range: ~100k rows for a year of a busy project (15

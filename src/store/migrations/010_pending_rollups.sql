@@ -1,5 +1,5 @@
 -- 010: week and month periods whose roll-up rows a bulk writer has not brought up to date yet
--- (issue 11: the write path).
+-- (a faster write path).
 --
 -- A replay ordered by day wrote every week row 7 times and every month row ~30 times (once per
 -- batch of each day), and those upserts were about half of all it wrote. A bulk writer (replay, a

@@ -1,4 +1,4 @@
--- 011: the write path at full speed (issue 11): a run is written once, its days are read from it.
+-- 011: the write path at full speed: a run is written once, its days are read from it.
 --
 -- With one run per prompt, engine and day (what every schedule runs), the per-prompt day rows were
 -- as many as the runs, their mentions and their citations themselves: ~7 aggregate rows per run

@@ -1,4 +1,4 @@
--- 012: the trend's day points, rendered by the writer (issue 11, point 4: cold builds over a year).
+-- 012: the trend's day points, rendered by the writer (cold builds over a year).
 --
 -- The year-long trend (/visibility/timeseries, one point per day) is ~486 KB of JSON for a busy
 -- project: 365 points of ~10 metrics each with 5 engines inside. Reading its 1,825 engine-day rows,

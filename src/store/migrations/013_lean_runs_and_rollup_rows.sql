@@ -1,4 +1,4 @@
--- 013: the write path at full speed (issue 11): a run's row as small as it can be, and each week's
+-- 013: the write path at full speed: a run's row as small as it can be, and each week's
 -- and month's roll-ups as one row.
 --
 -- Runs. A run's row was 17 columns with two secondary indexes on text keys (project_id, completed_at,

@@ -1,4 +1,4 @@
--- 015: where, as whom and by which model a run was asked (issue 41): prompt_run.completed's optional
+-- 015: where, as whom and by which model a run was asked: prompt_run.completed's optional
 -- country, persona, model and surface.
 --
 -- A project's runs name few combinations of the four (a handful of countries, personas, models and

@@ -1,4 +1,4 @@
--- 016: a filter on the runs' dimensions reads only the index (issue 41). Migration 015 decided the
+-- 016: a filter on the runs' dimensions reads only the index. Migration 015 decided the
 -- filter on runs_recent's entries, but still fetched each matching run's row (its event and facts:
 -- ~2 KB, a page each) to read its facts: a year with a country filter was ~21 ms of row fetches on
 -- the bench world. This index holds what the metric reports take of such a run, grouped by the dims

@@ -1,4 +1,4 @@
--- 017: which months of a project's runs changed, and at which of its versions (issue 42: exports).
+-- 017: which months of a project's runs changed, and at which of its versions (for incremental exports).
 --
 -- An incremental export (src/export) rewrites only the months whose runs changed since the version its
 -- manifest records. The change log (migration 006) says a project's runs changed, not where in time:

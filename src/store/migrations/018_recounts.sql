@@ -1,4 +1,4 @@
--- 018: a change of what counts is counted again a slice at a time (issue 43).
+-- 018: a change of what counts is counted again a slice at a time.
 --
 -- A prompt deleted, restored or moved, a competitor deleted or restored, or an engine first seen after
 -- its runs changes which of a project's stored runs count. Its engine-day rows (and, for a prompt or

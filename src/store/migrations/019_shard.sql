@@ -1,4 +1,4 @@
--- 019: which shard of the events topics this database holds (issue 44).
+-- 019: which shard of the events topics this database holds.
 --
 -- `serve --shard K/N` consumes the partitions p with p % N = K of the events topics, of
 -- `partitions` in all, and keeps only the projects whose id the producer's partitioner puts there

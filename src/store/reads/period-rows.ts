@@ -60,7 +60,7 @@ export function rollupLists(store: ReadStore, projectId: string, grain: Grain, s
 // rules): a year is 1,825 rows, not the ~90k rows by prompt and competitor they add up. The query
 // itself takes ~0.1-0.4 ms; handing its 1,825 rows of 8 columns to JS took 4.1 ms on the Xeon host (each
 // value made through V8's C++ API), the same rows as one JSON text + JSON.parse ~2.5 ms
-// (docs/benchmarks.md, "The year-long trend's rows as one JSON text; ..."). Each row also carries
+// (docs/decisions.md, "Many rows read as arrays or one JSON text"). Each row also carries
 // the day's competitor mentions, which a second query used to read.
 
 /**
