@@ -3,7 +3,7 @@
 // (`npm run bench` ends with `--days 365 --no-fresh`: every endpoint's default request over a year of history
 // (issue 11, point 4), then the ranged builds of issue 15.)
 // Cold builds as history grows (issue 11, point 4): for every endpoint, a body built on a cache miss
-// the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
+// the way a build thread builds it (src/serve/bodies/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag; a body over 64 KiB
 // gets brotli only), timed per stage.
 //
@@ -32,9 +32,9 @@ import { performance } from 'node:perf_hooks';
 
 import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
-import { BodySchemas } from '../src/serve/bodies';
-import { readVersion, sumVersions } from '../src/serve/ready-body';
-import { encodeBody, encodeBodyText } from '../src/serve/cache';
+import { BodySchemas } from '../src/serve/bodies/bodies';
+import { readVersion, sumVersions } from '../src/serve/bodies/ready-body';
+import { encodeBody, encodeBodyText } from '../src/serve/bodies/cache';
 import { knownSchemaVersion, openReader, openReadStore } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';

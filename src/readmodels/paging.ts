@@ -114,7 +114,7 @@ const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : A
 /**
  * Which list a walk pages: the endpoint, the project and every query argument the endpoint lists but
  * the page size (limit: it may change mid-walk). Snapshots are kept per list, and a cursor is bound
- * to one (serve/cursor.ts). The v1 filters always hold their place; a later group (JOINED) joins
+ * to one (serve/request/cursor.ts). The v1 filters always hold their place; a later group (JOINED) joins
  * when one of its arguments or of a later group's is given, so the lists of earlier releases keep
  * the identity they had.
  */

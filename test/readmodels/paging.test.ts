@@ -5,8 +5,8 @@ import t from 'tap';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import type { PagePosition } from '../../src/readmodels/args';
 import { dropSnapshots, listIdentity, snapshotCount } from '../../src/readmodels/paging';
-import { readVersion, sumVersions } from '../../src/serve/ready-body';
-import { queryArgs } from '../../src/serve/params';
+import { readVersion, sumVersions } from '../../src/serve/bodies/ready-body';
+import { queryArgs } from '../../src/serve/request/params';
 import { asSource, W } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { arriving, identity, pagedWorld } from '../helpers/paged-world';
@@ -137,7 +137,7 @@ t.test('ranked lists when the pinned list is gone: rebuilt when the data did not
   t.equal(second.next!.pinned!.version, versionOf(store), 'and the walk pins the current list from there');
 });
 
-// A cursor is signed over its list's identity (serve/cursor.ts): a walk asked as v1 or v1.1 could ask
+// A cursor is signed over its list's identity (serve/request/cursor.ts): a walk asked as v1 or v1.1 could ask
 // it must keep the identity it had then, or the cursors issued before an upgrade fail after it. The
 // strings below are those releases' identities, written out.
 t.test('a list asked as an earlier release could ask it keeps that release\'s identity', async (t) => {

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
+import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
 
 /**
  * Every error a client of the API (or of the ops port) can see, in one table (issue 12; fastify's

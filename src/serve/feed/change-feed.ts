@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
-import type { Endpoint, ReadStore } from '../readmodels';
-import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../store';
-import { httpError } from './errors';
-import { parseQuery } from './params';
-import type { Resolved, Responder } from './responder';
+import type { Endpoint, ReadStore } from '../../readmodels';
+import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../../store';
+import { httpError } from '../request/errors';
+import { parseQuery } from '../request/params';
+import type { Resolved, Responder } from '../http/responder';
 
 /**
  * GET /projects/{project_id}/changes: the live change feed (issue 12), as Server-Sent Events. One

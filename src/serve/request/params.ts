@@ -16,11 +16,11 @@
 // list, and the endpoint's code reading args.<name in camelCase> (docs/readmodels-guide.md).
 import querystring, { type ParsedUrlQuery } from 'node:querystring';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv, type JsonSchema } from '../events';
-import type { Endpoint } from '../readmodels';
-import { rangeDays } from '../readmodels/endpoint';
-import { ABSENT, PARAMS, type ParamDef, type PathParamName, type QueryArgs } from '../readmodels/params.gen';
-import { addDays } from '../lib/time';
+import { createAjv, type JsonSchema } from '../../events';
+import type { Endpoint } from '../../readmodels';
+import { rangeDays } from '../../readmodels/endpoint';
+import { ABSENT, PARAMS, type ParamDef, type PathParamName, type QueryArgs } from '../../readmodels/params.gen';
+import { addDays } from '../../lib/time';
 import { httpError, type HttpError } from './errors';
 
 export type { ParamDef, QueryArgs };

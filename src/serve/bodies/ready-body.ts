@@ -1,8 +1,8 @@
-import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
+import type { Endpoint, ReadArgs, ReadStore } from '../../readmodels';
 import type { BodySchemas } from './bodies';
 import { encodeBody, encodeBodyText, type Ready } from './cache';
-import { nextLink, type SigningKey } from './cursor';
-import { inputsVersion, projectVersions, scopeVersion } from '../store';
+import { nextLink, type SigningKey } from '../request/cursor';
+import { inputsVersion, projectVersions, scopeVersion } from '../../store';
 
 export interface DataVersion {
   version: number;

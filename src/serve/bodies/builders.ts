@@ -1,13 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../lib/worker';
-import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
-import { SqliteError } from '../store';
+import { startWorker } from '../../lib/worker';
+import type { Endpoint, ReadArgs, ReadStore } from '../../readmodels';
+import { SqliteError } from '../../store';
 import type { BodySchemas } from './bodies';
-import { signingKey, type SigningKey } from './cursor';
+import { signingKey, type SigningKey } from '../request/cursor';
 import { buildReady } from './ready-body';
 import type { Ready } from './cache';
-import { httpError, type HttpError } from './errors';
-import { silentLogger, type Logger } from '../lib/log';
+import { httpError, type HttpError } from '../request/errors';
+import { silentLogger, type Logger } from '../../lib/log';
 import { FairQueue } from './fair-queue';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Endpoint } from '../readmodels';
-import { keyFrom, keyHash as hashOf } from './api-key';
-import { parseQuery } from './params';
+import type { Endpoint } from '../../readmodels';
+import { keyFrom, keyHash as hashOf } from '../request/api-key';
+import { parseQuery } from '../request/params';
 import { extraCost, type RateLimiter } from './ratelimit';
 import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';

@@ -1,10 +1,10 @@
 // A build thread (see ThreadBuilder): answers WorkerJobs with ready bytes built on its own
 // read-only connection. Everything slow about a cache miss happens here, off the event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ENDPOINTS } from '../readmodels';
-import { openReadStore, SqliteError } from '../store';
+import { ENDPOINTS } from '../../readmodels';
+import { openReadStore, SqliteError } from '../../store';
 import { BodySchemas } from './bodies';
-import { signingKey } from './cursor';
+import { signingKey } from '../request/cursor';
 import { buildReady } from './ready-body';
 import type { BuildThreadData, WorkerJob, WorkerReply } from './builders';
 

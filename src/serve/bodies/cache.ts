@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { HttpError } from './errors';
+import { HttpError } from '../request/errors';
 
 /** A response body ready to send: serialized and compressed once, when it is built. */
 export interface Ready {
