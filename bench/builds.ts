@@ -34,7 +34,7 @@ import { ReadStore, type Endpoint, type ReadArgs } from '../src/readmodels';
 import { packageRoot } from '../src/lib/root';
 import { BodySchemas } from '../src/serve/bodies/bodies';
 import { readVersion, sumVersions } from '../src/serve/bodies/ready-body';
-import { encodeBody, encodeBodyText } from '../src/serve/bodies/cache';
+import { encodeBody, encodeBodyText } from '../src/serve/bodies/encode';
 import { knownSchemaVersion, openReader, openReadStore } from '../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from './machine';

@@ -5,8 +5,8 @@
 // variant waits for a request that takes gzip but not br), its variants are its JSON.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
-import type { Ready } from '../../src/serve/bodies/cache';
-import { gzipOf, encodeBody, readySize } from '../../src/serve/bodies/cache';
+import type { Ready } from '../../src/serve/bodies/encode';
+import { gzipOf, encodeBody, readySize } from '../../src/serve/bodies/encode';
 import { represent } from '../../src/serve/http/send';
 import { freshDb } from '../helpers/db';
 import { run, W, world, asSource } from '../helpers/events';

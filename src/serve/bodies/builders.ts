@@ -5,7 +5,7 @@ import { SqliteError } from '../../store';
 import type { BodySchemas } from './bodies';
 import { signingKey, type SigningKey } from '../request/cursor';
 import { buildReady } from './ready-body';
-import type { Ready } from './cache';
+import type { Ready } from './encode';
 import { httpError, type HttpError } from '../request/errors';
 import { silentLogger, type Logger } from '../../lib/log';
 import { FairQueue } from './fair-queue';

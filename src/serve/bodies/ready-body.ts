@@ -1,6 +1,6 @@
 import type { Endpoint, ReadArgs, ReadStore } from '../../readmodels';
 import type { BodySchemas } from './bodies';
-import { encodeBody, encodeBodyText, type Ready } from './cache';
+import { encodeBody, encodeBodyText, type Ready } from './encode';
 import { nextLink, type SigningKey } from '../request/cursor';
 import { inputsVersion, projectVersions, scopeVersion } from '../../store';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
 import { packageRoot } from '../../lib/root';
-import { compressed, strongEtag, THOROUGH } from '../bodies/cache';
+import { compressed, strongEtag, THOROUGH } from '../bodies/encode';
 import { httpError } from '../request/errors';
 import { encodedEtag, etagMatches, type Encoding } from '../http/send';
 

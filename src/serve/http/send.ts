@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
-import { gzipOf, type Ready } from '../bodies/cache';
+import { gzipOf, type Ready } from '../bodies/encode';
 import { CACHE_CONTROL, NOSNIFF } from '../request/errors';
 
 export type Encoding = 'br' | 'gzip' | 'identity';

@@ -233,3 +233,9 @@ export function errorMiddleware(log: ErrorLogger) {
     }
   };
 }
+
+/** The caller's input as a message shows it: enough to recognise, never a long echo of what was sent. */
+const SHOWN_MAX = 64;
+export function shown(value: string): string {
+  return JSON.stringify(value.length > SHOWN_MAX ? `${value.slice(0, SHOWN_MAX)}...` : value);
+}
