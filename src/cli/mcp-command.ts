@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ENDPOINTS } from '../readmodels';
 import { Access } from '../serve/http/access';
+import { Admission } from '../serve/http/admission';
 import { keyHash } from '../serve/request/api-key';
 import { BodySchemas } from '../serve/bodies/bodies';
 import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/bodies/builders';
@@ -55,7 +56,9 @@ async function mcpCommand(p: Parsed<typeof FLAGS>): Promise<number> {
     await closeAll();
     throw new UsageError('invalid API key (unknown or revoked)');
   }
-  const server = createMcpServer({ endpoints: ENDPOINTS, responder: new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays, cursorKey) }, hash);
+  const responder = new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays, cursorKey);
+  // One local user: no readiness to wait for (the file is read as it is) and no rate to charge.
+  const server = createMcpServer({ endpoints: ENDPOINTS, admission: new Admission({ access, responder }) }, hash);
   const transport = new StdioServerTransport();
   let off = (): void => undefined;
   const stopped = new Promise<string>((resolve) => {
