@@ -5,7 +5,7 @@
 // would not name the endpoint. A missing dependency fails here, naming the endpoint and the event.
 import t from 'tap';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
+import { ENDPOINTS, PageSnapshots, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import { queryArgs, queryParams } from '../../src/serve/request/params';
 import { CHANGE_KINDS, inputsVersion, projectVersions, type ChangeKind } from '../../src/store';
 import { pagedWorld } from '../helpers/paged-world';
@@ -35,7 +35,7 @@ function body(store: ReadStore, e: Endpoint, args: ReadArgs): string {
     const text = e.text?.(store, args) ?? null;
     if (text !== null) return text;
     if (!e.page) return JSON.stringify(e.build(store, args));
-    const page = e.page(store, args, { version: 0 });
+    const page = e.page(store, args, { version: 0, snapshots: new PageSnapshots() });
     return JSON.stringify({ items: page.items, next: page.next?.after ?? null });
   });
 }
