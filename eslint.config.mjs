@@ -24,6 +24,29 @@ const later = {
 
 const srcRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), 'src');
 
+// Inside src/serve, the rooms each room may not import from (each room's index.ts says what it holds).
+// The core (request, then bodies, then http) never imports a surface (feed, mcp, docs); the documents
+// describe the other surfaces; `top` is the files directly in src/serve (app.ts, index.ts), which wire
+// them all and so are imported by none of them.
+const SURFACES = ['feed', 'mcp', 'docs'];
+const laterRooms = {
+  request: ['bodies', 'http', ...SURFACES, 'top'],
+  bodies: ['http', ...SURFACES, 'top'],
+  http: [...SURFACES, 'top'],
+  feed: ['mcp', 'docs', 'top'],
+  mcp: ['feed', 'docs', 'top'],
+  docs: ['top'],
+};
+
+/** The room of a file under src/serve (its folder there), `top` for a file directly in it, or null outside. */
+function roomOf(file) {
+  const rel = path.relative(path.join(srcRoot, 'serve'), file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  const parts = rel.split(path.sep);
+  // `../bodies` (a room's index.ts) is that room; app.ts, index.ts or src/serve itself is the wiring.
+  return parts.length === 1 && !(parts[0] in laterRooms) ? 'top' : parts[0];
+}
+
 /** The stage a file under src/ belongs to (its first folder), or null outside src/ or for a shared leaf. */
 function stageOf(file) {
   const rel = path.relative(srcRoot, file);
@@ -36,15 +59,26 @@ function stageOf(file) {
 // The import is resolved against the importing file, so any depth of `../` (or a path that leaves
 // src/ and comes back in) is judged by where it lands, not by how it is spelled.
 const flowRule = {
-  meta: { type: 'problem', schema: [], messages: { up: 'src/{{from}} may not import from src/{{to}}: imports point down the data flow.' } },
+  meta: {
+    type: 'problem', schema: [], messages: {
+      up: 'src/{{from}} may not import from src/{{to}}: imports point down the data flow.',
+      room: 'src/serve/{{from}} may not import from src/serve/{{to}}: the core never imports a surface, and nothing imports the wiring.',
+    },
+  },
   create(context) {
     const from = stageOf(context.filename);
     const forbidden = later[from];
     if (!forbidden) return {};
+    const fromRoom = roomOf(context.filename);
     const check = (node) => {
       if (!node || node.type !== 'Literal' || typeof node.value !== 'string' || !node.value.startsWith('.')) return;
-      const to = stageOf(path.resolve(path.dirname(context.filename), node.value));
+      const target = path.resolve(path.dirname(context.filename), node.value);
+      const to = stageOf(target);
       if (to !== null && forbidden.includes(to)) context.report({ node, messageId: 'up', data: { from, to } });
+      const toRoom = fromRoom === null ? null : roomOf(target);
+      if (toRoom !== null && laterRooms[fromRoom]?.includes(toRoom)) {
+        context.report({ node, messageId: 'room', data: { from: fromRoom === 'top' ? '*.ts' : fromRoom, to: toRoom === 'top' ? path.basename(target) : toRoom } });
+      }
     };
     const isRequire = (n) => n.callee.type === 'Identifier' && n.callee.name === 'require';
     return {

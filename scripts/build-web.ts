@@ -1,4 +1,4 @@
-// `npm run build`'s web step: writes dist/web/, which src/serve/pages.ts serves.
+// `npm run build`'s web step: writes dist/web/, which src/serve/docs/pages.ts serves.
 // - The dashboard (web/dashboard.ts, its client and Chart.js) bundled by esbuild into one script.
 //   web/tsconfig.json type-checks it first (in package.json's build script), against the client
 //   generated from the OpenAPI document.

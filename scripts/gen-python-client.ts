@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ENDPOINTS } from '../src/readmodels';
 import { BASE_PATH } from '../src/serve/app';
-import { BodySchemas } from '../src/serve/bodies';
-import { buildOpenApi } from '../src/serve/openapi';
+import { BodySchemas } from '../src/serve/bodies/bodies';
+import { buildOpenApi } from '../src/serve/docs/openapi';
 
 const root = path.resolve(__dirname, '..');
 /** The package the generator owns: every file under it is its output (and py.typed). */

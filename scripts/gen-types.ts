@@ -129,7 +129,7 @@ export async function generateParams(): Promise<string> {
   }
   const args = await compile({
     title: 'QueryArgs', type: 'object', additionalProperties: false, required: Object.keys(properties), properties,
-    description: 'The query of a request as read models get it: validated and normalized (serve/params.ts queryArgs).',
+    description: 'The query of a request as read models get it: validated and normalized (serve/request/params.ts queryArgs).',
   } as JSONSchema, 'QueryArgs', { bannerComment: '', additionalProperties: false, strictIndexSignatures: true });
   const resolved = Object.fromEntries(params.map(({ file, def }) => [file, { ...def, arg: def.in === 'query' && isArg(def) ? argName(def.name) : null }]));
   const union = (list: typeof params): string => list.map((p) => `'${p.file}'`).join(' | ');
@@ -171,7 +171,7 @@ export async function generateParams(): Promise<string> {
 }
 
 export const generateEventValidators = (): Promise<string> => generateValidators('schemas/events', './formats');
-export const generateBodyValidators = (): Promise<string> => generateValidators('schemas/api', '../events/formats');
+export const generateBodyValidators = (): Promise<string> => generateValidators('schemas/api', '../../events/formats');
 
 /** docs/export.md's dataset tables, between its markers: one per dataset, from the table the files' schemas come from. */
 export function generateExportDoc(): Promise<string> {
@@ -200,7 +200,7 @@ export const OUTPUTS: Array<[string, () => Promise<string>, string]> = [
   ['src/events/types.gen.ts', generateEventTypes, 'schemas/events'],
   ['src/events/validators.gen.ts', generateEventValidators, 'schemas/events'],
   ['src/readmodels/bodies.gen.ts', generateApiTypes, 'schemas/api'],
-  ['src/serve/body-validators.gen.ts', generateBodyValidators, 'schemas/api'],
+  ['src/serve/bodies/body-validators.gen.ts', generateBodyValidators, 'schemas/api'],
   ['src/readmodels/params.gen.ts', generateParams, 'schemas/params'],
   ['docs/export.md', generateExportDoc, 'src/export'],
 ];

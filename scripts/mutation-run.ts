@@ -46,7 +46,7 @@ export const MUTATIONS: Mutation[] = [
     catchers: [EVIDENCE, CATALOG],
   },
   {
-    name: 'a run group is served without checking its project', kind: 'scoping', file: 'src/serve/responder.ts',
+    name: 'a run group is served without checking its project', kind: 'scoping', file: 'src/serve/http/responder.ts',
     original: 'if (projectId === null || !this.access.canSee(accountId, projectId)) throw notFound();',
     replacement: 'if (projectId === null) throw notFound();',
     catchers: [EVIDENCE],

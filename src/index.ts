@@ -8,7 +8,7 @@ import { accessLog, accountFigures, Throttled, createMetrics, createOpsServer, o
 import { createLogger, type Logger } from './lib/log';
 // The serving modules (Koa, the MCP SDK, ...: ~0.3 s) are loaded by start() once the Kafka thread is spawned.
 import type { AppOptions, Service } from './serve';
-import { BASE_PATH } from './serve/base-path';
+import { BASE_PATH } from './serve/request/base-path';
 import { DEFAULT_MAX_STALENESS_MS } from './readmodels/methodology';
 import { StartError } from './start-error';
 import type { DelivererOptions } from './deliver';

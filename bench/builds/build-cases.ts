@@ -2,7 +2,7 @@
 // defaults on the world's busiest project, then the year-long ranges and the weekly / monthly trend.
 import { ENDPOINTS, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import { addDays } from '../../src/lib/time';
-import { queryArgs } from '../../src/serve/params';
+import { queryArgs } from '../../src/serve/request/params';
 import type { Db } from '../../src/store';
 
 /** The serving default (visibility-api serve --window-days). */

@@ -3,7 +3,7 @@
 // (`npm run bench` ends with `--days 365 --no-fresh`: every endpoint's default request over a year of history
 // (a cold build must fit one request's budget), then the ranged builds a dashboard's date ranges make.)
 // Cold builds as history grows (a cache miss must stay cheap over a year of data): for every endpoint, a body built on a cache miss
-// the way a build thread builds it (src/serve/ready-body.ts buildReady: one read transaction around the
+// the way a build thread builds it (src/serve/bodies/ready-body.ts buildReady: one read transaction around the
 // read model and the data_version, ajv validation, JSON + gzip + brotli + ETag; a body over 64 KiB
 // gets brotli only), timed per stage.
 //
@@ -32,9 +32,9 @@ import { performance } from 'node:perf_hooks';
 
 import { ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import { packageRoot } from '../../src/lib/root';
-import { BodySchemas } from '../../src/serve/bodies';
-import { readVersion, sumVersions } from '../../src/serve/ready-body';
-import { encodeBody, encodeBodyText } from '../../src/serve/cache';
+import { BodySchemas } from '../../src/serve/bodies/bodies';
+import { readVersion, sumVersions } from '../../src/serve/bodies/ready-body';
+import { encodeBody, encodeBodyText } from '../../src/serve/bodies/encode';
 import { knownSchemaVersion, openReader, openReadStore } from '../../src/store';
 import { buildCases } from './build-cases';
 import { fmt, machineLine } from '../lib/machine';

@@ -57,7 +57,7 @@ function listener(): http.RequestListener {
       'last-modified': new Date(0).toUTCString(),
       // What the service echoes or makes per request (a UUID), of the same length; the bare server makes none.
       'x-request-id': '00000000-0000-4000-8000-000000000000',
-      // What a rate-limited key's hit carries (src/serve/ratelimit.ts), with values of the same length.
+      // What a rate-limited key's hit carries (src/serve/http/ratelimit.ts), with values of the same length.
       ...(rateLimit > 0 ? { 'ratelimit-policy': `"per-key";q=${2 * rateLimit};w=2`, ratelimit: `"per-key";r=${2 * rateLimit - 1};t=1` } : {}),
     };
     return (_req, res) => {

@@ -6,13 +6,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ENDPOINTS } from '../readmodels';
-import { Access } from '../serve/access';
-import { keyHash } from '../serve/api-key';
-import { BodySchemas } from '../serve/bodies';
-import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/builders';
-import { BodyCache } from '../serve/cache';
-import { createMcpServer } from '../serve/mcp';
-import { Responder } from '../serve/responder';
+import { Access } from '../serve/http/access';
+import { Admission } from '../serve/http/admission';
+import { keyHash } from '../serve/request/api-key';
+import { BodySchemas } from '../serve/bodies/bodies';
+import { InlineBuilder, ThreadBuilder, type Builder } from '../serve/bodies/builders';
+import { BodyCache } from '../serve/bodies/cache';
+import { createMcpServer } from '../serve/mcp/mcp';
+import { Responder } from '../serve/http/responder';
 import { openReadStore } from '../store';
 import { flushLogger } from '../lib/log';
 import { intFlag, LOG_SETTINGS, loggerFromEnv, requireString, UsageError, type Command, type FlagTable, type Parsed } from './flags';
@@ -55,7 +56,9 @@ async function mcpCommand(p: Parsed<typeof FLAGS>): Promise<number> {
     await closeAll();
     throw new UsageError('invalid API key (unknown or revoked)');
   }
-  const server = createMcpServer({ endpoints: ENDPOINTS, responder: new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays, cursorKey) }, hash);
+  const responder = new Responder(access, builder, new BodyCache(cacheMaxBytes), windowDays, cursorKey);
+  // One local user: no readiness to wait for (the file is read as it is) and no rate to charge.
+  const server = createMcpServer({ endpoints: ENDPOINTS, admission: new Admission({ access, responder }) }, hash);
   const transport = new StdioServerTransport();
   let off = (): void => undefined;
   const stopped = new Promise<string>((resolve) => {

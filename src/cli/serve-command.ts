@@ -13,12 +13,12 @@ import { openDb, Projector, removeFiles } from '../store';
 import { KAFKA_DEFAULTS } from '../ingest/kafka/config';
 import { boolFlag, flagOrigin, intFlag, LOG_SETTINGS, loggerFromEnv, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed as ParsedOf } from './flags';
 import { onStopSignal, type StopSignal } from './stop-signals';
-import { cursorSecretProblem } from '../serve/cursor-secret';
+import { cursorSecretProblem } from '../serve/request/cursor-secret';
 import { DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_FOR_MS } from '../deliver/deliverer';
 import { DEFAULT_GRACE_MS } from '../deliver/plan';
 import { DEFAULT_LEADER_TOPIC } from '../deliver/election';
-import { DEFAULT_RATE_LIMIT } from '../serve/ratelimit';
-import { MAX_BUILDS_PER_ACCOUNT } from '../serve/builders';
+import { DEFAULT_RATE_LIMIT } from '../serve/http/ratelimit';
+import { MAX_BUILDS_PER_ACCOUNT } from '../serve/bodies/builders';
 
 export const DEMO_EVENTS = 'fixtures/demo/events.ndjson.gz';
 const DEMO_KEYS = 'fixtures/demo/keys.json';
@@ -217,7 +217,7 @@ function demoKeys(): DemoKeys {
  * goes to a file beside the demo database (readable by its owner only), and the hint reads it from there.
  */
 function showDemo(logger: Logger, url: string, dbFile: string, keys: DemoKeys): void {
-  // The dashboard is at the origin's root, the reference under the API's base path (src/serve/pages.ts).
+  // The dashboard is at the origin's root, the reference under the API's base path (src/serve/docs/pages.ts).
   logger.info({ url: new URL('/', url).toString() }, `dashboard: ${new URL('/', url).toString()}`);
   logger.info({ url: `${url}/docs` }, `API reference: ${url}/docs`);
   const key = keys.find((k) => !k.revoked);

@@ -10,7 +10,7 @@ import { endpoint as signalsEndpoint } from '../readmodels/endpoints/signals';
 import { addDays } from '../lib/time';
 import { changesAfter, projectVersions, type ReadStore } from '../store';
 import type { Message, Subscription, WebhookStore } from '../store/webhooks';
-import { queryArgs } from '../serve/params';
+import { queryArgs } from '../serve/request/params';
 
 /** The days a tested period holds (and the period before it). */
 export const PERIOD_DAYS = 7;

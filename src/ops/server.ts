@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Logger } from '../lib/log';
 import type { BodyCache } from '../serve';
 import type { AccountFigures } from './accounts';
-import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/errors';
+import { CODE_HEADER, errorBody, httpError, type HttpError } from '../serve/request/errors';
 import { OPEN_OPS_PATHS, opsTokenMatcher } from './ops-access';
 import { snapshotHandler, type SnapshotLimits } from './snapshot-route';
 

@@ -11,7 +11,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import type { Logger } from '../lib/log';
 import { knownSchemaVersion, SNAPSHOT_SCHEMA_HEADER, SNAPSHOT_SHA256_HEADER, SNAPSHOT_SHARD_HEADER, writeSnapshot, type SnapshotInfo } from '../store';
-import { httpError, type HttpError } from '../serve/errors';
+import { httpError, type HttpError } from '../serve/request/errors';
 
 export interface SnapshotLimits {
   /** Readers served at once (waiting for a copy or reading one); one more gets 503 with Retry-After. */

@@ -14,7 +14,7 @@ export interface ReadArgs extends QueryArgs {
   runGroupId: string;
   /** Length of the current window in days (spec: 7); a range of start_date / end_date replaces it (windows.ts requestedWindow). */
   windowDays: number;
-  /** Where the page starts (a decoded `cursor`, see src/serve/cursor.ts); absent or null: the first page. */
+  /** Where the page starts (a decoded `cursor`, see src/serve/request/cursor.ts); absent or null: the first page. */
   cursor?: PagePosition | null;
 }
 

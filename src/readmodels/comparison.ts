@@ -40,7 +40,7 @@ export function previousPeriod(w: Window): Window {
  * The comparison a request asks for: compare_start_date..compare_end_date, or previous_period of the
  * current range as the request resolves it (`current`: an explicit range, one end with the default
  * length, or the current window). Null when it asks for none. The HTTP layer has checked the
- * parameters (serve/params.ts checkCompare): never both forms, both dates or neither.
+ * parameters (serve/request/date-rules.ts checkCompare): never both forms, both dates or neither.
  */
 export function comparisonOf(store: ReadStore, args: ReadArgs, current: Window | null): Comparison | null {
   let w: Window | null;

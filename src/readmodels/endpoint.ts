@@ -30,7 +30,7 @@ export interface Endpoint {
    * The query parameters it accepts, in the order the OpenAPI document lists them: file names of
    * schemas/params. Validation, the read-model arguments, the cache key, the cursor's binding, the
    * next page's Link, the OpenAPI parameters and the MCP tool's input all follow from this list
-   * (serve/params.ts). A list that pages (`page`) lists `cursor`.
+   * (serve/request/params.ts). A list that pages (`page`) lists `cursor`.
    */
   params: readonly QueryParamName[];
   /**
@@ -49,7 +49,7 @@ export interface Endpoint {
    * groups, the aggregates), 'forum' (forum posts), 'project' (the project's own row), 'setup' (its
    * prompts, segments, competitors, terms, tracked engines), 'engines' (engine names, and which
    * engines' runs count). A commit of other kinds leaves the body's bytes as they were: the cache keeps
-   * it current (serve/cache.ts) and the change feed does not name it (serve/change-feed.ts). Never fewer
+   * it current (serve/bodies/cache.ts) and the change feed does not name it (serve/feed/change-feed.ts). Never fewer
    * than it reads (test/readmodels/depends-on.test.ts checks each against real commits).
    */
   dependsOn: readonly ChangeKind[];

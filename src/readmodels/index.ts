@@ -35,4 +35,5 @@ export const ENDPOINTS: readonly Endpoint[] = [
 export type { Endpoint, Scope } from './endpoint';
 export type { QueryArgs, QueryParamName } from './params.gen';
 export type { ReadArgs } from './args';
+export { PageSnapshots } from './paging';
 export { ReadStore, accountForKeyHash, projectVisible, runGroupProject } from './store';

@@ -21,7 +21,7 @@ export const DEFAULT_WINDOW_DAYS = 7;
 
 /**
  * How far behind the newest committed data a cached body may be served by default, in ms
- * (serve --max-staleness, MAX_STALENESS; src/serve/cache.ts).
+ * (serve --max-staleness, MAX_STALENESS; src/serve/bodies/cache.ts).
  */
 export const DEFAULT_MAX_STALENESS_MS = 1000;
 

@@ -10,9 +10,14 @@ export interface Page<T> {
   next: PagePosition | null;
 }
 
-/** What a paged build knows besides its arguments: the data version of the read transaction it runs in. */
+/**
+ * What a paged build knows besides its arguments: the data version of the read transaction it runs
+ * in, and the ordered lists of walks in progress, kept across requests by whoever builds (one
+ * PageSnapshots per build thread, or per inline builder): the read models keep no state of their own.
+ */
 export interface PageContext {
   version: number;
+  snapshots: PageSnapshots;
 }
 
 /** The items of a page: `limit` of them (0: all) from `offset`. */
@@ -56,7 +61,7 @@ export interface Ranked<T> {
 }
 
 /**
- * Ordered lists of walks in progress, per thread; bounded by their bytes. A list is kept as each
+ * Ordered lists of walks in progress, per owner (PageSnapshots); bounded by their bytes. A list is kept as each
  * item's JSON text, not as the items: objects take several times their JSON's bytes of heap, and
  * under a live stream every commit makes a new version of every ranked list, so the cap fills.
  * Texts are what the cap counts.
@@ -64,10 +69,39 @@ export interface Ranked<T> {
 export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
 /** V8's cost of a string beside its characters (header, and the array slot that holds it), about. */
 const STRING_OVERHEAD_BYTES = 32;
-const snapshots = new LRUCache<string, { texts: readonly string[]; bytes: number }>({
-  maxSize: SNAPSHOT_MAX_BYTES,
-  sizeCalculation: (s) => Math.max(1, s.bytes),
-});
+
+/**
+ * The ordered lists of walks in progress (see Ranked), as their owner keeps them across requests:
+ * a walk's next page finds its list when it is built by the same owner (the builders send a project's
+ * paged jobs to the same thread), else the list is built again or the walk goes on after its last key.
+ */
+export class PageSnapshots {
+  private readonly lists: LRUCache<string, { texts: readonly string[]; bytes: number }>;
+
+  constructor(maxBytes = SNAPSHOT_MAX_BYTES) {
+    this.lists = new LRUCache({ maxSize: maxBytes, sizeCalculation: (s) => Math.max(1, s.bytes) });
+  }
+
+  /** How many ordered lists are kept (tests; /cache-style introspection). */
+  get size(): number {
+    return this.lists.size;
+  }
+
+  /** Forgets every kept list, as a restart or an eviction would. */
+  clear(): void {
+    this.lists.clear();
+  }
+
+  /** The kept list of `key`'s walk, as each item's JSON text. */
+  get(key: string): readonly string[] | undefined {
+    return this.lists.get(key)?.texts;
+  }
+
+  /** Keeps `list` for the walk of `key`, unless it is kept already (a list is kept once). */
+  keep(key: string, list: readonly unknown[]): void {
+    if (!this.lists.has(key)) this.lists.set(key, kept(list));
+  }
+}
 
 /** A list as kept: each item's JSON text (JSON.parse of it gives the item's bytes back exactly). */
 function kept(list: readonly unknown[]): { texts: string[]; bytes: number } {
@@ -114,7 +148,7 @@ const spelled = (v: QueryArgs[keyof QueryArgs]): string => (v === null ? '*' : A
 /**
  * Which list a walk pages: the endpoint, the project and every query argument the endpoint lists but
  * the page size (limit: it may change mid-walk). Snapshots are kept per list, and a cursor is bound
- * to one (serve/cursor.ts). The v1 filters always hold their place; a later group (JOINED) joins
+ * to one (serve/request/cursor.ts). The v1 filters always hold their place; a later group (JOINED) joins
  * when one of its arguments or of a later group's is given, so the lists of earlier releases keep
  * the identity they had.
  */
@@ -131,21 +165,10 @@ function snapshotKey(of: ListOf, args: ReadArgs, version: number): string {
   return `${listIdentity(of, args)}\n${version}`;
 }
 
-/** Test seam and /cache-style introspection: how many ordered lists are kept. */
-export function snapshotCount(): number {
-  return snapshots.size;
-}
-
-/** Test seam: forget every kept list, as a restart or eviction would. */
-export function dropSnapshots(): void {
-  snapshots.clear();
-}
-
 /** The page of `list` at `offset`; a walk that goes on keeps the list (once) for its next pages. */
-function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, list: readonly T[], version: number, offset: number): Page<T> {
+function rankedSlice<T>(r: Ranked<T>, of: ListOf, args: ReadArgs, ctx: PageContext, list: readonly T[], version: number, offset: number): Page<T> {
   const page = pageAt(r, pageSlice(list, offset, args.limit), offset, list.length, version);
-  const key = snapshotKey(of, args, version);
-  if (page.next && !snapshots.has(key)) snapshots.set(key, kept(list));
+  if (page.next) ctx.snapshots.keep(snapshotKey(of, args, version), list);
   return page;
 }
 
@@ -164,16 +187,16 @@ function pageAt<T>(r: Ranked<T>, items: T[], offset: number, total: number, vers
 /** The page of a ranked list `args.cursor` names; `of`: the endpoint it is the list of. */
 export function rankedPage<T>(r: Ranked<T>, of: ListOf, store: ReadStore, args: ReadArgs, ctx: PageContext): Page<T> {
   const c = args.cursor;
-  if (!c) return rankedSlice(r, of, args, r.all(store, args), ctx.version, 0);
+  if (!c) return rankedSlice(r, of, args, ctx, r.all(store, args), ctx.version, 0);
   if (c.pinned) {
-    const held = snapshots.get(snapshotKey(of, args, c.pinned.version));
-    if (held) return keptSlice(r, held.texts, c.pinned.version, c.pinned.offset, args.limit);
+    const held = ctx.snapshots.get(snapshotKey(of, args, c.pinned.version));
+    if (held) return keptSlice(r, held, c.pinned.version, c.pinned.offset, args.limit);
     // Same version, same data: built again, the list is the one the walk began with.
-    if (c.pinned.version === ctx.version) return rankedSlice(r, of, args, r.all(store, args), ctx.version, c.pinned.offset);
+    if (c.pinned.version === ctx.version) return rankedSlice(r, of, args, ctx, r.all(store, args), ctx.version, c.pinned.offset);
   }
   // The walk's list is gone and the data moved: go on after the last item seen, in today's order.
   const list = r.all(store, args);
   let start = list.findIndex((item) => r.compare(r.keyOf(item), c.after) > 0);
   if (start < 0) start = list.length;
-  return rankedSlice(r, of, args, list, ctx.version, start);
+  return rankedSlice(r, of, args, ctx, list, ctx.version, start);
 }

@@ -102,7 +102,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
       "maxLength": 8192,
       "pattern": "^[A-Za-z0-9_-]+$"
     },
-    "x-read-by": "src/serve/cursor.ts: the position of the page, signed and bound to the list it pages (not a read-model argument)",
+    "x-read-by": "src/serve/request/cursor.ts: the position of the page, signed and bound to the list it pages (not a read-model argument)",
     "arg": null
   },
   "end_date": {
@@ -214,7 +214,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
     "required": false,
     "description": "Last-Event-ID for clients that cannot set headers",
     "x-accepts": "an event id",
-    "x-read-by": "src/serve/change-feed.ts: where the stream resumes (the Last-Event-ID header wins)",
+    "x-read-by": "src/serve/feed/change-feed.ts: where the stream resumes (the Last-Event-ID header wins)",
     "schema": {
       "type": "string"
     },
@@ -363,7 +363,7 @@ export const PARAMS: { readonly [name in QueryParamName | PathParamName]: ParamD
 };
 
 /**
- * The query of a request as read models get it: validated and normalized (serve/params.ts queryArgs).
+ * The query of a request as read models get it: validated and normalized (serve/request/params.ts queryArgs).
  */
 export interface QueryArgs {
   /**

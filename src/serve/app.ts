@@ -4,26 +4,28 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { ENDPOINTS, type Endpoint } from '../readmodels';
 import { openReadStore, type Db, type HeldShard } from '../store';
-import { Access } from './access';
-import { presentedKeyHash } from './api-key';
-import { BASE_PATH } from './base-path';
-import { BodySchemas } from './bodies';
-import { buildTimeOf, InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './builders';
-import { configuredKey, signingKey, type SigningKey } from './cursor';
-import { BodyCache, encodeBody } from './cache';
-import { ChangeFeed, CHANGES_PATH, type ChangeFeedOptions } from './change-feed';
-import { errorMiddleware, httpError, HttpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './errors';
-import { createHotPath } from './hot';
-import { llmsTxtMiddleware } from './llms';
-import { createMcpHttpHandler, isMcpRequest } from './mcp';
-import { buildOpenApi } from './openapi';
+import { Access } from './http/access';
+import { presentedKeyHash } from './request/api-key';
+import { BASE_PATH } from './request/base-path';
+import { BodySchemas } from './bodies/bodies';
+import { InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './bodies/builders';
+import { configuredKey, signingKey, type SigningKey } from './request/cursor';
+import { BodyCache } from './bodies/cache';
+import { encodeBody } from './bodies/encode';
+import { ChangeFeed, CHANGES_ENDPOINT, CHANGES_PATH, type ChangeFeedOptions } from './feed/change-feed';
+import { errorMiddleware, httpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './request/errors';
+import { createHotPath } from './http/hot';
+import { llmsTxtMiddleware } from './docs/llms';
+import { createMcpHttpHandler, isMcpRequest } from './mcp/mcp';
+import { buildOpenApi } from './docs/openapi';
 import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
-import { pagesMiddleware, type DemoKey } from './pages';
-import { extraCost, RateLimiter } from './ratelimit';
-import { freshness, Responder, wantsFresh } from './responder';
-import { sendReady } from './send';
-import { parseQuery } from './params';
-import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './served';
+import { pagesMiddleware, type DemoKey } from './docs/pages';
+import { Admission, type Outcome } from './http/admission';
+import { RateLimiter } from './http/ratelimit';
+import { freshness, Responder, wantsFresh } from './http/responder';
+import { sendReady } from './http/send';
+import { parseQuery } from './request/params';
+import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './http/served';
 import { silentLogger, type Logger } from '../lib/log';
 import { defaultBuildThreads } from '../lib/cores';
 
@@ -130,57 +132,40 @@ export function createService(opts: AppOptions): Service {
   const cache = new BodyCache(opts.cacheMaxBytes ?? 256 * 1024 * 1024, freshness(access, builder, maxStalenessMs, opts.rebuildCoalesceMs));
   const responder = new Responder(access, builder, cache, opts.windowDays ?? 7, cursorKey);
   const limiter = new RateLimiter(opts.rateLimit ?? 0, opts.rateLimitClock);
-  const chargeBuildTime = opts.chargeBuildTime ?? true;
-  const limited = new WeakSet<IncomingMessage>();
+  // Every transport admits a request through this one step (http/admission.ts), in one order.
+  const admission = new Admission({ access, responder, limiter, isReady: opts.isReady, chargeBuildTime: opts.chargeBuildTime ?? true, onFailure: opts.onFailure });
   const feed = new ChangeFeed(responder, store, endpoints, {
-    isDraining: opts.isDraining, log: (err) => logger.error({ err }, 'change feed failed'), ...opts.changeFeed,
+    isDraining: opts.isDraining,
+    log: (err) => {
+      admission.failed(err);
+      logger.error({ err }, 'change feed failed');
+    },
+    ...opts.changeFeed,
   });
-  const isReady = opts.isReady ?? (() => true);
   const log: ErrorLogger = (err, ctx) => {
-    opts.onFailure?.(err);
+    admission.failed(err);
     logger.error({ err, request_id: noteOf(ctx.req)?.requestId, route: ctx.state.route as string | undefined }, `${ctx.method} ${ctx.path} failed`);
   };
   const openapi = encodeBody(buildOpenApi(endpoints, schemas.schemas, BASE_PATH), 0, new Date(0).toISOString());
   // Typed by the schema's generated type (Methodology); test/readmodels/methodology.test.ts validates it against the schema.
   const methodologyBody = encodeBody(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
-  /**
-   * One request against the key's rate: the RateLimit fields on the answer, whatever it turns out
-   * to be (200, 304, 404, 503...), or the 429. The hot path already charged the requests it marked limited.
-   */
-  function charge(ctx: Context, hash: string): void {
-    if (limited.has(ctx.req)) throw limiter.exceeded(hash);
-    ctx.set(limiter.charge(hash));
-  }
+  /** What admission learned, on the Koa answer: the account for the access line, the RateLimit fields. */
+  const outcome = (ctx: Context): Outcome => ({
+    account: (accountId) => void (ctx.state.account = accountId),
+    fields: (fields) => ctx.set(fields),
+  });
 
   function handler(endpoint: Endpoint) {
     return async function serveEndpoint(ctx: Context): Promise<void> {
       ctx.state.route = endpoint.name;
-      if (!isReady()) throw httpError('not_ready');
-      const hash = presentedKeyHash(ctx.req.headers);
       const fresh = wantsFresh(ctx.get('cache-control') || undefined);
-      let resolved;
-      try {
-        // parseQuery, not ctx.query: Koa's parser drops the pairs past 1000, which must be a 400 instead.
-        resolved = responder.resolve(endpoint, { params: (ctx as unknown as { params: Record<string, string> }).params, query: parseQuery(ctx.querystring), keyHash: hash, fresh });
-      } catch (err) {
-        // A 400 or 404 of a known key counts against its rate; a 401 has no key to count against
-        // (and a bucket per made-up key would be memory for anyone to fill).
-        const account = hash === null ? null : access.account(hash);
-        if (account !== null && err instanceof HttpError) {
-          ctx.state.account = account;
-          charge(ctx, hash!);
-        }
-        throw err;
-      }
-      ctx.state.account = resolved.args.accountId;
-      charge(ctx, resolved.keyHash);
-      const pending = responder.respond(resolved, fresh);
-      const answer = await pending;
-      // What it cost, now that it is known: the build it waited for (none for a cached body) and its bytes.
-      const built = pending instanceof Promise && chargeBuildTime ? buildTimeOf(answer.ready) : 0;
-      const extra = extraCost(built, answer.ready.json.length);
-      if (extra > 0 && limiter.on) ctx.set('RateLimit', limiter.debit(resolved.keyHash, extra));
+      // parseQuery, not ctx.query: Koa's parser drops the pairs past 1000, which must be a 400 instead.
+      const input = { params: (ctx as unknown as { params: Record<string, string> }).params, query: parseQuery(ctx.querystring), keyHash: presentedKeyHash(ctx.req.headers), fresh };
+      const resolved = admission.admit(endpoint, input, outcome(ctx), { req: ctx.req });
+      const { answer, built } = await admission.respond(resolved, fresh);
+      const rateLimit = admission.debit(resolved.keyHash, built, answer.ready.json.length);
+      if (rateLimit !== undefined) ctx.set('RateLimit', rateLimit);
       sendReady(ctx, answer.ready, answer.stale);
     };
   }
@@ -206,12 +191,10 @@ export function createService(opts: AppOptions): Service {
   // A stream, not a body: never cached, never on the hot path (change-feed.ts).
   router.get('changes', CHANGES_PATH, (ctx) => {
     ctx.state.route = 'changes';
-    if (!isReady()) throw httpError('not_ready');
     const projectId = (ctx as unknown as { params: Record<string, string> }).params.project_id;
-    feed.serve(ctx, projectId, presentedKeyHash(ctx.req.headers), (hash) => {
-      ctx.state.account = access.account(hash);
-      charge(ctx, hash);
-    });
+    // The query too: a parameter the feed does not take is refused as on every route.
+    const input = { params: { project_id: projectId }, query: parseQuery(ctx.querystring), keyHash: presentedKeyHash(ctx.req.headers) };
+    feed.serve(ctx, admission.admit(CHANGES_ENDPOINT, input, outcome(ctx)));
   });
 
   const app = new Koa();
@@ -222,8 +205,8 @@ export function createService(opts: AppOptions): Service {
   app.use(onlyReads);
   app.use(router.routes());
   const koa = app.callback();
-  const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, limiter, limited, isReady, onResponse: opts.onResponse });
-  const mcp = createMcpHttpHandler({ endpoints, responder, access, isReady, limiter, chargeBuildTime, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
+  const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, admission, onResponse: opts.onResponse });
+  const mcp = createMcpHttpHandler({ endpoints, admission, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
   const isDraining = opts.isDraining ?? (() => false);
   return {
     handler: (req, res) => {

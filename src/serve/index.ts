@@ -1,4 +1,8 @@
+// src/serve: the HTTP service over the read models, in rooms by concern. request/ (what a request
+// says: parameters, cursors, the key, errors), bodies/ (cache and builders of ready bodies), http/
+// (admission and answering), and the surfaces on top: mcp/, feed/ (change feed), docs/ (OpenAPI,
+// pages, llms.txt). app.ts wires them into one service; nothing in the rooms imports it (lint: flow/down).
 export { createService, createHttpServer, BASE_PATH, type AppOptions, type Service } from './app';
-export { BodyCache, type RouteStats } from './cache';
-export { type Builder, type AccountBuilds } from './builders';
-export { type Served, type ResponseObserver } from './served';
+export { BodyCache, type RouteStats } from './bodies/cache';
+export { type Builder, type AccountBuilds } from './bodies/builders';
+export { type Served, type ResponseObserver } from './http/served';

@@ -42,3 +42,29 @@ t.test('imports down the flow, within a stage and into shared leaves pass', asyn
   ];
   for (const [file, code] of down) t.same(await flowErrors(file, code), [], `${file}: ${code}`);
 });
+
+t.test('inside src/serve the core never imports a surface, and no room imports the wiring', async (t) => {
+  const up: [string, string][] = [
+    ['src/serve/http/x.ts', "import { a } from '../mcp/mcp';"],
+    ['src/serve/http/x.ts', "import { a } from '../feed';"],
+    ['src/serve/bodies/x.ts', "import { a } from '../docs/openapi';"],
+    ['src/serve/bodies/x.ts', "import { a } from '../http/responder';"],
+    ['src/serve/request/x.ts', "import { a } from '../bodies/cache';"],
+    ['src/serve/request/x.ts', "import { a } from '../../serve/http';"],
+    ['src/serve/mcp/x.ts', "import { a } from '../feed/change-feed';"],
+    ['src/serve/docs/x.ts', "import { a } from '../app';"],
+    ['src/serve/feed/x.ts', "import { a } from '..';"],
+    ['src/serve/http/x.ts', "const m = import('../docs/pages');"],
+  ];
+  for (const [file, code] of up) t.equal((await flowErrors(file, code)).length, 1, `${file}: ${code}`);
+  const down: [string, string][] = [
+    ['src/serve/bodies/x.ts', "import { a } from '../request/errors';"],
+    ['src/serve/http/x.ts', "import { a } from '../bodies/cache';"],
+    ['src/serve/mcp/x.ts', "import { a } from '../http/responder';"],
+    ['src/serve/docs/x.ts', "import { a } from '../mcp/mcp';"],
+    ['src/serve/app.ts', "import { a } from './docs/pages';"],
+    ['src/serve/http/x.ts', "import { a } from './responder';"],
+    ['src/cli/x.ts', "import { a } from '../serve/http/access';"],
+  ];
+  for (const [file, code] of down) t.same(await flowErrors(file, code), [], `${file}: ${code}`);
+});

@@ -8,7 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 import { COMMANDS } from '../../src/cli/main';
 import { ENDPOINTS } from '../../src/readmodels';
-import { toolName } from '../../src/serve/mcp';
+import { toolName } from '../../src/serve/mcp/mcp';
 import { asSource, W, world } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { request, startApi } from '../helpers/http';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { start, StartError } from '../../src/index';
-import { MEMO_MAX_BYTES } from '../../src/serve/hot';
+import { MEMO_MAX_BYTES } from '../../src/serve/http/hot';
 import { openDb, Projector } from '../../src/store';
 import { activeKeys } from '../helpers/demo';
 import { asSource, run, W, world } from '../helpers/events';

@@ -4,7 +4,7 @@
 // and fuzz tests.
 import http from 'node:http';
 import type { Test } from 'tap';
-import { ERRORS, type ErrorCode } from '../../src/serve/errors';
+import { ERRORS, type ErrorCode } from '../../src/serve/request/errors';
 
 export interface Answer {
   status: number;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { DEMO_OPTIONS, generateWorld, worldKeys, type WorldOptions } from '../../fixtures/world';
 import { addDays } from '../../src/lib/time';
-import { FIRST_DAY, LAST_DAY } from '../../src/serve/params';
+import { FIRST_DAY, LAST_DAY } from '../../src/serve/request/date-rules';
 import { rangePieces } from '../../src/readmodels/range-pieces';
 import { periodStart } from '../../src/store/periods';
 import type { Db } from '../../src/store';

@@ -1,12 +1,12 @@
 // Each endpoint's dependsOn (src/readmodels/endpoint.ts) against real commits: for events of every
 // kind, applied one batch at a time to a real store, every body whose bytes changed must depend on a
 // kind of change whose counter the batch moved (store/change-log.ts projectVersions). Otherwise the body
-// cache would keep sending the old bytes as current (serve/cache.ts relabel), and the change feed
+// cache would keep sending the old bytes as current (serve/bodies/cache.ts relabel), and the change feed
 // would not name the endpoint. A missing dependency fails here, naming the endpoint and the event.
 import t from 'tap';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
-import { queryArgs, queryParams } from '../../src/serve/params';
+import { ENDPOINTS, PageSnapshots, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
+import { queryArgs, queryParams } from '../../src/serve/request/params';
 import { CHANGE_KINDS, inputsVersion, projectVersions, type ChangeKind } from '../../src/store';
 import { pagedWorld } from '../helpers/paged-world';
 import { asSource, ev, id, run, W, type Ev } from '../helpers/events';
@@ -35,7 +35,7 @@ function body(store: ReadStore, e: Endpoint, args: ReadArgs): string {
     const text = e.text?.(store, args) ?? null;
     if (text !== null) return text;
     if (!e.page) return JSON.stringify(e.build(store, args));
-    const page = e.page(store, args, { version: 0 });
+    const page = e.page(store, args, { version: 0, snapshots: new PageSnapshots() });
     return JSON.stringify({ items: page.items, next: page.next?.after ?? null });
   });
 }

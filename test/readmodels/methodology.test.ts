@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { METRIC_DEFINITIONS_VERSION, methodology } from '../../src/readmodels/methodology';
 import { ENDPOINTS } from '../../src/readmodels';
-import { BodySchemas } from '../../src/serve/bodies';
+import { BodySchemas } from '../../src/serve/bodies/bodies';
 import { Z95 } from '../../src/store/metrics';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey } from '../helpers/http';

@@ -4,14 +4,16 @@ import querystring from 'node:querystring';
 import t from 'tap';
 import { ENDPOINTS, ReadStore, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import type { PagePosition } from '../../src/readmodels/args';
-import { dropSnapshots, listIdentity, snapshotCount } from '../../src/readmodels/paging';
-import { readVersion, sumVersions } from '../../src/serve/ready-body';
-import { queryArgs } from '../../src/serve/params';
+import { listIdentity, PageSnapshots } from '../../src/readmodels/paging';
+import { readVersion, sumVersions } from '../../src/serve/bodies/ready-body';
+import { queryArgs } from '../../src/serve/request/params';
 import { asSource, W } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { arriving, identity, pagedWorld } from '../helpers/paged-world';
 import { readArgs } from '../helpers/readmodels';
 
+// The kept lists of walks in progress, as a build thread owns them (the read models keep none).
+const snapshots = new PageSnapshots();
 const PAGED = ['mentions', 'citations', 'runs', 'forum-opportunities', 'forum-leads'];
 const endpointNamed = (name: string): Endpoint => ENDPOINTS.find((e) => e.name === name)!;
 
@@ -32,7 +34,7 @@ function walk(store: ReadStore, e: Endpoint, a: ReadArgs, between: (page: number
   let cursor: PagePosition | null = null;
   let pages = 0;
   do {
-    const page: { items: unknown[]; next: PagePosition | null } = e.page!(store, { ...a, cursor }, { version: versionOf(store) });
+    const page: { items: unknown[]; next: PagePosition | null } = e.page!(store, { ...a, cursor }, { version: versionOf(store), snapshots });
     items.push(...(page.items as Item[]));
     pages += 1;
     cursor = page.next;
@@ -83,10 +85,10 @@ t.test('v1 requests (no cursor) build the same bodies as before paging', async (
   for (const name of PAGED) {
     const e = endpointNamed(name);
     const limit = queryArgs({}, e, 7).limit; // 100 for mentions and citations; 0 (everything) for the lists v1 had no limit on
-    const page = e.page!(store, args({ limit }), { version: versionOf(store) });
+    const page = e.page!(store, args({ limit }), { version: versionOf(store), snapshots });
     t.same(page.items, e.build(store, args({ limit })), `${name}: page 1 is build()`);
   }
-  t.equal(endpointNamed('runs').page!(store, args(), { version: versionOf(store) }).next, null, 'runs without limit: all, no next page');
+  t.equal(endpointNamed('runs').page!(store, args(), { version: versionOf(store), snapshots }).next, null, 'runs without limit: all, no next page');
 });
 
 t.test('events arriving between pages: every item of the list the walk began with, exactly once', async (t) => {
@@ -117,27 +119,42 @@ t.test('ranked lists when the pinned list is gone: rebuilt when the data did not
   for (const name of ['citations', 'forum-leads']) {
     const e = endpointNamed(name);
     const whole = e.build(store, args({ limit: 1000 })) as Item[];
-    const first = e.page!(store, args({ limit: 5 }), { version: versionOf(store) });
-    t.ok(snapshotCount() > 0, `${name}: the walk's list is kept`);
-    dropSnapshots();
-    const second = e.page!(store, args({ limit: 5, cursor: first.next }), { version: versionOf(store) });
+    const first = e.page!(store, args({ limit: 5 }), { version: versionOf(store), snapshots });
+    t.ok(snapshots.size > 0, `${name}: the walk's list is kept`);
+    snapshots.clear();
+    const second = e.page!(store, args({ limit: 5, cursor: first.next }), { version: versionOf(store), snapshots });
     t.same(ids(name, second.items as Item[]), ids(name, whole.slice(5, 10)), `${name}: same version, rebuilt: exact`);
     t.ok(second.next?.pinned, `${name}: the next page is pinned again`);
   }
   // The data moves and the kept lists are gone: pages continue after the cursor's key in the new order.
   const e = endpointNamed('citations');
-  const first = e.page!(store, args({ limit: 5 }), { version: versionOf(store) });
+  const first = e.page!(store, args({ limit: 5 }), { version: versionOf(store), snapshots });
   projector.applyBatch(asSource(arriving(1), 'arriving', 1_000_000));
-  dropSnapshots();
+  snapshots.clear();
   const now = e.build(store, args({ limit: 1000 })) as Item[];
-  const second = e.page!(store, args({ limit: 5, cursor: first.next }), { version: versionOf(store) });
+  const second = e.page!(store, args({ limit: 5, cursor: first.next }), { version: versionOf(store), snapshots });
   const lastKey = first.next!.after;
   const start = now.findIndex((c) => Number(c.citation_count) < Number(lastKey[0]) || (c.citation_count === lastKey[0] && String(c.url) > String(lastKey[1])));
   t.same(ids('citations', second.items as Item[]), ids('citations', now.slice(start, start + 5)), 'the page after the last key in the current order');
   t.equal(second.next!.pinned!.version, versionOf(store), 'and the walk pins the current list from there');
 });
 
-// A cursor is signed over its list's identity (serve/cursor.ts): a walk asked as v1 or v1.1 could ask
+t.test('the kept lists are the owner\'s, passed in: a read model keeps no state between builds', async (t) => {
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource(pagedWorld()));
+  const store = new ReadStore(db);
+  const e = endpointNamed('citations');
+  const mine = new PageSnapshots();
+  const other = new PageSnapshots();
+  const first = e.page!(store, args({ limit: 5 }), { version: versionOf(store), snapshots: mine });
+  t.same([mine.size, other.size], [1, 0], 'the walk\'s list is kept by the owner whose context built the page, only');
+  const second = e.page!(store, args({ limit: 5, cursor: first.next }), { version: versionOf(store), snapshots: other });
+  t.same([mine.size, other.size], [1, 1], 'another owner builds the list again (the data did not move) and keeps its own');
+  const whole = e.build(store, args({ limit: 1000 })) as Item[];
+  t.same(ids('citations', second.items as Item[]), ids('citations', whole.slice(5, 10)), 'and the walk stays exact');
+});
+
+// A cursor is signed over its list's identity (serve/request/cursor.ts): a walk asked as v1 or v1.1 could ask
 // it must keep the identity it had then, or the cursors issued before an upgrade fail after it. The
 // strings below are those releases' identities, written out.
 t.test('a list asked as an earlier release could ask it keeps that release\'s identity', async (t) => {

@@ -1,10 +1,10 @@
-// The API bodies' validators are generated code (src/serve/body-validators.gen.ts, `npm run gen`):
+// The API bodies' validators are generated code (src/serve/bodies/body-validators.gen.ts, `npm run gen`):
 // they must judge every body as the schemas compiled at run time do, accepting the real ones and
 // refusing the same broken ones, since a served body is checked by them before it is cached.
 import t from 'tap';
 import { describeErrors } from '../../src/events';
 import { ENDPOINTS } from '../../src/readmodels';
-import { BodySchemas } from '../../src/serve/bodies';
+import { BodySchemas } from '../../src/serve/bodies/bodies';
 import { apiAjv } from '../helpers/readmodels';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey } from '../helpers/http';

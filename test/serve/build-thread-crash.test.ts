@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { ThreadBuilder, type StartBuildThread } from '../../src/serve/builders';
+import { ThreadBuilder, type StartBuildThread } from '../../src/serve/bodies/builders';
 import { startWorker } from '../../src/lib/worker';
-import { HttpError } from '../../src/serve/errors';
+import { HttpError } from '../../src/serve/request/errors';
 import { ENDPOINTS } from '../../src/readmodels';
 import { openDb, Projector, type Db } from '../../src/store';
 import { asSource, run, W, world } from '../helpers/events';
@@ -142,7 +142,7 @@ for (const mode of ['close', 'no-close']) {
   t.test(`a process that used build threads exits by itself (${mode})`, async (tt) => {
     const db = servedDb(tt);
     const script = `
-      const { ThreadBuilder } = require('./src/serve/builders');
+      const { ThreadBuilder } = require('./src/serve/bodies/builders');
       const { ENDPOINTS } = require('./src/readmodels');
       const b = new ThreadBuilder(${JSON.stringify(db.name)}, 2);
       const endpoint = ENDPOINTS.find((e) => e.name === 'projects');

@@ -1,5 +1,5 @@
 // A build thread that dies when build-thread-crash.test.ts says so: the real one
-// (src/serve/builders.worker.ts) behind a listener that sees each job first. While the shared plan
+// (src/serve/bodies/builders.worker.ts) behind a listener that sees each job first. While the shared plan
 // has crashes left, a job ends the thread instead of being built, with the job in hand: process.exit
 // (ends this thread only), an uncaught throw, or held unanswered until the test terminates the
 // thread from outside (it could otherwise build and answer before the terminate lands).
@@ -23,4 +23,4 @@ parentPort!.addEventListener('message', (event) => {
 
 // After the listener above, so that it sees each job before the real thread does.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded second on purpose (an import would be hoisted)
-require('../../src/serve/builders.worker');
+require('../../src/serve/bodies/builders.worker');

@@ -5,9 +5,9 @@
 // variant waits for a request that takes gzip but not br), its variants are its JSON.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
-import type { Ready } from '../../src/serve/cache';
-import { gzipOf, encodeBody, readySize } from '../../src/serve/cache';
-import { represent } from '../../src/serve/send';
+import type { Ready } from '../../src/serve/bodies/encode';
+import { gzipOf, encodeBody, readySize } from '../../src/serve/bodies/encode';
+import { represent } from '../../src/serve/http/send';
 import { freshDb } from '../helpers/db';
 import { run, W, world, asSource } from '../helpers/events';
 import { request, startApi, withKey } from '../helpers/http';

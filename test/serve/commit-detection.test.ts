@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { ReadStore } from '../../src/readmodels';
-import { Access } from '../../src/serve/access';
+import { Access } from '../../src/serve/http/access';
 import { commitCounter } from '../../src/store';
 import { ev, W, world } from '../helpers/events';
 import { tmpDb } from '../helpers/db';

@@ -7,7 +7,7 @@ import querystring from 'node:querystring';
 import t from 'tap';
 import { createClient, type ListPath, type VisibilityClient } from '../../clients/typescript/src';
 import { ENDPOINTS, type Endpoint } from '../../src/readmodels';
-import { queryArgs, queryParams } from '../../src/serve/params';
+import { queryArgs, queryParams } from '../../src/serve/request/params';
 import { identity, pagedWorld } from '../helpers/paged-world';
 import { asSource, W } from '../helpers/events';
 import { freshDb } from '../helpers/db';
@@ -95,7 +95,7 @@ t.test('every paged list, every combination of its filters: the walk is the whol
   t.ok(longest >= 10, `lists of several pages (the longest walk: ${longest} pages)`);
 });
 
-/** The message of a cursor that is not this list's (src/serve/cursor.ts). */
+/** The message of a cursor that is not this list's (src/serve/request/cursor.ts). */
 const NOT_A_CURSOR = /^cursor is not a cursor of this list: /;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

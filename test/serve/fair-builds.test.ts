@@ -8,8 +8,8 @@
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startWorker } from '../../src/lib/worker';
-import { ThreadBuilder, type StartBuildThread } from '../../src/serve/builders';
-import { STALE_CACHE_STATUS } from '../../src/serve/send';
+import { ThreadBuilder, type StartBuildThread } from '../../src/serve/bodies/builders';
+import { STALE_CACHE_STATUS } from '../../src/serve/http/send';
 import type { Projector } from '../../src/store';
 import { freshDb } from '../helpers/db';
 import { asSource, id, run, W, world } from '../helpers/events';

@@ -1,5 +1,5 @@
 // A build thread that waits at a gate fair-builds.test.ts opens and closes: the real one
-// (src/serve/builders.worker.ts) behind a listener that sees each job first. While the gate is
+// (src/serve/bodies/builders.worker.ts) behind a listener that sees each job first. While the gate is
 // closed a job is held (the thread blocks), so the test can line jobs up behind it, and when the test
 // says so the time it was held counts as build time (as a slow build's would); each job's account and project is
 // written to a shared log, in the order the thread builds them.
@@ -30,4 +30,4 @@ parentPort!.addEventListener('message', (event) => {
 
 // After the listener above, so that it sees each job before the real thread does.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded second on purpose (an import would be hoisted)
-require('../../src/serve/builders.worker');
+require('../../src/serve/bodies/builders.worker');

@@ -1,7 +1,7 @@
 // GET /llms.txt over real HTTP: public, text/plain, and every link it gives works.
 import t from 'tap';
 import { ENDPOINTS } from '../../src/readmodels';
-import { toolName } from '../../src/serve/mcp';
+import { toolName } from '../../src/serve/mcp/mcp';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey } from '../helpers/http';
 

@@ -4,9 +4,9 @@
 // the POST is in the API's error format; JSON-RPC errors are -32600/-32602, never -32603; every
 // message of a batch costs a request; the body cache counts its keys.
 import t, { type Test } from 'tap';
-import { readySize } from '../../src/serve/cache';
-import { ERRORS } from '../../src/serve/errors';
-import { MCP_MAX_BODY_BYTES, MCP_MAX_DEPTH, MCP_MAX_MEMBERS } from '../../src/serve/mcp-body';
+import { readySize } from '../../src/serve/bodies/encode';
+import { ERRORS } from '../../src/serve/request/errors';
+import { MCP_MAX_BODY_BYTES, MCP_MAX_DEPTH, MCP_MAX_MEMBERS } from '../../src/serve/mcp/mcp-body';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey, type Api } from '../helpers/http';
 import { checkAnswer, postMcp, toolCall, type RpcAnswer } from '../helpers/mcp';

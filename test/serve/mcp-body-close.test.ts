@@ -4,7 +4,7 @@
 // MCP_DRAIN_BYTES, within MCP_DRAIN_MS) before it closes. Raw sockets over loopback, a real service.
 import net from 'node:net';
 import t from 'tap';
-import { MCP_DRAIN_BYTES, MCP_MAX_BODY_BYTES } from '../../src/serve/mcp-body';
+import { MCP_DRAIN_BYTES, MCP_MAX_BODY_BYTES } from '../../src/serve/mcp/mcp-body';
 import { asSource, W, world } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { startApi } from '../helpers/http';

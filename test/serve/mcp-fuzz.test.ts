@@ -9,7 +9,7 @@
 import t from 'tap';
 import { mulberry32, type Rng } from '../../fixtures/random';
 import { ENDPOINTS } from '../../src/readmodels';
-import { toolInputSchema, toolName } from '../../src/serve/mcp';
+import { toolInputSchema, toolName } from '../../src/serve/mcp/mcp';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey } from '../helpers/http';
 import { checkAnswer, postMcp, toolCall, type RpcAnswer } from '../helpers/mcp';

@@ -9,8 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ENDPOINTS } from '../../src/readmodels';
-import { toolName } from '../../src/serve/mcp';
-import { queryParams, wireSchema } from '../../src/serve/params';
+import { toolName } from '../../src/serve/mcp/mcp';
+import { queryParams, wireSchema } from '../../src/serve/request/params';
 import { activeKeys, demoDb, revokedKey } from '../helpers/demo';
 import { request, startApi, withKey, type Api } from '../helpers/http';
 import { runCli } from '../helpers/processes';

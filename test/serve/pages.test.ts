@@ -1,4 +1,4 @@
-// The pages' HTTP side (src/serve/pages.ts): the API reference is public and always on,
+// The pages' HTTP side (src/serve/docs/pages.ts): the API reference is public and always on,
 // the dashboard only when asked for (serve --demo), every file with an ETag, 304, gzip/br, and a
 // Content-Security-Policy that keeps the pages on this origin. test/e2e/browser.test.ts renders them.
 import fs from 'node:fs';
@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Koa from 'koa';
 import t from 'tap';
-import { errorMiddleware } from '../../src/serve/errors';
-import { pagesMiddleware } from '../../src/serve/pages';
+import { errorMiddleware } from '../../src/serve/request/errors';
+import { pagesMiddleware } from '../../src/serve/docs/pages';
 import { tmpDb, tmpDir } from '../helpers/db';
 import { request, startApi, type Api } from '../helpers/http';
 import { ROOT } from '../helpers/paths';

@@ -8,11 +8,11 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import { readSchemaDir } from '../../src/events';
 import { ENDPOINTS, type Endpoint, type ReadArgs } from '../../src/readmodels';
 import { PARAMS, type ParamDef } from '../../src/readmodels/params.gen';
-import { CHANGES_ENDPOINT } from '../../src/serve/change-feed';
-import { cursorArg, encodeCursor, nextLink } from '../../src/serve/cursor';
-import { toolList, toolName } from '../../src/serve/mcp';
-import { buildOpenApi } from '../../src/serve/openapi';
-import { queryArgs, queryKey, queryParams } from '../../src/serve/params';
+import { CHANGES_ENDPOINT } from '../../src/serve/feed/change-feed';
+import { cursorArg, encodeCursor, nextLink } from '../../src/serve/request/cursor';
+import { toolList, toolName } from '../../src/serve/mcp/mcp';
+import { buildOpenApi } from '../../src/serve/docs/openapi';
+import { queryArgs, queryKey, queryParams } from '../../src/serve/request/params';
 
 const WINDOW_DAYS = 7;
 const UUID = '3f1c2a7e-5b1d-4c8a-9e0f-1a2b3c4d5e6f';

@@ -4,7 +4,7 @@
 // per call and per byte, and one answer carries at most mcpAnswerMaxBytes (the rest of the batch
 // answers a tool error saying so). The charge of a build by its time is in fair-builds.test.ts.
 import t from 'tap';
-import { BYTES_PER_REQUEST, extraCost, RateLimiter } from '../../src/serve/ratelimit';
+import { BYTES_PER_REQUEST, extraCost, RateLimiter } from '../../src/serve/http/ratelimit';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey, type Reply } from '../helpers/http';
 import { checkAnswer, postMcp, toolCall } from '../helpers/mcp';

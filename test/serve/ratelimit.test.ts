@@ -3,7 +3,7 @@
 // limiter's clock is stopped (and moved by hand), so nothing here depends on timing.
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { RateLimiter } from '../../src/serve/ratelimit';
+import { RateLimiter } from '../../src/serve/http/ratelimit';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey, type Reply } from '../helpers/http';
 
@@ -18,7 +18,7 @@ function field(t: Test, value: string | string[] | null | undefined, what: strin
 
 /**
  * A GET over a raw socket with the header lines as given. A repeated Accept-Encoding makes the hot
- * path hand the request to the Koa app (see hotHeaders in src/serve/hot.ts): a cache hit answered by Koa.
+ * path hand the request to the Koa app (see hotHeaders in src/serve/http/hot.ts): a cache hit answered by Koa.
  */
 function rawGet(url: string, lines: string[]): Promise<{ status: number; headers: Record<string, string> }> {
   const { hostname, port, pathname, search } = new URL(url);

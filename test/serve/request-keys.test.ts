@@ -8,8 +8,8 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import { ENDPOINTS, type Endpoint } from '../../src/readmodels';
 import { listIdentity } from '../../src/readmodels/paging';
 import { PARAMS, type ParamDef, type QueryArgs } from '../../src/readmodels/params.gen';
-import { encodeCursor, cursorArg } from '../../src/serve/cursor';
-import { queryArgs, queryParams, requestKey } from '../../src/serve/params';
+import { encodeCursor, cursorArg } from '../../src/serve/request/cursor';
+import { queryArgs, queryParams, requestKey } from '../../src/serve/request/params';
 
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : Math.floor(Math.random() * 2 ** 31);
 const CASES = 8000;

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import t from 'tap';
 import { ENDPOINTS } from '../../src/readmodels';
-import { CHANGES_ENDPOINT } from '../../src/serve/change-feed';
+import { CHANGES_ENDPOINT } from '../../src/serve/feed/change-feed';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey, type Api, type Reply } from '../helpers/http';
 import { postMcp, toolCall, type RpcAnswer } from '../helpers/mcp';

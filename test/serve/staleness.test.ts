@@ -1,9 +1,9 @@
-// Bounded staleness over real HTTP (src/serve/cache.ts): a cached body older than the data is served
+// Bounded staleness over real HTTP (src/serve/bodies/cache.ts): a cached body older than the data is served
 // only within --max-staleness, with Cache-Status saying so and its own ETag / X-Data-Version; past the
 // bound, or with Cache-Control: no-cache, the request waits for a body as new as the data; one build
 // per key however many ask; --max-staleness 0 serves only bodies of the current data.
 import t, { type Test } from 'tap';
-import { STALE_CACHE_STATUS } from '../../src/serve/send';
+import { STALE_CACHE_STATUS } from '../../src/serve/http/send';
 import type { Db, Projector } from '../../src/store';
 import { asSource, ev, id, run, W, world } from '../helpers/events';
 import { freshDb } from '../helpers/db';

@@ -8,7 +8,7 @@ import { DEMO_OPTIONS, generateWorld } from '../../fixtures/world';
 import { ENDPOINTS, ReadStore, type ReadArgs } from '../../src/readmodels';
 import type { Db, Projector } from '../../src/store';
 import { TrendDays } from '../../src/store/trend-days';
-import { BodySchemas } from '../../src/serve/bodies';
+import { BodySchemas } from '../../src/serve/bodies/bodies';
 import { asSource, ev, run, W, world } from '../helpers/events';
 import { freshDb } from '../helpers/db';
 import { readArgs } from '../helpers/readmodels';

@@ -1,4 +1,4 @@
--- 014: the key that signs page cursors (src/serve/cursor.ts: HMAC-SHA256 over each cursor), 32
+-- 014: the key that signs page cursors (src/serve/request/cursor.ts: HMAC-SHA256 over each cursor), 32
 -- random bytes made once per database. It is kept with the data so that every thread and process
 -- serving this file, and every replica bootstrapped from a snapshot of it, sign and check cursors
 -- with the same key. `serve --cursor-secret` replaces it (replicas that each build their own

@@ -1,8 +1,8 @@
-import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
+import type { Endpoint, PageSnapshots, ReadArgs, ReadStore } from '../../readmodels';
 import type { BodySchemas } from './bodies';
-import { encodeBody, encodeBodyText, type Ready } from './cache';
-import { nextLink, type SigningKey } from './cursor';
-import { inputsVersion, projectVersions, scopeVersion } from '../store';
+import { encodeBody, encodeBodyText, type Ready } from './encode';
+import { nextLink, type SigningKey } from '../request/cursor';
+import { inputsVersion, projectVersions, scopeVersion } from '../../store';
 
 export interface DataVersion {
   version: number;
@@ -33,8 +33,9 @@ export function sumVersions(parts: DataVersion[]): DataVersion {
  * staler than its key. A body that fails its schema is a bug: it throws (500), it is never served.
  * A body the store keeps as text (Endpoint.text) is not validated here: the writer made it with
  * the function build() uses, whose bodies the tests check against the schema and against the text.
+ * `snapshots`: the builder's kept lists of walks in progress (readmodels/paging.ts PageSnapshots).
  */
-export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey): Ready {
+export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: Endpoint, args: ReadArgs, scopes: readonly string[], cursorKey: SigningKey, snapshots: PageSnapshots): Ready {
   const { version, asOf, inputs, text, body, next } = store.snapshot(() => {
     // Project and run group bodies: their data version, how fresh they are (X-Data-As-Of) and the
     // version of what they read (Ready.inputs), all from the snapshot the body is read in.
@@ -46,7 +47,7 @@ export function buildReady(store: ReadStore, schemas: BodySchemas, endpoint: End
     if (text !== null) return { version, asOf, inputs, text, body: null, next: null };
     // A list that pages: its body is the page's items, and where the next starts becomes a Link (cursor.ts).
     if (!endpoint.page) return { version, asOf, inputs, text, body: endpoint.build(store, args), next: null };
-    const page = endpoint.page(store, args, { version: version.version });
+    const page = endpoint.page(store, args, { version: version.version, snapshots });
     return { version, asOf, inputs, text, body: page.items, next: page.next };
   });
   if (text === null) {

@@ -1,11 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
-import type { Endpoint, ReadStore } from '../readmodels';
-import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../store';
-import { httpError } from './errors';
-import { parseQuery } from './params';
-import type { Resolved, Responder } from './responder';
+import type { Endpoint, ReadStore } from '../../readmodels';
+import { changesAfter, dataAsOf, oldestLoggedVersion, type ChangeKind, type LoggedChange } from '../../store';
+import { httpError } from '../request/errors';
+import type { Resolved, Responder } from '../http/responder';
 
 /**
  * GET /projects/{project_id}/changes: the live change feed, as Server-Sent Events. One
@@ -121,13 +120,10 @@ export class ChangeFeed {
   }
 
   /**
-   * Answers GET/HEAD /projects/{id}/changes. Throws HttpError (401, 400, 404, 429) before anything
-   * is written; `charge` counts the request against the key's rate (and may throw its 429).
+   * Answers GET/HEAD /projects/{id}/changes for a request admitted as every other (http/admission.ts:
+   * ready, key, parameters, scope, rate). Throws HttpError (429: too many streams) before anything is written.
    */
-  serve(ctx: Context, projectId: string | undefined, keyHash: string | null, charge: (keyHash: string) => void): void {
-    // The query too: a parameter the feed does not take is refused as on every route.
-    const r = this.responder.resolve(CHANGES_ENDPOINT, { params: { project_id: projectId }, query: parseQuery(ctx.querystring), keyHash });
-    charge(r.keyHash);
+  serve(ctx: Context, r: Resolved): void {
     const head = ctx.method === 'HEAD';
     if (!head && (this.perKey.get(r.keyHash) ?? 0) >= this.maxPerKey) {
       throw httpError('too_many_streams', `Too many open change streams for this API key (at most ${this.maxPerKey}); close one first`);

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
+import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
 
 /**
  * Every error a client of the API (or of the ops port) can see, in one table (fastify's
@@ -232,4 +232,10 @@ export function errorMiddleware(log: ErrorLogger) {
       send(ctx, httpError('internal'));
     }
   };
+}
+
+/** The caller's input as a message shows it: enough to recognise, never a long echo of what was sent. */
+const SHOWN_MAX = 64;
+export function shown(value: string): string {
+  return JSON.stringify(value.length > SHOWN_MAX ? `${value.slice(0, SHOWN_MAX)}...` : value);
 }

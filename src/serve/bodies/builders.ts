@@ -1,13 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../lib/worker';
-import type { Endpoint, ReadArgs, ReadStore } from '../readmodels';
-import { SqliteError } from '../store';
+import { startWorker } from '../../lib/worker';
+import { PageSnapshots, type Endpoint, type ReadArgs, type ReadStore } from '../../readmodels';
+import { SqliteError } from '../../store';
 import type { BodySchemas } from './bodies';
-import { signingKey, type SigningKey } from './cursor';
+import { signingKey, type SigningKey } from '../request/cursor';
 import { buildReady } from './ready-body';
-import type { Ready } from './cache';
-import { httpError, type HttpError } from './errors';
-import { silentLogger, type Logger } from '../lib/log';
+import type { Ready } from './encode';
+import { httpError, type HttpError } from '../request/errors';
+import { silentLogger, type Logger } from '../../lib/log';
 import { FairQueue } from './fair-queue';
 
 /** What a cache miss asks for: the body of one endpoint, with the data_version scopes it depends on. */
@@ -80,6 +80,8 @@ export class InlineBuilder implements Builder {
   built = 0;
 
   private readonly cursorKey: SigningKey;
+  /** The kept lists of walks in progress: every build is on this thread. */
+  private readonly snapshots = new PageSnapshots();
 
   /** `cursorKey`: what signs the Links of pages (cursor.ts); the database's by default. */
   constructor(private readonly store: ReadStore, private readonly schemas: BodySchemas, cursorKey?: SigningKey) {
@@ -91,7 +93,7 @@ export class InlineBuilder implements Builder {
   build(job: BuildJob): Promise<Ready> {
     try {
       const t0 = performance.now();
-      const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes, this.cursorKey);
+      const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes, this.cursorKey, this.snapshots);
       this.built += 1;
       const a = this.ledger.of(job.args.accountId);
       const ms = performance.now() - t0;

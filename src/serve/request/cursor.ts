@@ -1,11 +1,11 @@
 // Page cursors: opaque to clients, bound to the list they page, named in an RFC 8288 Link.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Endpoint, ReadArgs } from '../readmodels';
-import type { PagePosition, SortKey } from '../readmodels/args';
-import { listIdentity, type ListOf } from '../readmodels/paging';
-import type { QueryArgs } from '../readmodels/params.gen';
-import type { ReadStore } from '../readmodels';
+import type { Endpoint, ReadArgs } from '../../readmodels';
+import type { PagePosition, SortKey } from '../../readmodels/args';
+import { listIdentity, type ListOf } from '../../readmodels/paging';
+import type { QueryArgs } from '../../readmodels/params.gen';
+import type { ReadStore } from '../../readmodels';
 import { BASE_PATH } from './base-path';
 import { cursorSecretProblem } from './cursor-secret';
 import { httpError, type HttpError } from './errors';

@@ -1,4 +1,4 @@
-import { httpError, type HttpError } from './errors';
+import { httpError, type HttpError } from '../request/errors';
 
 /** The one quota policy's name in both fields (an sf-string, as draft -11 requires). */
 export const POLICY_NAME = 'per-key';

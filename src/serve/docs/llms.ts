@@ -2,10 +2,10 @@
 // description, the meaning of its numbers, the MCP endpoint and the typed clients. Public (it
 // holds nothing a key protects), plain text, the same bytes for every request.
 import type { Context } from 'koa';
-import type { Endpoint } from '../readmodels';
-import { serviceVersion } from '../lib/version';
-import { httpError } from './errors';
-import { MCP_PATH, toolName } from './mcp';
+import type { Endpoint } from '../../readmodels';
+import { serviceVersion } from '../../lib/version';
+import { httpError } from '../request/errors';
+import { MCP_PATH, toolName } from '../mcp/mcp';
 
 export const LLMS_PATH = '/llms.txt';
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { describeErrors, readSchemaDir, type JsonSchema } from '../events';
+import { describeErrors, readSchemaDir, type JsonSchema } from '../../events';
 
 /**
  * The JSON Schemas of the 200 bodies (schemas/api): the same ones the OpenAPI document serves, their

@@ -1,7 +1,7 @@
-import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../readmodels';
-import { homeOf, shardName } from '../lib/partition';
-import { localCommitCount, projectVersions, type HeldShard, type ProjectVersions } from '../store';
-import { readVersion, sumVersions, type DataVersion } from './ready-body';
+import { accountForKeyHash, projectVisible, runGroupProject, type ReadStore } from '../../readmodels';
+import { homeOf, shardName } from '../../lib/partition';
+import { localCommitCount, projectVersions, type HeldShard, type ProjectVersions } from '../../store';
+import { readVersion, sumVersions, type DataVersion } from '../bodies/ready-body';
 
 /** How often SQLite is asked whether another process committed. */
 const OTHER_PROCESS_CHECK_MS = 1;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import { gzipOf, type Ready } from './cache';
-import { CACHE_CONTROL, NOSNIFF } from './errors';
+import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
+import { gzipOf, type Ready } from '../bodies/encode';
+import { CACHE_CONTROL, NOSNIFF } from '../request/errors';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 

@@ -1,27 +1,24 @@
 // MCP (Model Context Protocol): one read-only tool per endpoint of the table, served over
 // stdio (`visibility-api mcp`) and over streamable HTTP at /mcp on the API port. A tool call goes
-// through the same Responder as an HTTP GET, so it answers the same validated bytes, with the same
-// key scoping: a foreign project is the same "Not found" as HTTP's 404.
+// through the same admission step and Responder as an HTTP GET, so it answers the same validated
+// bytes, with the same key scoping: a foreign project is the same "Not found" as HTTP's 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from '../events';
-import type { Endpoint } from '../readmodels';
-import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import { serviceVersion } from '../lib/version';
-import type { Access } from './access';
-import { presentedKeyHash } from './api-key';
-import { BASE_PATH } from './base-path';
-import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from './errors';
+import { createAjv } from '../../events';
+import type { Endpoint } from '../../readmodels';
+import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
+import { serviceVersion } from '../../lib/version';
+import type { Admission } from '../http/admission';
+import { presentedKeyHash } from '../request/api-key';
+import { BASE_PATH } from '../request/base-path';
+import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, errorBody, HttpError, httpError, type ErrorCode } from '../request/errors';
 import { parseBody, readBody } from './mcp-body';
-import { accepts, pathParams, queryParams, shown, unknownParameter, wireSchema, type ParamDef } from './params';
-import { extraCost, type RateLimiter } from './ratelimit';
-import { buildTimeOf } from './builders';
-import type { Responder } from './responder';
-import { noteOf } from './served';
-import type { Logger } from '../lib/log';
+import { accepts, pathParams, queryParams, shown, unknownParameter, wireSchema, type ParamDef } from '../request/params';
+import { noteOf } from '../http/served';
+import type { Logger } from '../../lib/log';
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_NAME = 'visibility-api';
@@ -194,16 +191,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 export interface McpDeps {
   endpoints: readonly Endpoint[];
-  responder: Responder;
-  isReady?: () => boolean;
+  /** The admission step every transport shares (ready, key, parameters and scope, charge, failure hook). */
+  admission: Admission;
   /** Where an unexpected failure of a tool call is logged (it answers a 500 tool error). */
   logger?: Logger;
   /** The request a failure is logged with. */
   requestId?: string;
-  /** The API's limiter: each tool call is charged what it cost (its build, its bytes) to the key, as over HTTP. */
-  limiter?: RateLimiter;
-  /** False: a call's build is not charged its time (AppOptions.chargeBuildTime). */
-  chargeBuildTime?: boolean;
   /** The bytes one answer may carry (POST /mcp: one per request, shared by a batch's calls); absent: no cap. */
   budget?: AnswerBudget;
 }
@@ -230,11 +223,12 @@ export interface AnswerBudget {
  * tools/call handler parses it with zod first, and a malformed `arguments` (an array, a string)
  * became -32603 with the zod issues as its message. Here the checks are, in order:
  *   params not an object, no tool name, `arguments` not an object: JSON-RPC -32602 (Invalid params);
- *   an unknown tool name: a tool error, 404;
+ *   an unknown tool name: a tool error, 404 (as an unknown path is, before anything else);
+ *   the service not ready: a tool error, 503 (over HTTP the POST as a whole got it first);
  *   an unknown argument: a tool error, 400 unknown_parameter, as HTTP names an unknown parameter;
  *   an argument of the wrong JSON type, or a required one missing: a tool error, 400;
- *   then the same resolve and respond as an HTTP GET, with its parser (params.ts: letter case,
- *   repeats, bounds, malformed ids or dates, ranges, cursors: the same 400s), 404 and 503.
+ *   then the same admission and respond as an HTTP GET (admission.ts), with its parser (params.ts:
+ *   letter case, repeats, bounds, malformed ids or dates, ranges, cursors: the same 400s) and 404.
  */
 export function createMcpServer(deps: McpDeps, hash: string): Server {
   const { Server, ListToolsRequestSchema } = sdk();
@@ -251,25 +245,25 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
     const endpoint = byName.get(params.name);
     if (!endpoint) return errorResult(httpError('not_found', `Unknown tool ${shown(params.name)}`));
     try {
+      // Admitted as an HTTP GET is, in its order: ready before the arguments are looked at. The call
+      // is not charged a request here: POST /mcp paid one per message.
+      deps.admission.ready();
       const check = argumentCheck(endpoint);
       const args = sent;
       if (!check.validate(args)) throw argumentError(endpoint, check, sent, check.validate.errors);
-      if (deps.isReady && !deps.isReady()) throw httpError('not_ready');
-      const resolved = deps.responder.resolve(endpoint, { ...toRequest(endpoint, args), keyHash: hash });
+      const resolved = deps.admission.admit(endpoint, { ...toRequest(endpoint, args), keyHash: hash }, {}, { charge: false });
       if (deps.budget && deps.budget.used >= deps.budget.max) throw overBudget(deps.budget);
-      const pending = deps.responder.respond(resolved);
-      const { ready } = await pending;
+      const { answer: { ready }, built } = await deps.admission.respond(resolved);
       // Charged what it cost, as an HTTP GET is: its build, and its bytes, counted twice (text and
       // structuredContent) when it is answered.
       const bytes = 2 * ready.json.length;
-      const built = pending instanceof Promise && deps.chargeBuildTime !== false ? buildTimeOf(ready) : 0;
       if (deps.budget && deps.budget.used + bytes > deps.budget.max) {
         deps.budget.used = deps.budget.max; // the calls after this one are refused too: the answer stops growing here
-        if (deps.limiter?.on) deps.limiter.debit(hash, extraCost(built, 0));
+        deps.admission.debit(hash, built, 0);
         throw overBudget(deps.budget);
       }
       if (deps.budget) deps.budget.used += bytes;
-      if (deps.limiter?.on) deps.limiter.debit(hash, extraCost(built, bytes));
+      deps.admission.debit(hash, built, bytes);
       const text = ready.json.toString('utf8');
       const body = JSON.parse(text) as unknown;
       const structured: Record<string, unknown> = Array.isArray(body) ? { items: body } : (body as Record<string, unknown>);
@@ -277,7 +271,8 @@ export function createMcpServer(deps: McpDeps, hash: string): Server {
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
       if (err instanceof HttpError) return errorResult(err);
-      // As over HTTP: a 500 that shows no internals, the details in the log.
+      // As over HTTP: a 500 that shows no internals, the details in the log, the failure hook told.
+      deps.admission.failed(err);
       deps.logger?.error({ err, request_id: deps.requestId, route: 'mcp', tool: params.name }, 'MCP tool call failed');
       return errorResult(httpError('internal'));
     }
@@ -328,9 +323,6 @@ const acceptsMcp = (accept: string | undefined): boolean => accept !== undefined
 const isJson = (type: string | undefined): boolean => type !== undefined && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 
 export interface McpHttpDeps extends McpDeps {
-  access: Access;
-  /** The API's limiter: a POST /mcp costs one request per JSON-RPC message (a batch of n: n), and each call what it cost. */
-  limiter?: RateLimiter;
   /** The bytes of one answer (MCP_ANSWER_MAX_BYTES by default). */
   answerMaxBytes?: number;
   /** Where a failure is logged. */
@@ -340,13 +332,14 @@ export interface McpHttpDeps extends McpDeps {
 /**
  * POST /mcp: streamable HTTP in stateless mode - every request is a whole exchange with a server
  * made for it (no session to keep, any instance can answer), JSON answers rather than SSE streams.
- * The key goes on the request as for the API (X-API-Key or Authorization: ApiKey); without a
- * valid one the answer is 401 before MCP sees it, and a key over its rate gets the API's 429. GET
+ * The key goes on the request as for the API (X-API-Key or Authorization: ApiKey). Admitted in the
+ * API's order (admission.ts): a service not ready answers 503 whatever the key, then without a
+ * valid key the answer is 401 before MCP sees it, and a key over its rate gets the API's 429. GET
  * (a server-to-client stream) and DELETE (end a session) have nothing to do without sessions: 405.
  *
  * The body is read here, at most 64 KiB, and its depth and widths checked before it is parsed
  * (mcp-body.ts); the SDK's transport gets the parsed body. Every refusal of the POST as a whole is
- * an HTTP error in the API's format (401, 405, 406, 413, 415, 400, 429: X-Error-Code, the
+ * an HTTP error in the API's format (503, 401, 405, 406, 413, 415, 400, 429: X-Error-Code, the
  * definitions version, { error, message }); once the body is JSON-RPC, the answer is JSON-RPC (200).
  * The rate limit charges the POST one request as it arrives and, for a batch of n messages, n - 1
  * more once it is parsed; a batch that needs more than are left is a 429 as a whole, none of it runs.
@@ -354,16 +347,28 @@ export interface McpHttpDeps extends McpDeps {
 export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function serveMcp(req, res) {
     const note = noteOf(req);
+    /** A failure no error of the table stands for: logged, told to the failure hook, a 500 as over HTTP. */
+    const failed = (err: unknown): void => {
+      deps.admission.failed(err);
+      deps.logger.error({ err, request_id: note?.requestId, route: 'mcp' }, 'POST /mcp failed');
+      if (!res.headersSent) sendError(res, httpError('internal'));
+      else res.destroy();
+    };
     if (note) {
       note.route = 'mcp';
       note.template = MCP_PATH;
     }
     if (req.method !== 'POST') return sendError(res, httpError('method_not_allowed', undefined, { Allow: 'POST' }));
-    const hash = presentedKeyHash(req.headers);
-    deps.access.refresh();
-    const accountId = hash === null ? null : deps.access.account(hash);
-    if (hash === null || accountId === null) return sendError(res, httpError('invalid_api_key'));
-    if (note) note.accountId = accountId;
+    // Admitted in the order of every transport (admission.ts): ready (503), then the key (401).
+    let hash: string;
+    try {
+      deps.admission.ready();
+      const admitted = deps.admission.key(presentedKeyHash(req.headers));
+      hash = admitted.keyHash;
+      if (note) note.accountId = admitted.accountId;
+    } catch (err) {
+      return err instanceof HttpError ? sendError(res, err) : failed(err);
+    }
     if (!acceptsMcp(req.headers.accept)) return sendError(res, httpError('not_acceptable'));
     if (!isJson(req.headers['content-type'])) return sendError(res, httpError('unsupported_media_type'));
     // The fields go on the response as soon as a charge is made: the errors below carry them too.
@@ -372,7 +377,8 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
     };
     let body: unknown;
     try {
-      if (deps.limiter) charged(deps.limiter.charge(hash));
+      // A POST costs one request per JSON-RPC message (a batch of n: n), each call then what it cost.
+      deps.admission.charge(hash, { fields: charged });
       const bytes = await readBody(req);
       if (!Buffer.isBuffer(bytes)) {
         // Connection: close, and the connection stays open to read what the client is still sending (mcp-body.ts).
@@ -383,15 +389,15 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
       if (Array.isArray(body)) {
         const max = sdk().MAX_BATCH_SIZE;
         if (body.length > max) throw httpError('invalid_mcp_request', `A batch must not have more than ${max} messages, got ${body.length}`);
-        if (body.length > 1 && deps.limiter?.on) {
+        const limiter = deps.admission.limiter;
+        if (body.length > 1 && limiter?.on) {
           const n = body.length;
-          const beyond = n > deps.limiter.burst ? `, more than the ${Math.floor(deps.limiter.burst)} a key may send at once` : '';
-          charged(deps.limiter.charge(hash, n - 1, `a batch of ${n} messages costs ${n} requests (one per message)${beyond}`));
+          const beyond = n > limiter.burst ? `, more than the ${Math.floor(limiter.burst)} a key may send at once` : '';
+          deps.admission.charge(hash, { fields: charged }, n - 1, `a batch of ${n} messages costs ${n} requests (one per message)${beyond}`);
         }
       }
     } catch (err) {
-      if (err instanceof HttpError) return sendError(res, err);
-      throw err;
+      return err instanceof HttpError ? sendError(res, err) : failed(err);
     }
     res.setHeader(DEFINITIONS_HEADER, METRIC_DEFINITIONS_VERSION);
     // JSON-RPC 2.0 (section 6): an empty batch is answered with one Invalid Request error.
@@ -418,9 +424,7 @@ export function createMcpHttpHandler(deps: McpHttpDeps): (req: IncomingMessage, 
         res.end();
       } else sendJson(res, answer.status, text);
     } catch (err) {
-      deps.logger.error({ err, request_id: note?.requestId, route: 'mcp' }, 'POST /mcp failed');
-      if (!res.headersSent) sendError(res, httpError('internal'));
-      else res.destroy();
+      failed(err);
     }
   };
 }

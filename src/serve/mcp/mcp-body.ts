@@ -4,7 +4,7 @@
 // real MCP exchange sends: the largest valid tools/call (an 8 KiB cursor, 64 engine ids, every other
 // argument) is ~11 KB, and an `initialize` nests 4-5 levels.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { httpError, type HttpError } from './errors';
+import { httpError, type HttpError } from '../request/errors';
 
 /** Bytes a POST /mcp may send: room for a small batch of the largest calls. */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;

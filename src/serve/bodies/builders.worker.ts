@@ -1,10 +1,10 @@
 // A build thread (see ThreadBuilder): answers WorkerJobs with ready bytes built on its own
 // read-only connection. Everything slow about a cache miss happens here, off the event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ENDPOINTS } from '../readmodels';
-import { openReadStore, SqliteError } from '../store';
+import { ENDPOINTS, PageSnapshots } from '../../readmodels';
+import { openReadStore, SqliteError } from '../../store';
 import { BodySchemas } from './bodies';
-import { signingKey } from './cursor';
+import { signingKey } from '../request/cursor';
 import { buildReady } from './ready-body';
 import type { BuildThreadData, WorkerJob, WorkerReply } from './builders';
 
@@ -14,13 +14,15 @@ const store = openReadStore(data.dbFile);
 const cursorKey = data.cursorKey ? Buffer.from(data.cursorKey) : signingKey(undefined, store);
 const schemas = new BodySchemas();
 const endpoints = new Map(ENDPOINTS.map((e) => [e.name, e]));
+// This thread's kept lists of walks in progress: the builders send a project's paged jobs here.
+const snapshots = new PageSnapshots();
 
 function answer(job: WorkerJob): WorkerReply {
   try {
     const endpoint = endpoints.get(job.endpoint);
     if (!endpoint) throw new Error(`no endpoint named ${job.endpoint}`);
     const t0 = performance.now();
-    const ready = buildReady(store, schemas, endpoint, job.args, job.scopes, cursorKey);
+    const ready = buildReady(store, schemas, endpoint, job.args, job.scopes, cursorKey, snapshots);
     return { id: job.id, ready, ms: performance.now() - t0 };
   } catch (e) {
     // SQLite's code travels too: the serving thread tells a corrupt file from a bug by it.

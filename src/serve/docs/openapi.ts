@@ -1,11 +1,11 @@
-import type { JsonSchema } from '../events';
-import type { Endpoint } from '../readmodels';
-import { serviceVersion } from '../lib/version';
-import { METRIC_DEFINITIONS_VERSION } from '../readmodels/methodology';
-import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from './errors';
-import { pathParams, queryParams, wireSchema, type ParamDef } from './params';
-import { CHANGES_ENDPOINT } from './change-feed';
-import { STALE_CACHE_STATUS } from './send';
+import type { JsonSchema } from '../../events';
+import type { Endpoint } from '../../readmodels';
+import { serviceVersion } from '../../lib/version';
+import { METRIC_DEFINITIONS_VERSION } from '../../readmodels/methodology';
+import { CACHE_CONTROL, CODE_HEADER, DEFINITIONS_HEADER, ERRORS, NOSNIFF, NOSNIFF_HEADER, errorDef, type ErrorCode, type ErrorPlace } from '../request/errors';
+import { pathParams, queryParams, wireSchema, type ParamDef } from '../request/params';
+import { CHANGES_ENDPOINT } from '../feed/change-feed';
+import { STALE_CACHE_STATUS } from '../http/send';
 
 type Json = Record<string, unknown>;
 
@@ -140,7 +140,7 @@ const NO_CACHE: Json = {
   schema: { type: 'string' },
 };
 
-/** On a body served older than the data, within the staleness bound (src/serve/cache.ts); absent on a current body. */
+/** On a body served older than the data, within the staleness bound (src/serve/bodies/cache.ts); absent on a current body. */
 const STALE: Json = {
   'Cache-Status': {
     description: `RFC 9211: \`${STALE_CACHE_STATUS}\` when the body is older than the newest committed data (at most the service's ` +
@@ -165,7 +165,7 @@ const DATA_AS_OF: Json = {
   },
 };
 
-/** GET /projects/{project_id}/changes: a stream of Server-Sent Events, not a body (src/serve/change-feed.ts, README "Change feed"). */
+/** GET /projects/{project_id}/changes: a stream of Server-Sent Events, not a body (src/serve/feed/change-feed.ts, README "Change feed"). */
 function changeFeedOperation(): Json {
   const e = CHANGES_ENDPOINT;
   return {

@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
-import { packageRoot } from '../lib/root';
-import { compressed, strongEtag, THOROUGH } from './cache';
-import { httpError } from './errors';
-import { encodedEtag, etagMatches, type Encoding } from './send';
+import { packageRoot } from '../../lib/root';
+import { compressed, strongEtag, THOROUGH } from '../bodies/encode';
+import { httpError } from '../request/errors';
+import { encodedEtag, etagMatches, type Encoding } from '../http/send';
 
 /** A demo fixture key, listed on the dashboard (they are public in the README too). */
 export interface DemoKey {

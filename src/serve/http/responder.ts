@@ -1,13 +1,13 @@
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Endpoint, ReadArgs } from '../readmodels';
+import type { Endpoint, ReadArgs } from '../../readmodels';
 import type { Access } from './access';
-import type { DataVersion } from './ready-body';
-import type { Builder } from './builders';
-import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } from './cache';
-import { cursorArg, type SigningKey } from './cursor';
-import { httpError, type HttpError } from './errors';
-import { inputsVersion } from '../store';
-import { pathUuid, queryArgs, requestKey } from './params';
+import type { DataVersion } from '../bodies/ready-body';
+import type { Builder } from '../bodies/builders';
+import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } from '../bodies/cache';
+import { cursorArg, type SigningKey } from '../request/cursor';
+import { httpError, type HttpError } from '../request/errors';
+import { inputsVersion } from '../../store';
+import { pathUuid, queryArgs, requestKey } from '../request/params';
 
 /** A request as the responder needs it, whichever HTTP layer received it. */
 export interface RequestInput {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Endpoint } from '../readmodels';
-import { keyFrom, keyHash as hashOf } from './api-key';
-import { parseQuery } from './params';
-import { extraCost, type RateLimiter } from './ratelimit';
+import type { Endpoint } from '../../readmodels';
+import { keyFrom, keyHash as hashOf } from '../request/api-key';
+import { parseQuery } from '../request/params';
+import type { Admission } from './admission';
 import { wantsFresh, type Resolved, type Responder } from './responder';
 import { represent, type Representation } from './send';
 import { requestIdFrom, type ResponseObserver } from './served';
@@ -91,13 +91,11 @@ export interface HotPathOptions {
   basePath: string;
   endpoints: readonly Endpoint[];
   responder: Responder;
-  limiter: RateLimiter;
   /**
-   * Requests the hot path turned away for their rate: the Koa path answers 429 without charging
-   * again. A hit of a rate-limited key carries RateLimit-Policy and RateLimit (see ratelimit.ts).
+   * The admission step every transport shares: the hot path takes its steps in its order (ready,
+   * key, resolve, charge) and hands any refusal to the Koa path, which answers it (admission.ts).
    */
-  limited: WeakSet<IncomingMessage>;
-  isReady: () => boolean;
+  admission: Admission;
   onResponse?: ResponseObserver;
 }
 
@@ -163,13 +161,14 @@ export function createHotPath(o: HotPathOptions): HotPath {
   // are written into their slots just before writeHead, which reads the list at once: one list
   // serves every request, and a hit allocates nothing but those values' strings.
   const lists = new WeakMap<Representation, { list: string[]; idSlot: number }>();
+  const limiter = o.admission.limiter;
   function headerList(rep: Representation): { list: string[]; idSlot: number } {
     let entry = lists.get(rep);
     if (entry === undefined) {
       const list = Object.entries(rep.headers).flat();
       list.push('x-request-id', '');
       const idSlot = list.length - 1;
-      if (o.limiter.on) list.push('ratelimit-policy', o.limiter.policy, 'ratelimit', '');
+      if (limiter?.on) list.push('ratelimit-policy', limiter.policy, 'ratelimit', '');
       lists.set(rep, (entry = { list, idSlot }));
     }
     return entry;
@@ -177,7 +176,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
 
   function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || !o.isReady()) return false;
+    if ((method !== 'GET' && method !== 'HEAD') || !o.admission.isReady()) return false;
     const started = performance.now();
     const headers = hotHeaders(req.rawHeaders);
     if (headers === null) return false;
@@ -218,11 +217,8 @@ export function createHotPath(o: HotPathOptions): HotPath {
     const answer = o.responder.cached(r.resolved, fresh);
     if (!answer) return false;
     // One request, and what its bytes cost beyond that (ratelimit.ts extraCost: a cached body cost no build).
-    const rateLimit = o.limiter.on ? o.limiter.take(keyHash, 1, extraCost(0, answer.ready.json.length)) : '';
-    if (rateLimit === null) {
-      o.limited.add(req);
-      return false;
-    }
+    const rateLimit = o.admission.chargeHit(req, keyHash, answer.ready);
+    if (rateLimit === false) return false;
     const rep = represent(answer.ready, headers.acceptEncoding, headers.ifNoneMatch, answer.stale);
     const { list, idSlot } = headerList(rep);
     const requestId = requestIdFrom(headers.xRequestId);
