@@ -86,7 +86,7 @@ async function serving(tt: Test, args: string[] = []): Promise<ServeProcess> {
   return s;
 }
 
-// Found by test/ingest/kafka/consume.test.ts: a service restarted with nothing left to consume got its SIGTERM before
+// Found by the Kafka ingestion tests (test/ingest/kafka/): a service restarted with nothing left to consume got its SIGTERM before
 // it had installed its handlers, and died of the signal. Here the demo's replay is the slow start.
 t.test('SIGTERM while starting up: it finishes starting, then stops cleanly (exit 0)', async (t) => {
   const dir = tmpDir('lifecycle-startup-');
