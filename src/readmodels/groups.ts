@@ -8,7 +8,7 @@ import {
   activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
   sliceSumsOfDays, zeroSums, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
 } from './store';
-import { filtersDims, type Slice } from './windows';
+import { byMonthsToo, filtersDims, type Slice } from './windows';
 
 export type GroupKey = NonNullable<QueryArgs['groupBy']>[number];
 
@@ -106,7 +106,8 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
   };
   // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
   const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
-  const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping, filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null);
+  const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping,
+    filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null, byMonthsToo(s.filter));
   for (const [day, engineId, promptId, country, persona, model, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
     if (!counts(counting, engines, engineId, promptId)) continue;
     const run: RunOfSlice = { engineId, promptId, day, dims: [country, persona, model, null] };

@@ -8,7 +8,7 @@ import {
   sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
-import { filtersDims, type Slice } from './windows';
+import { byMonthsToo, filtersDims, type Slice } from './windows';
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -101,14 +101,15 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     return r;
   };
   const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
+  const monthly = byMonthsToo(s.filter);
   // Integers added per key: the same numbers whatever pieces the range is read in.
   for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
     if (p.grain === 'day') {
       // The days' sums per engine and prompt (migration 022): a row per pair, whatever the runs.
-      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims)) {
+      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims, monthly)) {
         if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
       }
-      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims)) {
+      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims, monthly)) {
         if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
       continue;
@@ -210,8 +211,9 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
   const competitorMentions = new Map<string, number>();
   const prompts = new Map<string, Set<string>>();
   const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
-  // The sums per period, engine and prompt (migration 022: the periods summed in SQL).
-  for (const [period, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, s.start, s.end, { period: interval, dimensions: [] }, dims)) {
+  const monthly = byMonthsToo(s.filter);
+  // The sums per period, engine and prompt (migrations 022, 023: the periods summed in SQL).
+  for (const [period, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, s.start, s.end, { period: interval, dimensions: [] }, dims, monthly)) {
     if (!counts(counting, only, engineId, promptId)) continue;
     const key = `${period} ${engineId}`;
     let r = rows.get(key);
@@ -223,7 +225,7 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
   }
   // Runs mentioning a tracked competitor, once per competitor (as the writer counts competitor_runs),
   // added over the tracked competitors in SQL.
-  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims)) {
+  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims, monthly)) {
     if (counts(counting, only, engineId, promptId)) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
   }
   const engines = [...rows.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));
