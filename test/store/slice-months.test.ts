@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, Projector, type Db } from '../../src/store';
+import { openDb, Projector, ReadStore, type Db } from '../../src/store';
+import { dimsMatching, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays } from '../../src/store/reads';
 import { asSource, ev, run, W, world, type Ev } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 
@@ -94,4 +95,43 @@ t.test('each month is the sum of its days per country, whatever the batching and
   t.teardown(() => migrated.close());
   t.same(months(migrated, 'slice_months'), months(each, 'slice_months'), "migration 023 gives the writer's brand rows");
   t.same(months(migrated, 'slice_month_hits'), months(each, 'slice_month_hits'), "migration 023 gives the writer's competitor rows");
+});
+
+t.test('a range read with its whole months from the month rows gives what its days give', async (t) => {
+  const dir = tmpDir('slice-months-read-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const db = project(path.join(dir, 'w.db'), [events()]);
+  t.teardown(() => db.close());
+  const store = new ReadStore(db);
+  const sorted = <T>(rows: Iterable<T>): T[] => [...rows].map((r) => JSON.stringify(r)).sort().map((r) => JSON.parse(r) as T);
+  const us = JSON.stringify(dimsMatching(store, W.project, ['us'], null, null));
+  const tracked = [W.competitor];
+  t.ok(JSON.parse(us).length > 0, 'the US names dims rows');
+  // A whole month alone; two; whole months with ragged edges; ragged only; across a year's end.
+  for (const [start, end] of [['2026-01-01', '2026-01-31'], ['2026-01-01', '2026-02-28'], ['2025-12-15', '2026-02-03'], ['2026-01-05', '2026-02-10'],
+    ['2026-01-31', '2026-02-01'], ['2025-11-01', '2026-03-31']] as const) {
+    const range = `${start}..${end}`;
+    for (const dims of [null, us]) {
+      const filtered = dims === null ? 'all runs' : 'the US';
+      for (const g of [{ period: null, dimensions: [] }, { period: 'month', dimensions: [] }, { period: null, dimensions: ['country'] },
+        { period: 'month', dimensions: ['country'] }] as const) {
+        t.same(sorted(sliceSumsOfDays(store, W.project, start, end, g, dims, true)), sorted(sliceSumsOfDays(store, W.project, start, end, g, dims, false)),
+          `sums by ${g.period ?? 'range'} and ${g.dimensions.join(',') || 'no dimension'}, ${filtered}, ${range}`);
+      }
+      t.same(sorted(sliceHitsOfDays(store, W.project, start, end, false, dims, true)), sorted(sliceHitsOfDays(store, W.project, start, end, false, dims, false)),
+        `competitor sums, ${filtered}, ${range}`);
+      t.same(sorted(sliceMentionsOfDays(store, W.project, start, end, 'month', tracked, dims, true)),
+        sorted(sliceMentionsOfDays(store, W.project, start, end, 'month', tracked, dims, false)), `mentions by month, ${filtered}, ${range}`);
+    }
+    // The signals' tallies (always by month where whole) against slice_days grouped by hand.
+    const tallies = runTallies(store, W.project, start, end);
+    const days = db.prepare(`SELECT e.id, p.id, coalesce(d.country, ''), sum(s.runs), sum(s.brand_runs) FROM slice_days s
+      JOIN keys e ON e.n = s.engine JOIN keys p ON p.n = s.prompt LEFT JOIN dims d ON d.n = s.dims
+      WHERE s.project = (SELECT n FROM keys WHERE id = ?) AND s.day BETWEEN ? AND ? GROUP BY 1, 2, 3`).raw().all(W.project, start, end);
+    t.same(sorted(tallies.runs), sorted(days), `signals' run tallies, ${range}`);
+    const hits = db.prepare(`SELECT e.id, p.id, coalesce(d.country, ''), c.id, sum(s.runs) FROM slice_hits s
+      JOIN keys e ON e.n = s.engine JOIN keys p ON p.n = s.prompt JOIN keys c ON c.n = s.competitor LEFT JOIN dims d ON d.n = s.dims
+      WHERE s.project = (SELECT n FROM keys WHERE id = ?) AND s.day BETWEEN ? AND ? GROUP BY 1, 2, 3, 4`).raw().all(W.project, start, end);
+    t.same(sorted(tallies.hits), sorted(hits), `signals' competitor tallies, ${range}`);
+  }
 });
