@@ -130,40 +130,64 @@ const PERIOD_OF: Record<NonNullable<SliceGrouping['period']>, string> = {
 const byMonths = (g: SliceGrouping, monthly: boolean): boolean =>
   monthly && (g.period === null || g.period === 'month') && g.dimensions.every((d) => d === 'country');
 
-/** sliceSumsSql from days and whole months (monthSource). */
-function sliceMonthSumsSql(g: SliceGrouping, filtered: boolean): string {
-  const country = g.dimensions.includes('country') ? "nullif(s.country, '')" : 'NULL';
-  return `SELECT t.period, e.id, p.id, t.country, t.persona, t.model, t.runs, t.brand_runs,
-    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (
-  SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, s.engine, s.prompt,
-    ${country} AS country, NULL AS persona, NULL AS model, sum(s.runs) AS runs, sum(s.brand_runs) AS brand_runs,
-    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n
-  FROM (${brandSource(filtered)}) s
-  GROUP BY 1, 2, 3, 4, 5, 6) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
+/**
+ * The counting rule decided in SQL (a group_by's read): only the rows of these engines and prompts,
+ * summed per engine and per prompt only when the answer keys by them; a row's engine or prompt id
+ * is '' where it does not.
+ */
+export interface CountedPairs {
+  engineIds: readonly string[];
+  promptIds: readonly string[];
+  byEngine: boolean;
+  byPrompt: boolean;
 }
 
-function sliceSumsSql(g: SliceGrouping, filtered: boolean): string {
+/** The pairs' filter on a source's rows `s` (binds the engines' then the prompts' JSON lists). */
+const PAIRS_IN = ` AND s.engine IN ${NUMBERS_OF('?')} AND s.prompt IN ${NUMBERS_OF('?')}`;
+
+/** The outer select of a sums read: the pairs named (left joins where the answer may not key by them). */
+function namedSums(inner: string, pairs: CountedPairs | null): string {
+  const join = pairs === null ? 'JOIN' : 'LEFT JOIN';
+  return `SELECT t.period, ${pairs === null ? 'e.id, p.id' : "coalesce(e.id, ''), coalesce(p.id, '')"}, t.country, t.persona, t.model, t.runs, t.brand_runs,
+    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (${inner}) t ${join} keys e ON e.n = t.engine ${join} keys p ON p.n = t.prompt`;
+}
+
+const SUM_COLUMNS = `sum(s.runs) AS runs, sum(s.brand_runs) AS brand_runs,
+    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n`;
+const pairColumns = (pairs: CountedPairs | null): string => `${pairs === null || pairs.byEngine ? 's.engine' : '0'} AS engine, ${pairs === null || pairs.byPrompt ? 's.prompt' : '0'} AS prompt`;
+
+/** sliceSumsSql from days and whole months (monthSource). */
+function sliceMonthSumsSql(g: SliceGrouping, filtered: boolean, pairs: CountedPairs | null): string {
+  const country = g.dimensions.includes('country') ? "nullif(s.country, '')" : 'NULL';
+  return namedSums(`SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, ${pairColumns(pairs)},
+    ${country} AS country, NULL AS persona, NULL AS model, ${SUM_COLUMNS}
+  FROM (${brandSource(filtered)}) s${pairs === null ? '' : ` WHERE 1${PAIRS_IN}`}
+  GROUP BY 1, 2, 3, 4, 5, 6`, pairs);
+}
+
+function sliceSumsSql(g: SliceGrouping, filtered: boolean, pairs: CountedPairs | null): string {
   const value = (d: SliceDimension): string => (g.dimensions.includes(d) ? `nullif(d.${d}, '')` : 'NULL');
   const byDims = g.dimensions.length > 0;
-  return `SELECT t.period, e.id, p.id, t.country, t.persona, t.model, t.runs, t.brand_runs,
-    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (
-  SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, s.engine, s.prompt,
-    ${value('country')} AS country, ${value('persona')} AS persona, ${value('model')} AS model, sum(s.runs) AS runs, sum(s.brand_runs) AS brand_runs,
-    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n
+  return namedSums(`SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, ${pairColumns(pairs)},
+    ${value('country')} AS country, ${value('persona')} AS persona, ${value('model')} AS model, ${SUM_COLUMNS}
   FROM slice_days s${byDims ? ' LEFT JOIN dims d ON d.n = s.dims' : ''}
-  WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? ' AND s.dims IN (SELECT value FROM json_each(?))' : ''}
-  GROUP BY 1, 2, 3, 4, 5, 6) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
+  WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? ' AND s.dims IN (SELECT value FROM json_each(?))' : ''}${pairs === null ? '' : PAIRS_IN}
+  GROUP BY 1, 2, 3, 4, 5, 6`, pairs);
 }
 
 /**
  * The rows of SliceSumRow, one at a time (a year by day is many). `monthly`: the dims filter is none
- * or on the country alone, so whole months may be read from slice_months (byMonths).
+ * or on the country alone, so whole months may be read from slice_months (byMonths). `pairs`: the
+ * counting rule applied in SQL, and the rows summed over the engines or prompts the answer does not key by.
  */
 export function sliceSumsOfDays(store: ReadStore, projectId: string, start: string, end: string, g: SliceGrouping, dims: string | null,
-  monthly = false): IterableIterator<SliceSumRow> {
-  if (byMonths(g, monthly)) return store.iterateRaw<SliceSumRow>(sliceMonthSumsSql(g, dims !== null), ...monthParams(projectId, start, end, dims));
-  const sql = sliceSumsSql(g, dims !== null);
-  return dims === null ? store.iterateRaw<SliceSumRow>(sql, projectId, start, end) : store.iterateRaw<SliceSumRow>(sql, projectId, start, end, dims);
+  monthly = false, pairs: CountedPairs | null = null): IterableIterator<SliceSumRow> {
+  const counted = pairs === null ? [] : [JSON.stringify(pairs.engineIds), JSON.stringify(pairs.promptIds)];
+  if (byMonths(g, monthly)) {
+    return store.iterateRaw<SliceSumRow>(sliceMonthSumsSql(g, dims !== null, pairs), ...monthParams(projectId, start, end, dims), ...counted);
+  }
+  const sql = sliceSumsSql(g, dims !== null, pairs);
+  return store.iterateRaw<SliceSumRow>(sql, ...(dims === null ? [projectId, start, end] : [projectId, start, end, dims]), ...counted);
 }
 
 /**
