@@ -1,4 +1,4 @@
-// npm run bench:builds-ab -- --base DIR [--db FILE] [--iterations N (300)] [--only NAME,NAME] [--text]
+// npm run bench:builds-ab -- --base DIR [--db FILE] [--iterations N (300)] [--only NAME,NAME] [--text] [--tier]
 // A read-model change against a baseline, in one process: the base is another checkout with its dist
 // built (e.g. `git worktree add /tmp/base HEAD~1 && cd /tmp/base && ln -s "$OLDPWD/node_modules" . &&
 // npx tsc -p .`). Both builds open the same database file and build each request in turn, the order
@@ -8,7 +8,8 @@
 // JSON text instead: the text the store keeps (Endpoint.text) where a side has one, else build() and
 // JSON.stringify, what buildReady does before compressing.
 //
-// The database is bench:builds' 365-day world (bench/out/builds-2x365x15x5.db) unless --db names one.
+// The database is bench:builds' 365-day world (bench/out/builds-2x365x15x5.db) unless --db names one;
+// --tier: the requests of bench:builds --tier (for a tier's database, bench/out/tier-*.db).
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,9 +27,9 @@ type ReadModels = Pick<typeof here, 'ENDPOINTS' | 'ReadStore'>;
 
 interface Side { name: string; models: ReadModels; db: Db; store: here.ReadStore }
 
-function options(): { base: string; db: string; iterations: number; only: string[] | null; text: boolean } {
+function options(): { base: string; db: string; iterations: number; only: string[] | null; text: boolean; tier: boolean } {
   return orExit(() => {
-    const { values } = parseArgs({ options: { base: { type: 'string' }, db: { type: 'string' }, iterations: { type: 'string' }, only: { type: 'string' }, text: { type: 'boolean' } } });
+    const { values } = parseArgs({ options: { base: { type: 'string' }, db: { type: 'string' }, iterations: { type: 'string' }, only: { type: 'string' }, text: { type: 'boolean' }, tier: { type: 'boolean' } } });
     if (!values.base) throw new Error('--base DIR is required (a checkout whose dist is built)');
     const base = path.resolve(values.base);
     if (!fs.existsSync(path.join(base, 'dist', 'src', 'readmodels', 'index.js'))) throw new Error(`${base} has no dist/src/readmodels: build it first (npx tsc -p .)`);
@@ -36,7 +37,7 @@ function options(): { base: string; db: string; iterations: number; only: string
     if (!fs.existsSync(db)) throw new Error(`${db} does not exist: npm run bench:builds -- --days 365 makes it`);
     const iterations = Number(values.iterations ?? 300);
     if (!Number.isInteger(iterations) || iterations < 10) throw new Error('--iterations must be an integer >= 10');
-    return { base, db, iterations, only: values.only ? values.only.split(',') : null, text: values.text === true };
+    return { base, db, iterations, only: values.only ? values.only.split(',') : null, text: values.text === true, tier: values.tier === true };
   });
 }
 
@@ -68,7 +69,7 @@ function main(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const baseModels = require(path.join(o.base, 'dist', 'src', 'readmodels')) as ReadModels;
   const sides = [side('base', baseModels, o.db), side('this', here, o.db)] as const;
-  const cases = buildCases(sides[1].db, { onlyRanges: false }).filter((c) => !o.only || o.only.some((n) => c.name.includes(n)));
+  const cases = buildCases(sides[1].db, { onlyRanges: false, tier: o.tier }).filter((c) => !o.only || o.only.some((n) => c.name.includes(n)));
   const lines = [`machine: ${machineLine()}`, `base: ${o.base}; database: ${o.db}; ${o.iterations} builds per side and request, alternating`, '',
     `| request | base ${o.text ? 'to JSON text' : 'build'} p50 (ms) | this ${o.text ? 'to JSON text' : 'build'} p50 (ms) | this / base | same bytes |`, '|---|---:|---:|---:|---|'];
   let differ = 0;

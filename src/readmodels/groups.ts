@@ -2,13 +2,13 @@
 // summed from the counted runs of the slice (docs/metrics.md#breakdowns).
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
-import { countingOf, counts, dimsOf } from './counted-runs';
+import { countingOf, dimsOf } from './counted-runs';
 import { addStored, periodsOf } from './sums';
 import {
   activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
-  sliceSumsOfDays, zeroSums, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
+  sliceSumsOfDays, zeroSums, type CountedPairs, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
 } from './store';
-import { filtersDims, type Slice } from './windows';
+import { byMonthsToo, filtersDims, type Slice } from './windows';
 
 export type GroupKey = NonNullable<QueryArgs['groupBy']>[number];
 
@@ -91,8 +91,9 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
 
 /**
  * The brand's figures per group of `keys` over the slice's counted runs (its engine filter and
- * filters applied), from slice_days (migration 022): its rows summed in SQL per engine and prompt,
- * and per day and dims number only when a key needs them, so a group adds the sums of a row, not a run.
+ * filters applied), from slice_days (migration 022) and whole months of slice_months (023): the
+ * counted rows summed in SQL per engine, prompt, period and dimension value only when a key needs
+ * them, so a group adds the sums of a few rows, not of every pair or run.
  */
 export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[]): VisibilityGroup[] {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
@@ -106,9 +107,17 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
   };
   // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
   const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
-  const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping, filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null);
+  // The counting rule (and the engine filter) decided in SQL, and the rows summed there over the
+  // engines and prompts no key needs: a group_by by country or month hands over a row per value, not per pair.
+  const pairs: CountedPairs = {
+    engineIds: [...counting.engines].filter((e) => engines === null || engines.has(e)),
+    promptIds: [...counting.prompts],
+    byEngine: keys.includes('engine'),
+    byPrompt: keys.includes('prompt') || keys.includes('segment'),
+  };
+  const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping,
+    filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null, byMonthsToo(s.filter), pairs);
   for (const [day, engineId, promptId, country, persona, model, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
-    if (!counts(counting, engines, engineId, promptId)) continue;
     const run: RunOfSlice = { engineId, promptId, day, dims: [country, persona, model, null] };
     // Every combination of the row's values (a prompt in two segments is in both segments' groups).
     // One or two keys: the row's groups are the combinations of its values of each (several only for segments).

@@ -4,11 +4,11 @@ import type { Period } from './args';
 import { countingOf, counts, dimsOf, rollupRows } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
-  addMention, addSums, compareStrings, competitorRows, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject,
-  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type CompetitorRow, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+  addMention, addSums, compareStrings, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
+  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
-import { filtersDims, type Slice } from './windows';
+import { byMonthsToo, filtersDims, type Slice } from './windows';
 
 export interface EnginePromptSums extends MentionSums {
   engine_id: string;
@@ -72,6 +72,9 @@ export interface PromptSums {
   competitors: CompetitorPromptSums[];
 }
 
+/** A stored roll-up row (migration 013): places in its period's ids, then integer sums. */
+type StoredRow = [number, number, ...number[]];
+
 /** A report without a slice (no runs, no range) measured nothing. */
 export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
@@ -86,45 +89,59 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
   const tracked = new Set(trackedCompetitorIds(store, s.projectId));
-  const brandOut = new Map<string, EnginePromptSums>();
-  const competitorOut = new Map<string, CompetitorPromptSums>();
+  // Nested by the ids' own strings, never by a key joined from them: a year of roll-ups adds ~10^5
+  // rows, and a joined key is a new string to hash at each.
+  const brandOut = new Map<string, Map<string, EnginePromptSums>>();
+  const competitorOut = new Map<string, Map<string, CompetitorPromptSums>>();
   const brandOf = (engineId: string, promptId: string): EnginePromptSums => {
-    const key = `${engineId} ${promptId}`;
-    let r = brandOut.get(key);
-    if (!r) brandOut.set(key, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
+    let byPrompt = brandOut.get(engineId);
+    if (!byPrompt) brandOut.set(engineId, (byPrompt = new Map()));
+    let r = byPrompt.get(promptId);
+    if (!r) byPrompt.set(promptId, (r = { engine_id: engineId, engine_name: '', prompt_id: promptId, prompt_text: '', ...zeroSums() }));
     return r;
   };
   const competitorOf = (competitorId: string, promptId: string): CompetitorPromptSums => {
-    const key = `${competitorId} ${promptId}`;
-    let r = competitorOut.get(key);
-    if (!r) competitorOut.set(key, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
+    let byPrompt = competitorOut.get(competitorId);
+    if (!byPrompt) competitorOut.set(competitorId, (byPrompt = new Map()));
+    let r = byPrompt.get(promptId);
+    if (!r) byPrompt.set(promptId, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
     return r;
   };
   const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
+  const monthly = byMonthsToo(s.filter);
   // Integers added per key: the same numbers whatever pieces the range is read in.
   for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
     if (p.grain === 'day') {
       // The days' sums per engine and prompt (migration 022): a row per pair, whatever the runs.
-      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims)) {
+      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims, monthly)) {
         if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
       }
-      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims)) {
+      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims, monthly)) {
         if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
       continue;
     }
-    for (const period of rollupRows<PromptRow>(store, s.projectId, p, 'prompts', promptRows)) {
-      for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of period.rows) {
-        if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+    // A period's lists name ids by their place in its `ids`: what counts is decided once per place,
+    // and a row costs array lookups, not an array of id strings of its own.
+    for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'prompts')) {
+      const ids = JSON.parse(idList) as string[];
+      const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
+      const promptOk = ids.map((id) => counting.prompts.has(id));
+      for (const [e, q, runs, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
+        if (engineOk[e]! && promptOk[q]!) addStored(brandOf(ids[e]!, ids[q]!), runs!, mentioned!, ps!, rr!, sf!, sn!);
       }
     }
-    for (const period of rollupRows<CompetitorRow>(store, s.projectId, p, 'competitors', competitorRows)) {
-      for (const [engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of period.rows) {
-        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+    for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'competitors')) {
+      const ids = JSON.parse(idList) as string[];
+      const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
+      const promptOk = ids.map((id) => counting.prompts.has(id));
+      const trackedAt = ids.map((id) => tracked.has(id));
+      for (const [e, q, c, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
+        if (trackedAt[c!]! && engineOk[e]! && promptOk[q]!) addStored(competitorOf(ids[c!]!, ids[q]!), 0, mentioned!, ps!, rr!, sf!, sn!);
       }
     }
   }
-  const brand = [...brandOut.values()].sort(byEnginePrompt);
+  const brand = [...brandOut.values()].flatMap((m) => [...m.values()]).sort(byEnginePrompt);
   if (brand.length > 0) {
     const names = engineNames(store);
     const texts = promptTexts(store, s.projectId);
@@ -133,7 +150,7 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
       r.prompt_text = texts.get(r.prompt_id)!;
     }
   }
-  return { brand, competitors: [...competitorOut.values()].sort(byCompetitorPrompt) };
+  return { brand, competitors: [...competitorOut.values()].flatMap((m) => [...m.values()]).sort(byCompetitorPrompt) };
 }
 
 /** A period's brand sums of one engine: `day` is the period's first day. */
@@ -210,8 +227,9 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
   const competitorMentions = new Map<string, number>();
   const prompts = new Map<string, Set<string>>();
   const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
-  // The sums per period, engine and prompt (migration 022: the periods summed in SQL).
-  for (const [period, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, s.start, s.end, { period: interval, dimensions: [] }, dims)) {
+  const monthly = byMonthsToo(s.filter);
+  // The sums per period, engine and prompt (migrations 022, 023: the periods summed in SQL).
+  for (const [period, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, s.start, s.end, { period: interval, dimensions: [] }, dims, monthly)) {
     if (!counts(counting, only, engineId, promptId)) continue;
     const key = `${period} ${engineId}`;
     let r = rows.get(key);
@@ -223,7 +241,7 @@ export function filteredPeriods(store: ReadStore, s: Slice, interval: Period): E
   }
   // Runs mentioning a tracked competitor, once per competitor (as the writer counts competitor_runs),
   // added over the tracked competitors in SQL.
-  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims)) {
+  for (const [period, engineId, promptId, mentioned] of sliceMentionsOfDays(store, s.projectId, s.start, s.end, interval, [...tracked], dims, monthly)) {
     if (counts(counting, only, engineId, promptId)) competitorMentions.set(period, (competitorMentions.get(period) ?? 0) + mentioned);
   }
   const engines = [...rows.values()].sort((a, b) => compareStrings(a.day, b.day) || compareStrings(a.engine_id, b.engine_id));

@@ -41,6 +41,14 @@ export function filtersDims(f: RunFilter | null | undefined): f is RunFilter {
   return !!f && (f.country !== null || f.persona !== null || f.model !== null);
 }
 
+/**
+ * Whether a filter names no dimension of the runs but the country: then a range's whole months may be
+ * read from the sums per month and country (migration 023), which key by no other dimension.
+ */
+export function byMonthsToo(f: RunFilter | null | undefined): boolean {
+  return !f || (f.persona === null && f.model === null);
+}
+
 /** Counted runs of one project over an inclusive day range, optionally restricted to some engines and by a filter. */
 export interface Slice {
   projectId: string;

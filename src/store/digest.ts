@@ -16,6 +16,9 @@ const SLICE = (table: string): string => `${table} s JOIN keys p ON p.n = s.proj
   LEFT JOIN dims d ON d.n = s.dims`;
 const SLICE_KEY = 'p.id, s.day, e.id, q.id, d.country, d.persona, d.model, d.surface';
 const SLICE_SUMS = 's.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n';
+/** slice_months or slice_month_hits (migration 023) with the ids of their numbers. */
+const MONTHS = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`;
+const MONTH_KEY = 'p.id, s.month, e.id, q.id, s.country';
 
 /**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
@@ -51,6 +54,8 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   // By ids and values, not the numbers (keys, dims) the rows are keyed by: those depend on what was seen first.
   { table: SLICE('slice_days'), columns: `${SLICE_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: SLICE_KEY },
   { table: `${SLICE('slice_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${SLICE_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${SLICE_KEY}, c.id` },
+  { table: MONTHS('slice_months'), columns: `${MONTH_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: MONTH_KEY },
+  { table: `${MONTHS('slice_month_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${MONTH_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${MONTH_KEY}, c.id` },
 ];
 
 export function digest(db: Db): string {

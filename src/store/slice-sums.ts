@@ -6,16 +6,48 @@ import type { RunFacts } from './run-store';
 
 /**
  * slice_days and slice_hits (migration 022): every succeeded run's sums per project, day, engine,
- * prompt and dims number (and competitor), whatever counts. A batch adds its runs and takes away the
+ * prompt and dims number (and competitor), whatever counts; slice_months and slice_month_hits (023)
+ * the same moves per month and country. A batch adds its runs and takes away the
  * ones it superseded, summed in memory first (one upsert per row the batch moves); a row whose runs
  * fall to 0 is deleted, so the table holds the same rows whatever the batching.
  */
 
 interface Row {
   key: [project: number, day: string, engine: number, prompt: number, dims: number];
+  /** The dims row's country ('' when none): the month's key (slice_months, migration 023). */
+  country: string;
   runs: number;
   brand: MentionDelta;
   hits: Map<number, MentionDelta>;
+}
+
+/** A move of slice_months and slice_month_hits: the day rows' moves added per month and country. */
+interface MonthRow {
+  key: [project: number, month: string, engine: number, prompt: number, country: string];
+  runs: number;
+  brand: MentionDelta;
+  hits: Map<number, MentionDelta>;
+}
+
+/** A delta added into another (integers: exact in any order). */
+function addInto(into: MentionDelta, d: MentionDelta): void {
+  into.runs += d.runs;
+  into.position_sum += d.position_sum;
+  into.rr_fixed += d.rr_fixed;
+  into.sentiment_fixed += d.sentiment_fixed;
+  into.sentiment_n += d.sentiment_n;
+}
+
+/** The country of a dims key (dims.ts dimsKey), '' when it names none, as the dims row keeps it. */
+function countryOf(key: string | null | undefined, seen: Map<string, string>): string {
+  if (key === null || key === undefined) return '';
+  let c = seen.get(key);
+  if (c === undefined) {
+    c = (JSON.parse(key) as Array<string | null>)[0] ?? '';
+    if (seen.size >= 1000) seen.clear();
+    seen.set(key, c);
+  }
+  return c;
 }
 
 export class SliceSums {
@@ -23,6 +55,8 @@ export class SliceSums {
   private readonly dims: Dims;
   /** The batch's moves, by `${project} ${day} ${engine} ${prompt} ${dims}`. */
   private readonly rows = new Map<string, Row>();
+  /** The countries of dims keys seen (a project names a few dozen keys). */
+  private readonly countries = new Map<string, string>();
   private readonly stmts;
 
   constructor(db: Db) {
@@ -39,6 +73,18 @@ export class SliceSums {
         ON CONFLICT (project, day, engine, prompt, dims, competitor) DO UPDATE SET runs = runs + excluded.runs,
           position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
           sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n`),
+      month: db.prepare(`INSERT INTO slice_months (project, month, engine, prompt, country, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project, month, engine, prompt, country) DO UPDATE SET runs = runs + excluded.runs, brand_runs = brand_runs + excluded.brand_runs,
+          position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
+          sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n`),
+      monthHit: db.prepare(`INSERT INTO slice_month_hits (project, month, engine, prompt, country, competitor, runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project, month, engine, prompt, country, competitor) DO UPDATE SET runs = runs + excluded.runs,
+          position_sum = position_sum + excluded.position_sum, rr_fixed = rr_fixed + excluded.rr_fixed,
+          sentiment_fixed = sentiment_fixed + excluded.sentiment_fixed, sentiment_n = sentiment_n + excluded.sentiment_n`),
+      dropMonth: db.prepare('DELETE FROM slice_months WHERE project = ? AND month = ? AND engine = ? AND prompt = ? AND country = ? AND runs = 0'),
+      dropMonthHits: db.prepare('DELETE FROM slice_month_hits WHERE project = ? AND month = ? AND engine = ? AND prompt = ? AND country = ? AND runs = 0'),
       dropDay: db.prepare('DELETE FROM slice_days WHERE project = ? AND day = ? AND engine = ? AND prompt = ? AND dims = ? AND runs = 0'),
       dropHits: db.prepare('DELETE FROM slice_hits WHERE project = ? AND day = ? AND engine = ? AND prompt = ? AND dims = ? AND runs = 0'),
     };
@@ -52,7 +98,10 @@ export class SliceSums {
     const dims = this.dims.numberOf(project, run.dims) ?? 0;
     const id = `${project} ${run.day} ${engine} ${prompt} ${dims}`;
     let row = this.rows.get(id);
-    if (row === undefined) this.rows.set(id, (row = { key: [project, run.day, engine, prompt, dims], runs: 0, brand: zeroMention(), hits: new Map() }));
+    if (row === undefined) {
+      const country = dims === 0 ? '' : countryOf(run.dims, this.countries);
+      this.rows.set(id, (row = { key: [project, run.day, engine, prompt, dims], country, runs: 0, brand: zeroMention(), hits: new Map() }));
+    }
     row.runs += sign;
     if (run.brand_position !== null) addMention(row.brand, run.brand_position, run.brand_sentiment, sign);
     for (const h of run.competitors) {
@@ -63,8 +112,23 @@ export class SliceSums {
     }
   }
 
-  /** The batch's moves into their rows; rows left without runs deleted. */
+  /** The batch's moves into their rows, the days' and the months'; rows left without runs deleted. */
   write(): void {
+    const months = new Map<string, MonthRow>();
+    for (const row of this.rows.values()) {
+      const [project, day, engine, prompt] = row.key;
+      const month = `${day.slice(0, 8)}01`;
+      const id = `${project} ${month} ${engine} ${prompt} ${row.country}`;
+      let m = months.get(id);
+      if (m === undefined) months.set(id, (m = { key: [project, month, engine, prompt, row.country], runs: 0, brand: zeroMention(), hits: new Map() }));
+      m.runs += row.runs;
+      addInto(m.brand, row.brand);
+      for (const [c, d] of row.hits) {
+        let h = m.hits.get(c);
+        if (h === undefined) m.hits.set(c, (h = zeroMention()));
+        addInto(h, d);
+      }
+    }
     for (const row of this.rows.values()) {
       const [project, day, engine, prompt, dims] = row.key;
       const b = row.brand;
@@ -81,6 +145,24 @@ export class SliceSums {
       if (fell) {
         this.stmts.dropDay.run(project, day, engine, prompt, dims);
         this.stmts.dropHits.run(project, day, engine, prompt, dims);
+      }
+    }
+    for (const m of months.values()) {
+      const [project, month, engine, prompt, country] = m.key;
+      const b = m.brand;
+      let fell = false;
+      if (m.runs !== 0 || !isZero(b)) {
+        this.stmts.month.run(project, month, engine, prompt, country, m.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
+        fell = m.runs < 0;
+      }
+      for (const [c, d] of m.hits) {
+        if (isZero(d)) continue;
+        this.stmts.monthHit.run(project, month, engine, prompt, country, c, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
+        if (d.runs < 0) fell = true;
+      }
+      if (fell) {
+        this.stmts.dropMonth.run(project, month, engine, prompt, country);
+        this.stmts.dropMonthHits.run(project, month, engine, prompt, country);
       }
     }
     this.rows.clear();

@@ -12,7 +12,7 @@ export { liveProjectIds, monthsChangedAfter, runMonths, runsCompletedIn, schemaV
 export { groupRuns, groupRunsWithEvents, runGroupRow, runGroupRows } from './run-groups';
 export { dimsByNumber, dimsMatching, recentRuns, runRowsOfDays, runRowsOfDaysIn } from './run-rows';
 export {
-  dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
+  dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type CountedPairs, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';

@@ -1,28 +1,71 @@
 // A project's counted-run tallies per engine, prompt and country over a range of days, for the signals
 // (src/readmodels/endpoints/signals.ts): what each slice's mention rates are summed from.
+import { addDays } from '../../lib/time';
 import { KEY_OF } from '../keys';
+import { nextMonth, periodEnd } from '../periods';
 import type { ReadStore } from '../read-store';
 
-/**
- * Read from slice_days and slice_hits (migration 022: integer sums per day, engine, prompt and dims),
- * not the runs: one row per day and pair, whatever the runs. Summed per number in SQL first, then
- * named (a few thousand rows), in id order.
- */
-const IN_RANGE = `WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?`;
+// ---- A range as its whole months (slice_months, slice_month_hits: migration 023) and the days
+// before and after them (slice_days, slice_hits). The month rows are the sums of their days per
+// country, so a read that keys by nothing finer than the country and the month adds the same integers
+// either way: a year is ~11 month rows per pair and country, and up to two ragged months of days.
 
-/** A row's country (migration 015: its dims number's; '' when it names none). */
-const COUNTRY = "coalesce(d.country, '')";
+/** Bounds that BETWEEN matches nothing in. */
+const NO_DAYS: readonly [string, string] = ['9999-12-31', '0000-01-01'];
+
+/** start..end as [days before, whole months (their first days), days after], each a BETWEEN's bounds. */
+function monthSplit(start: string, end: string): Array<readonly [string, string]> {
+  const first = start.endsWith('-01') ? start : nextMonth(start);
+  let last = `${end.slice(0, 8)}01`; // the first day of the last whole month
+  if (periodEnd(last, 'month') !== end) last = `${addDays(last, -1).slice(0, 8)}01`;
+  if (first > last || first > end) return [[start, end], NO_DAYS, NO_DAYS];
+  const lastDay = periodEnd(last, 'month');
+  return [first > start ? [start, addDays(first, -1)] : NO_DAYS, [first, last], lastDay < end ? [addDays(lastDay, 1), end] : NO_DAYS];
+}
+
+/** A dims filter (a JSON list of dims numbers) on a day row, and the same on a month row: the countries of those numbers. */
+const DIMS_IN = ' AND s.dims IN (SELECT value FROM json_each(?))';
+const COUNTRY_IN = " AND s.country IN (SELECT d.country FROM dims d WHERE d.n IN (SELECT value FROM json_each(?)))";
+
+/**
+ * The rows of a range from days and whole months, as one source: day (a month row's first day),
+ * engine, prompt, country ('' for none), then `sums`. Binds, three times: project, from, to (and the
+ * dims list when filtered): what monthParams gives.
+ */
+function monthSource(days: string, months: string, sums: string, filtered: boolean): string {
+  const dayRows = `SELECT s.day, s.engine, s.prompt, coalesce(d.country, '') AS country, ${sums}
+    FROM ${days} s LEFT JOIN dims d ON d.n = s.dims WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? DIMS_IN : ''}`;
+  const monthRows = `SELECT s.month, s.engine, s.prompt, s.country, ${sums}
+    FROM ${months} s WHERE s.project = ${KEY_OF} AND s.month BETWEEN ? AND ?${filtered ? COUNTRY_IN : ''}`;
+  return `${dayRows} UNION ALL ${monthRows} UNION ALL ${dayRows}`;
+}
+
+/** The parameters of monthSource. */
+function monthParams(projectId: string, start: string, end: string, dims: string | null): unknown[] {
+  return monthSplit(start, end).flatMap(([from, to]) => (dims === null ? [projectId, from, to] : [projectId, from, to, dims]));
+}
+
+const BRAND_SUMS = 's.runs, s.brand_runs, s.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n';
+const HIT_SUMS = 's.competitor, s.runs, s.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n';
+const brandSource = (filtered: boolean): string => monthSource('slice_days', 'slice_months', BRAND_SUMS, filtered);
+const hitSource = (filtered: boolean): string => monthSource('slice_hits', 'slice_month_hits', HIT_SUMS, filtered);
+
+/**
+ * Read from the sums per day and per month (migrations 022, 023), not the runs: a row per pair and
+ * country of a whole month, and per pair of a ragged day. Summed per number in SQL first, then named
+ * (a few thousand rows), in id order. A row's country is its dims number's ('' when it names none).
+ */
 
 /** Per engine x prompt x country: the succeeded runs, and those naming the brand (in no order: the caller's sums do not depend on it). */
 const RUN_TALLIES = `SELECT json_group_array(json_array(e.id, p.id, t.k, t.n, t.b)) FROM (
-  SELECT s.engine, s.prompt, ${COUNTRY} AS k, sum(s.runs) AS n, sum(s.brand_runs) AS b
-  FROM slice_days s LEFT JOIN dims d ON d.n = s.dims ${IN_RANGE} GROUP BY 1, 2, 3) t
+  SELECT s.engine, s.prompt, s.country AS k, sum(s.runs) AS n, sum(s.brand_runs) AS b
+  FROM (${brandSource(false)}) s GROUP BY 1, 2, 3) t
   JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
 
 /** Per engine x prompt x country x competitor: the succeeded runs naming the competitor (in no order: the caller's sums do not depend on it). */
 const HIT_TALLIES = `SELECT json_group_array(json_array(e.id, p.id, t.k, c.id, t.n)) FROM (
-  SELECT s.engine, s.prompt, ${COUNTRY} AS k, s.competitor, sum(s.runs) AS n
-  FROM slice_hits s LEFT JOIN dims d ON d.n = s.dims ${IN_RANGE} GROUP BY 1, 2, 3, 4) t
+  SELECT s.engine, s.prompt, s.country AS k, s.competitor, sum(s.runs) AS n
+  FROM (${hitSource(false)}) s GROUP BY 1, 2, 3, 4) t
   JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt JOIN keys c ON c.n = t.competitor`;
 
 export type RunTally = [engineId: string, promptId: string, country: string, runs: number, brandMentioned: number];
@@ -36,8 +79,8 @@ export type HitTally = [engineId: string, promptId: string, country: string, com
  */
 export function runTallies(store: ReadStore, projectId: string, start: string, end: string): { runs: RunTally[]; hits: HitTally[] } {
   return {
-    runs: store.json<RunTally[]>(RUN_TALLIES, projectId, start, end),
-    hits: store.json<HitTally[]>(HIT_TALLIES, projectId, start, end),
+    runs: store.json<RunTally[]>(RUN_TALLIES, ...monthParams(projectId, start, end, null)),
+    hits: store.json<HitTally[]>(HIT_TALLIES, ...monthParams(projectId, start, end, null)),
   };
 }
 
@@ -80,23 +123,71 @@ const PERIOD_OF: Record<NonNullable<SliceGrouping['period']>, string> = {
   month: "substr(s.day, 1, 8) || '01'",
 };
 
-function sliceSumsSql(g: SliceGrouping, filtered: boolean): string {
-  const value = (d: SliceDimension): string => (g.dimensions.includes(d) ? `nullif(d.${d}, '')` : 'NULL');
-  const byDims = g.dimensions.length > 0;
-  return `SELECT t.period, e.id, p.id, t.country, t.persona, t.model, t.runs, t.brand_runs,
-    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (
-  SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, s.engine, s.prompt,
-    ${value('country')} AS country, ${value('persona')} AS persona, ${value('model')} AS model, sum(s.runs) AS runs, sum(s.brand_runs) AS brand_runs,
-    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n
-  FROM slice_days s${byDims ? ' LEFT JOIN dims d ON d.n = s.dims' : ''}
-  WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? ' AND s.dims IN (SELECT value FROM json_each(?))' : ''}
-  GROUP BY 1, 2, 3, 4, 5, 6) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
+/**
+ * Whether a read keyed by `g` can take whole months from slice_months: it keys by no period finer than
+ * the month and by no dimension but the country, and `monthly` says its filter is none or the country's alone.
+ */
+const byMonths = (g: SliceGrouping, monthly: boolean): boolean =>
+  monthly && (g.period === null || g.period === 'month') && g.dimensions.every((d) => d === 'country');
+
+/**
+ * The counting rule decided in SQL (a group_by's read): only the rows of these engines and prompts,
+ * summed per engine and per prompt only when the answer keys by them; a row's engine or prompt id
+ * is '' where it does not.
+ */
+export interface CountedPairs {
+  engineIds: readonly string[];
+  promptIds: readonly string[];
+  byEngine: boolean;
+  byPrompt: boolean;
 }
 
-/** The rows of SliceSumRow, one at a time (a year by day is many). */
-export function sliceSumsOfDays(store: ReadStore, projectId: string, start: string, end: string, g: SliceGrouping, dims: string | null): IterableIterator<SliceSumRow> {
-  const sql = sliceSumsSql(g, dims !== null);
-  return dims === null ? store.iterateRaw<SliceSumRow>(sql, projectId, start, end) : store.iterateRaw<SliceSumRow>(sql, projectId, start, end, dims);
+/** The pairs' filter on a source's rows `s` (binds the engines' then the prompts' JSON lists). */
+const PAIRS_IN = ` AND s.engine IN ${NUMBERS_OF('?')} AND s.prompt IN ${NUMBERS_OF('?')}`;
+
+/** The outer select of a sums read: the pairs named (left joins where the answer may not key by them). */
+function namedSums(inner: string, pairs: CountedPairs | null): string {
+  const join = pairs === null ? 'JOIN' : 'LEFT JOIN';
+  return `SELECT t.period, ${pairs === null ? 'e.id, p.id' : "coalesce(e.id, ''), coalesce(p.id, '')"}, t.country, t.persona, t.model, t.runs, t.brand_runs,
+    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (${inner}) t ${join} keys e ON e.n = t.engine ${join} keys p ON p.n = t.prompt`;
+}
+
+const SUM_COLUMNS = `sum(s.runs) AS runs, sum(s.brand_runs) AS brand_runs,
+    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n`;
+const pairColumns = (pairs: CountedPairs | null): string => `${pairs === null || pairs.byEngine ? 's.engine' : '0'} AS engine, ${pairs === null || pairs.byPrompt ? 's.prompt' : '0'} AS prompt`;
+
+/** sliceSumsSql from days and whole months (monthSource). */
+function sliceMonthSumsSql(g: SliceGrouping, filtered: boolean, pairs: CountedPairs | null): string {
+  const country = g.dimensions.includes('country') ? "nullif(s.country, '')" : 'NULL';
+  return namedSums(`SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, ${pairColumns(pairs)},
+    ${country} AS country, NULL AS persona, NULL AS model, ${SUM_COLUMNS}
+  FROM (${brandSource(filtered)}) s${pairs === null ? '' : ` WHERE 1${PAIRS_IN}`}
+  GROUP BY 1, 2, 3, 4, 5, 6`, pairs);
+}
+
+function sliceSumsSql(g: SliceGrouping, filtered: boolean, pairs: CountedPairs | null): string {
+  const value = (d: SliceDimension): string => (g.dimensions.includes(d) ? `nullif(d.${d}, '')` : 'NULL');
+  const byDims = g.dimensions.length > 0;
+  return namedSums(`SELECT ${g.period === null ? "''" : PERIOD_OF[g.period]} AS period, ${pairColumns(pairs)},
+    ${value('country')} AS country, ${value('persona')} AS persona, ${value('model')} AS model, ${SUM_COLUMNS}
+  FROM slice_days s${byDims ? ' LEFT JOIN dims d ON d.n = s.dims' : ''}
+  WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ?${filtered ? ' AND s.dims IN (SELECT value FROM json_each(?))' : ''}${pairs === null ? '' : PAIRS_IN}
+  GROUP BY 1, 2, 3, 4, 5, 6`, pairs);
+}
+
+/**
+ * The rows of SliceSumRow, one at a time (a year by day is many). `monthly`: the dims filter is none
+ * or on the country alone, so whole months may be read from slice_months (byMonths). `pairs`: the
+ * counting rule applied in SQL, and the rows summed over the engines or prompts the answer does not key by.
+ */
+export function sliceSumsOfDays(store: ReadStore, projectId: string, start: string, end: string, g: SliceGrouping, dims: string | null,
+  monthly = false, pairs: CountedPairs | null = null): IterableIterator<SliceSumRow> {
+  const counted = pairs === null ? [] : [JSON.stringify(pairs.engineIds), JSON.stringify(pairs.promptIds)];
+  if (byMonths(g, monthly)) {
+    return store.iterateRaw<SliceSumRow>(sliceMonthSumsSql(g, dims !== null, pairs), ...monthParams(projectId, start, end, dims), ...counted);
+  }
+  const sql = sliceSumsSql(g, dims !== null, pairs);
+  return store.iterateRaw<SliceSumRow>(sql, ...(dims === null ? [projectId, start, end] : [projectId, start, end, dims]), ...counted);
 }
 
 /**
@@ -116,8 +207,20 @@ const sliceHitsSql = (byDay: boolean, filtered: boolean): string => `SELECT t.da
   JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt JOIN keys c ON c.n = t.competitor`;
 const SLICE_HITS = [false, true].map((byDay) => [false, true].map((filtered) => sliceHitsSql(byDay, filtered)));
 
-/** The rows of SliceHitRow, one at a time. */
-export function sliceHitsOfDays(store: ReadStore, projectId: string, start: string, end: string, byDay: boolean, dims: string | null): IterableIterator<SliceHitRow> {
+/** sliceHitsSql over the whole range (no day), from days and whole months (monthSource). */
+const sliceMonthHitsSql = (filtered: boolean): string => `SELECT t.day, e.id, p.id, c.id, t.runs,
+    t.position_sum, t.rr_fixed, t.sentiment_fixed, t.sentiment_n FROM (
+  SELECT '' AS day, s.engine, s.prompt, s.competitor, sum(s.runs) AS runs,
+    sum(s.position_sum) AS position_sum, sum(s.rr_fixed) AS rr_fixed, sum(s.sentiment_fixed) AS sentiment_fixed, sum(s.sentiment_n) AS sentiment_n
+  FROM (${hitSource(filtered)}) s
+  GROUP BY s.engine, s.prompt, s.competitor) t
+  JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt JOIN keys c ON c.n = t.competitor`;
+const SLICE_MONTH_HITS = [false, true].map(sliceMonthHitsSql);
+
+/** The rows of SliceHitRow, one at a time. `monthly` as in sliceSumsOfDays (whole months are read by month when not `byDay`). */
+export function sliceHitsOfDays(store: ReadStore, projectId: string, start: string, end: string, byDay: boolean, dims: string | null,
+  monthly = false): IterableIterator<SliceHitRow> {
+  if (!byDay && monthly) return store.iterateRaw<SliceHitRow>(SLICE_MONTH_HITS[Number(dims !== null)]!, ...monthParams(projectId, start, end, dims));
   const sql = SLICE_HITS[Number(byDay)]![Number(dims !== null)]!;
   return dims === null ? store.iterateRaw<SliceHitRow>(sql, projectId, start, end) : store.iterateRaw<SliceHitRow>(sql, projectId, start, end, dims);
 }
@@ -135,11 +238,21 @@ const sliceMentionsSql = (period: NonNullable<SliceGrouping['period']>, filtered
     AND s.competitor IN ${NUMBERS_OF('?')}
   GROUP BY 1, 2, 3) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
 
-/** The rows of SliceMentionRow, one at a time. */
+/** sliceMentionsSql by month, from days and whole months (monthSource). */
+const sliceMonthMentionsSql = (filtered: boolean): string => `SELECT t.period, e.id, p.id, t.n FROM (
+  SELECT ${PERIOD_OF.month} AS period, s.engine, s.prompt, sum(s.runs) AS n FROM (${hitSource(filtered)}) s
+  WHERE s.competitor IN ${NUMBERS_OF('?')}
+  GROUP BY 1, 2, 3) t JOIN keys e ON e.n = t.engine JOIN keys p ON p.n = t.prompt`;
+const SLICE_MONTH_MENTIONS = [false, true].map(sliceMonthMentionsSql);
+
+/** The rows of SliceMentionRow, one at a time. `monthly` as in sliceSumsOfDays (by month only). */
 export function sliceMentionsOfDays(store: ReadStore, projectId: string, start: string, end: string, period: NonNullable<SliceGrouping['period']>,
-  competitorIds: readonly string[], dims: string | null): IterableIterator<SliceMentionRow> {
-  const sql = sliceMentionsSql(period, dims !== null);
+  competitorIds: readonly string[], dims: string | null, monthly = false): IterableIterator<SliceMentionRow> {
   const competitors = JSON.stringify(competitorIds);
+  if (period === 'month' && monthly) {
+    return store.iterateRaw<SliceMentionRow>(SLICE_MONTH_MENTIONS[Number(dims !== null)]!, ...monthParams(projectId, start, end, dims), competitors);
+  }
+  const sql = sliceMentionsSql(period, dims !== null);
   return dims === null ? store.iterateRaw<SliceMentionRow>(sql, projectId, start, end, competitors)
     : store.iterateRaw<SliceMentionRow>(sql, projectId, start, end, dims, competitors);
 }
