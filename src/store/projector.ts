@@ -12,6 +12,17 @@ import { TrendDays } from './trend-days';
 
 export type { SourceEvent } from './precompute';
 
+/**
+ * How a writer applies a batch. 'bulk' (a replay, a Kafka catch-up): a project whose counting changed
+ * is counted again in the batch of the change (aggregates.ts), and the trend's days a batch leaves
+ * stale wait for settle() instead of being rendered after each batch: a day-ordered log left each
+ * project's day stale in every batch, and rendered it ~4 times. Readers compute a project's trend
+ * while any of its days is stale (trend-days.ts), so nothing is served wrong meanwhile, only built
+ * slower. 'live': each batch leaves nothing stale behind it. Given with each batch, so no writer's
+ * mode leaks into another's.
+ */
+export type ApplyMode = 'live' | 'bulk';
+
 export interface BatchResult {
   applied: number;
   duplicate: number;
@@ -62,14 +73,6 @@ export class Projector {
   private readonly renderInTx;
   private readonly eventInSavepoint;
   private dataVersion: unknown = null;
-  /**
-   * While true (a replay, a Kafka catch-up), a project whose counting changed is counted again in the
-   * batch of the change (aggregates.ts), and the trend's days a batch leaves stale wait for settle()
-   * instead of being rendered after each batch: a day-ordered log left each project's day stale in
-   * every batch, and rendered it ~4 times. Readers compute a project's trend while any of its days is
-   * stale (trend-days.ts), so nothing is served wrong meanwhile, only built slower.
-   */
-  deferTrend = false;
   /** The events the last batch applied set aside (its `deadLettered`), in order. */
   readonly deadLetters: DeadLetterNote[] = [];
   /** One event's effects, emptied before each event (one object per batch, not three per event). */
@@ -107,7 +110,7 @@ export class Projector {
       putPromptSegment: db.prepare('INSERT INTO prompt_segments (prompt_id, segment_id, project_id) VALUES (?, ?, ?)'),
     };
     // IMMEDIATE: the write lock is taken (or waited for) at BEGIN, so what the batch reads is what it writes over.
-    this.applyInTx = db.transaction((events: PrecomputedEvent[], isolate: boolean) => this.applyAll(events, isolate)).immediate;
+    this.applyInTx = db.transaction((events: PrecomputedEvent[], isolate: boolean, mode: ApplyMode) => this.applyAll(events, isolate, mode)).immediate;
     this.settleInTx = db.transaction(() => {
       this.begin();
       this.aggregator.settle();
@@ -125,8 +128,8 @@ export class Projector {
    * refuses), the batch is re-run with a savepoint per event so only the failing event is
    * dead-lettered. Savepoints are not free, so the fast path does without them.
    */
-  applyBatch(events: SourceEvent[]): BatchResult {
-    return this.applyPrecomputed(events.map((e) => precomputeEvent(e)));
+  applyBatch(events: SourceEvent[], mode: ApplyMode = 'live'): BatchResult {
+    return this.applyPrecomputed(events.map((e) => precomputeEvent(e)), mode);
   }
 
   /**
@@ -134,14 +137,14 @@ export class Projector {
    * The week and month roll-ups of each project's latest period wait in memory (store/rollups.ts):
    * a writer calls settle() when it ends.
    */
-  applyPrecomputed(events: PrecomputedEvent[]): BatchResult {
+  applyPrecomputed(events: PrecomputedEvent[], mode: ApplyMode = 'live'): BatchResult {
     try {
-      return this.applyInTx(events, false);
+      return this.applyInTx(events, false, mode);
     } catch (err) {
       this.fail();
       if (isStorageError(err)) throw err; // the disk, not an event: nothing to isolate
       try {
-        return this.applyInTx(events, true);
+        return this.applyInTx(events, true, mode);
       } catch (again) {
         this.fail();
         throw again;
@@ -187,7 +190,7 @@ export class Projector {
     this.aggregator.fail();
   }
 
-  private applyAll(events: PrecomputedEvent[], isolate: boolean): BatchResult {
+  private applyAll(events: PrecomputedEvent[], isolate: boolean, mode: ApplyMode): BatchResult {
     const result: BatchResult = { applied: 0, duplicate: 0, stale: 0, deadLettered: 0, changed: [] };
     this.deadLetters.length = 0; // an isolating second pass notes them again
     const changes = new ChangeSet();
@@ -241,13 +244,14 @@ export class Projector {
       }
     }
     if (source !== '') positions.set(source, Math.max(positions.get(source) ?? 0, next));
-    // A bulk writer (deferTrend: a replay, a catch-up) counts a project whose counting changed again at
-    // once; a live one lists it and counts a slice of it a batch (this one's included), a bounded time.
-    this.aggregator.flush(!this.deferTrend);
+    // A bulk writer (a replay, a catch-up) counts a project whose counting changed again at once; a
+    // live one lists it and counts a slice of it a batch (this one's included), a bounded time.
+    const live = mode === 'live';
+    this.aggregator.flush(live);
     this.aggregator.recountStep(RECOUNT_MS_PER_BATCH);
     this.runs.index.finish();
     // After every row of the batch, engines included: the days it left stale, rendered again.
-    if (!this.deferTrend) this.trendDays.render();
+    if (live) this.trendDays.render();
     result.changed = changes.scopes();
     // Project scopes are bumped by the change log, with their data-as-of, after engines (see change-log.ts).
     for (const scope of result.changed) if (changes.shared.has(scope)) this.stmts.bump.run(scope, now);

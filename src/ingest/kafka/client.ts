@@ -391,7 +391,7 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOp
     // How long an idle fetch waits at the broker (kafkajs: 5 s). A stop waits for the fetch in flight,
     // so an idle consumer took up to 5 s to stop on SIGTERM; records still arrive as soon as produced.
     maxWaitTimeInMs: 1000,
-    // Retriable failures (an outage) end in a crash that kafkajs restarts from; see consumer.ts. Not
+    // Retriable failures (an outage) end in a crash that kafkajs restarts from; see supervisor.ts. Not
     // after stop(): kafkajs can crash while disconnecting and would otherwise start consuming again.
     retry: { initialRetryTime: 300, maxRetryTime: 5000, retries: 8, restartOnFailure: async () => !stopping },
   });
@@ -414,7 +414,7 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOp
         autoCommit: true,
         autoCommitInterval: 1000,
         eachBatchAutoResolve: false,
-        // The batches of one fetch are handed over together, to one queue and one writer (consumer.ts).
+        // The batches of one fetch are handed over together, to one queue and one writer (write-pipeline.ts).
         partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
           const { batch } = payload;
