@@ -4,7 +4,7 @@
 // below the seam (the projector, SQLite, the precompute thread) is the real thing.
 import type {
   AdminAdapter, ConsumerAdapter, ConsumerHooks, KafkaClient, PartitionOffsets, ProducerAdapter, StartOffset, TopicPartition,
-} from '../../src/ingest/kafka/client';
+} from '../../src/ingest/kafka/adapters';
 
 export class FakeConsumer implements ConsumerAdapter {
   hooks: ConsumerHooks | null = null;
