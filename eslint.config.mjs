@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The stages each stage may not import from. src/index.ts (the service wiring) counts as `cli`;
+// The stages each stage may not import from. src/index.ts and src/start/ (the service wiring) count as `cli`;
 // src/lib and src/start-error.ts are shared leaves any stage may use.
 const later = {
   events: ['ingest', 'store', 'readmodels', 'serve', 'deliver', 'ops', 'export', 'cli'],
@@ -52,7 +52,7 @@ function stageOf(file) {
   const rel = path.relative(srcRoot, file);
   if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
   const first = rel.split(path.sep)[0];
-  if (first === '' || /^index(\.[cm]?[jt]s)?$/.test(first)) return 'cli';
+  if (first === '' || first === 'start' || /^index(\.[cm]?[jt]s)?$/.test(first)) return 'cli';
   return first.replace(/\.[cm]?[jt]s$/, '');
 }
 

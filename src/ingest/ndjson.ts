@@ -74,7 +74,6 @@ export interface ReplayOptions {
 export async function replayFiles(db: Db, projector: Projector, files: string[], opts: ReplayOptions): Promise<ReplayTotals> {
   const totals = emptyTotals();
   const positions = new SourcePositions(db);
-  projector.deferTrend = true; // rendered once, when the replay settles
   for (const [index, file] of files.entries()) {
     const source = fileSource(file);
     const resumeAt = opts.fromStart ? 1 : (positions.nextOf(source) ?? 1);
@@ -117,7 +116,7 @@ function replayFile(projector: Projector, positions: SourcePositions, job: FileJ
       if (opts.shouldStop?.()) return stop();
       try {
         if (b.count > 0) {
-          addBatch(totals, projector.applyPrecomputed(decodeBatch(b.events)));
+          addBatch(totals, projector.applyPrecomputed(decodeBatch(b.events), 'bulk')); // the trend rendered once, when the replay settles
           for (const d of projector.deadLetters) {
             if (totals.deadLetters.length >= DEAD_LETTERS_NAMED) break;
             totals.deadLetters.push({ file: job.file, line: d.position, eventId: d.eventId, reason: d.reason, detail: d.detail });

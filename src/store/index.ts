@@ -1,5 +1,5 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
-export { Projector, type SourceEvent, type BatchResult, type DeadLetterNote } from './projector';
+export { Projector, type SourceEvent, type ApplyMode, type BatchResult, type DeadLetterNote } from './projector';
 export { precomputeEvent, type AcceptedEvent, type PrecomputedEvent, type RejectedEvent } from './precompute';
 export type { BriefFacts, FactsArray, RunFacts } from './run-store';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';

@@ -25,6 +25,7 @@ t.test('imports that climb into a later stage fail, whatever their spelling', as
     ['src/serve/x.ts', "import { a } from '../index';"],
     ['src/serve/x.ts', "import { a } from '..';"],
     ['src/ops/x.ts', "import { a } from '../cli/main';"],
+    ['src/serve/x.ts', "import { a } from '../start/service-parts';"],
     ['src/store/x.ts', "const m = import('../readmodels');"],
     ['src/store/x.ts', "type T = import('../readmodels').ReadStore;"],
   ];
@@ -39,6 +40,7 @@ t.test('imports down the flow, within a stage and into shared leaves pass', asyn
     ['src/ingest/kafka/x.ts', "import { a } from '../../lib/log';"],
     ['src/cli/x.ts', "import { a } from '../index';"],
     ['src/index.ts', "import { a } from './serve';"],
+    ['src/start/x.ts', "import { a } from '../serve';"],
   ];
   for (const [file, code] of down) t.same(await flowErrors(file, code), [], `${file}: ${code}`);
 });

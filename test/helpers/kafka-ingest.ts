@@ -116,7 +116,7 @@ export function caughtUp(db: Db, topic: string, ends: number[]): boolean {
 
 /**
  * Caught up, and idle long enough that the consumer wrote the weeks and months waiting in its
- * memory (src/ingest/kafka/consumer.ts SETTLE_WHEN_IDLE_MS): the digest is then a replay's.
+ * memory (src/ingest/kafka/write-pipeline.ts SETTLE_WHEN_IDLE_MS): the digest is then a replay's.
  */
 export function settled(db: Db, topic: string, ends: number[]): boolean {
   return caughtUp(db, topic, ends) && db.prepare('SELECT count(*) FROM rollup_pending').pluck().get() === 0;

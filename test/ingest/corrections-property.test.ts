@@ -42,8 +42,7 @@ function randomWorld(): WorldOptions {
 /** One event per transaction, as a replay applies batches (the trend deferred), then settled. */
 function oneByOne(tt: Test, lines: string[]): Db {
   const { db, projector } = freshDb(tt);
-  projector.deferTrend = true;
-  lines.forEach((raw, i) => projector.applyBatch([{ raw, source: 'file:one-by-one', position: i + 1 }]));
+  lines.forEach((raw, i) => projector.applyBatch([{ raw, source: 'file:one-by-one', position: i + 1 }], 'bulk'));
   projector.settle();
   return db;
 }

@@ -1,11 +1,23 @@
 // The only module that imports kafkajs. kafkajs has had no release since 2023, so everything else
-// talks to the small interfaces below; swapping the client (e.g. for @confluentinc/kafka-javascript)
-// means rewriting this file only. No kafkajs type appears in an exported signature.
+// talks to the small interfaces of adapters.ts; swapping the client (e.g. for
+// @confluentinc/kafka-javascript) means rewriting this file only. No kafkajs type appears in an exported signature.
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
 import { AssignerProtocol, Kafka, logLevel as KafkaJsLogLevel, Partitioners, type ISocketFactory, type KafkaConfig, type LogEntry, type PartitionAssigner, type SASLOptions } from 'kafkajs';
-import { ConfigError, type KafkaConnection, type KafkaLogLevel } from './config';
+import type { KafkaConnection, KafkaLogLevel } from './config';
+import {
+  KafkaUnavailableError,
+  type AdminAdapter, type ConsumerAdapter, type ConsumerOptions, type KafkaClient, type KafkaLog, type LogLevelName, type ProducerAdapter,
+} from './adapters';
+
+// The interfaces live in adapters.ts; re-exported so that what imports them from here keeps working.
+export {
+  KafkaUnavailableError, isKafkaSetupError,
+  type AdminAdapter, type BatchControl, type ConsumerAdapter, type ConsumerHooks, type ConsumerOptions, type InboundBatch, type InboundMessage,
+  type KafkaClient, type KafkaLog, type LogLevelName, type OutboundMessage, type PartitionOffsets, type ProducerAdapter, type StartOffset,
+  type TopicPartition,
+} from './adapters';
 
 /** The part of kafkajs's internal RequestQueue that the patch below touches. */
 interface RequestQueueInternals {
@@ -37,122 +49,6 @@ function patchRequestQueue(): void {
   };
 }
 patchRequestQueue();
-
-export type LogLevelName = Exclude<KafkaLogLevel, 'nothing'>;
-export type KafkaLog = (level: LogLevelName, message: string) => void;
-
-/** A connection, TLS or authentication problem found when starting: reported as one line. */
-export class KafkaUnavailableError extends Error {
-  override name = 'KafkaUnavailableError';
-}
-
-/** A problem the operator must fix before starting (bad setting, unreachable cluster): one line, no stack. */
-export function isKafkaSetupError(e: unknown): e is Error {
-  return e instanceof ConfigError || e instanceof KafkaUnavailableError;
-}
-
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
-
-export interface InboundMessage {
-  offset: number;
-  key: Buffer | null;
-  /** null for a tombstone; it is dead-lettered like any other unparseable record. */
-  value: Buffer | null;
-}
-
-export interface InboundBatch extends TopicPartition {
-  highWatermark: number;
-  messages: InboundMessage[];
-}
-
-/** What eachBatch may do with the group while it hands a batch over. */
-export interface BatchControl {
-  /** The group offset to commit will be offset + 1. */
-  resolveOffset(offset: number): void;
-  heartbeat(): Promise<void>;
-  isRunning(): boolean;
-  /** A seek is pending for this partition (a rebalance happened): the batch is dropped. */
-  isStale(): boolean;
-}
-
-/** Where to start reading an assigned partition: a stored next offset, or the earliest retained record. */
-export type StartOffset = TopicPartition & { offset: number | 'earliest' };
-
-export interface ConsumerHooks {
-  eachBatch(batch: InboundBatch, control: BatchControl): Promise<void>;
-  /**
-   * Called on every assignment, synchronously on purpose: the seeks it returns are registered
-   * before the first fetch of the new generation, so no record past the stored offset is read first.
-   */
-  startOffsets(assigned: TopicPartition[]): StartOffset[];
-  /** The consumer failed; `restarting` says whether kafkajs will restart it by itself. */
-  onCrash(error: Error, restarting: boolean): void;
-  /** A fetch round-trip completed: the broker answers. */
-  onFetch(): void;
-}
-
-export interface ConsumerOptions {
-  groupId: string;
-  sessionTimeoutMs: number;
-  /**
-   * A static assignment (a shard): the partitions of the subscribed topics this consumer takes, all of
-   * them to its group's members in turn. Absent: kafkajs's round robin over every partition.
-   */
-  owns?: (topic: string, partition: number) => boolean;
-  /**
-   * Whether this member holds partitions it should keep: a member that joins (or rejoins) then takes
-   * none from it, the others share what it does not hold. For a group whose partition picks a leader
-   * (src/deliver/election.ts), so a replica that starts does not take over from one that works.
-   */
-  sticky?: () => boolean;
-}
-
-export interface ConsumerAdapter {
-  /** Connects and subscribes (errors are thrown), then consumes in the background. */
-  start(topics: string[], hooks: ConsumerHooks): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export interface OutboundMessage {
-  key: string | null;
-  value: Buffer | string;
-  headers?: Record<string, string>;
-}
-
-export interface ProducerAdapter {
-  connect(): Promise<void>;
-  /** Resolves once every message is acknowledged by all in-sync replicas (acks -1). */
-  send(topic: string, messages: OutboundMessage[]): Promise<void>;
-  disconnect(): Promise<void>;
-}
-
-export interface PartitionOffsets {
-  partition: number;
-  /** First retained offset. */
-  low: number;
-  /** Offset the next record will get (the high watermark). */
-  high: number;
-}
-
-export interface AdminAdapter {
-  connect(): Promise<void>;
-  fetchTopicOffsets(topic: string): Promise<PartitionOffsets[]>;
-  disconnect(): Promise<void>;
-}
-
-export interface KafkaClient {
-  readonly brokers: readonly string[];
-  consumer(opts: ConsumerOptions): ConsumerAdapter;
-  /** retries: how long a send keeps trying before it fails (the caller decides what a failure means). */
-  producer(opts?: { retries?: number }): ProducerAdapter;
-  /** For probes and watermarks: few retries, so a failure is reported in seconds; logs nothing itself. */
-  admin(): AdminAdapter;
-  /** Connects once with few retries and a deadline: a wrong address fails in seconds, not never. */
-  checkReachable(): Promise<void>;
-}
 
 const LEVELS: Record<KafkaLogLevel, KafkaJsLogLevel> = {
   nothing: KafkaJsLogLevel.NOTHING, error: KafkaJsLogLevel.ERROR, warn: KafkaJsLogLevel.WARN,
@@ -391,7 +287,7 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOp
     // How long an idle fetch waits at the broker (kafkajs: 5 s). A stop waits for the fetch in flight,
     // so an idle consumer took up to 5 s to stop on SIGTERM; records still arrive as soon as produced.
     maxWaitTimeInMs: 1000,
-    // Retriable failures (an outage) end in a crash that kafkajs restarts from; see consumer.ts. Not
+    // Retriable failures (an outage) end in a crash that kafkajs restarts from; see supervisor.ts. Not
     // after stop(): kafkajs can crash while disconnecting and would otherwise start consuming again.
     retry: { initialRetryTime: 300, maxRetryTime: 5000, retries: 8, restartOnFailure: async () => !stopping },
   });
@@ -414,7 +310,7 @@ function consumerAdapter({ kafka, closeSockets }: TrackedKafka, opts: ConsumerOp
         autoCommit: true,
         autoCommitInterval: 1000,
         eachBatchAutoResolve: false,
-        // The batches of one fetch are handed over together, to one queue and one writer (consumer.ts).
+        // The batches of one fetch are handed over together, to one queue and one writer (write-pipeline.ts).
         partitionsConsumedConcurrently: 3,
         eachBatch: async (payload) => {
           const { batch } = payload;

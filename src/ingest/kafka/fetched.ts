@@ -1,5 +1,5 @@
 /**
- * Fetched batches waiting for the Kafka consumer's writer (consumer.ts), oldest first, of every
+ * Fetched batches waiting for the Kafka consumer's writer (write-pipeline.ts), oldest first, of every
  * partition. The writer takes a transaction's worth of one partition's records at a time, across as
  * many of its batches as it takes: after a stall the queue holds many small batches of each
  * partition (kafkajs fetched on while the writer waited), and one transaction of them commits once
