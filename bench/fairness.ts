@@ -1,4 +1,4 @@
-// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6)]
+// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50)]
 // --tier: the project size of bench:builds' tiers (medium 300 prompts x 6 engines, large 1,000 x 8),
 // each of the two accounts one such project; --prompts and --engines override it.
 // Fair sharing between accounts: one account (A) floods the most expensive reports it can ask for,
@@ -14,7 +14,8 @@
 //                group_by day x engine and a trend over a random range of the world: a new cold
 //                build almost every time
 //   MCP flood    A on 4 connections, each posting batches of 100 mentions calls over random ranges
-// B's measures: a cold one-day visibility report (a new URL every 50 ms) and its cached answers
+// B's measures: a cold one-day visibility report (a new URL every 50 ms, --cold-ms: fewer on a host
+// so loaded that B alone cannot keep up) and its cached answers
 // (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
 // BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise).
@@ -31,7 +32,7 @@ import { numberFlag, orExit, parseFlags } from './bench-flags';
 import { CLI, freePort, highWaterKb, runBench, writeLog } from './lib';
 import { fmt, machineLine } from './machine';
 
-const { values } = parseFlags({ options: { tier: { type: 'string' }, prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' } } });
+const { values } = parseFlags({ options: { tier: { type: 'string' }, prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' }, 'cold-ms': { type: 'string' } } });
 /** bench/builds.ts's tiers, by project size (the world is the same generator's: fixtures/world.ts). */
 const TIERS: Record<string, { prompts: number; engines: number }> = { medium: { prompts: 300, engines: 6 }, large: { prompts: 1000, engines: 8 } };
 const TIER = orExit(() => {
@@ -43,6 +44,7 @@ const PROMPTS = numberFlag('prompts', values.prompts, TIER.prompts, 'positive in
 const ENGINES = numberFlag('engines', values.engines, TIER.engines, 'positive integer');
 const DAYS = numberFlag('days', values.days, 60, 'positive integer');
 const SECONDS = numberFlag('seconds', values.seconds, 6, 'positive number');
+const COLD_MS = numberFlag('cold-ms', values['cold-ms'], 50, 'positive integer');
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
 const END_DAY = '2026-11-15';
@@ -178,7 +180,7 @@ async function mcpFlood(port: number, a: Party, until: () => boolean, f: Flood):
 
 interface Measured { cold: number[]; cached: number[]; errors: number }
 
-/** B for SECONDS: a cold one-day report every 50 ms, and a cached one every 100 ms (30 requests a second: within the default rate). */
+/** B for SECONDS: a cold one-day report every COLD_MS, and a cached one every 100 ms (30 requests a second: within the default rate). */
 async function measureB(port: number, b: Party, coldPaths: string[], hot: string[]): Promise<Measured> {
   const m: Measured = { cold: [], cached: [], errors: 0 };
   const end = performance.now() + SECONDS * 1000;
@@ -191,7 +193,7 @@ async function measureB(port: number, b: Party, coldPaths: string[], hot: string
       if (r.status === 200) m.cold.push(r.ms);
       else m.errors += 1;
     }));
-  }, 50);
+  }, COLD_MS);
   const hotTimer = setInterval(() => {
     pending.push(get(port, hot[j++ % hot.length]!, b.key).then((r) => {
       if (r.status === 200) m.cached.push(r.ms);
@@ -227,7 +229,7 @@ async function main(): Promise<void> {
   const [a, b] = parties(dbFile);
   const s = await startServe(dbFile);
   const threads = process.env.BUILD_THREADS ?? 'default';
-  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase`);
+  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
   // B's cold one-day reports: every day x (no filter, each engine), never asked twice.
   const bBase = `/v1/public/projects/${b.project}`;
   const cold: string[] = [];
@@ -239,7 +241,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 4; i++) await get(s.port, expensive(a), a.key);
   await new Promise((r) => setTimeout(r, 2500)); // A's bucket refills
 
-  const perPhase = Math.ceil((SECONDS * 1000) / 50) + 2;
+  const perPhase = Math.ceil((SECONDS * 1000) / COLD_MS) + 2;
   const rows: Array<{ phase: string; m: Measured; f: Flood | null; load: number }> = [];
   const aloneM = await measureB(s.port, b, cold.splice(0, perPhase), hot);
   rows.push({ phase: 'alone', m: aloneM, f: null, load: os.loadavg()[0]! });
