@@ -1,4 +1,6 @@
-// npm run bench:fairness [-- --prompts N (300) --engines N (6) --days N (60) --seconds S (6)]
+// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50)]
+// --tier: the project size of bench:builds' tiers (medium 300 prompts x 6 engines, large 1,000 x 8),
+// each of the two accounts one such project; --prompts and --engines override it.
 // Fair sharing between accounts: one account (A) floods the most expensive reports it can ask for,
 // another (B) goes on with its ordinary use, against `visibility-api serve` with its default flags
 // (the rate limit, the per-account build cap, the cache's shares all as shipped).
@@ -12,26 +14,37 @@
 //                group_by day x engine and a trend over a random range of the world: a new cold
 //                build almost every time
 //   MCP flood    A on 4 connections, each posting batches of 100 mentions calls over random ranges
-// B's measures: a cold one-day visibility report (a new URL every 50 ms) and its cached answers
+// B's measures: a cold one-day visibility report (a new URL every 50 ms, --cold-ms: fewer on a host
+// so loaded that B alone cannot keep up) and its cached answers
 // (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
+// BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { worldKeys, DEMO_OPTIONS, type WorldOptions } from '../../fixtures/world';
 import { packageRoot } from '../../src/lib/root';
 import { openDb } from '../../src/store';
-import { numberFlag, parseFlags } from '../lib/bench-flags';
+import { numberFlag, orExit, parseFlags } from '../lib/bench-flags';
 import { CLI, freePort, highWaterKb, runBench, writeLog } from '../lib/lib';
 import { fmt, machineLine } from '../lib/machine';
 
-const { values } = parseFlags({ options: { prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' } } });
-const PROMPTS = numberFlag('prompts', values.prompts, 300, 'positive integer');
-const ENGINES = numberFlag('engines', values.engines, 6, 'positive integer');
+const { values } = parseFlags({ options: { tier: { type: 'string' }, prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' }, 'cold-ms': { type: 'string' } } });
+/** bench/builds.ts's tiers, by project size (the world is the same generator's: fixtures/world.ts). */
+const TIERS: Record<string, { prompts: number; engines: number }> = { medium: { prompts: 300, engines: 6 }, large: { prompts: 1000, engines: 8 } };
+const TIER = orExit(() => {
+  const t = TIERS[values.tier ?? 'medium'];
+  if (!t) throw new Error(`--tier: "${values.tier}" is not one of ${Object.keys(TIERS).join(', ')}`);
+  return t;
+});
+const PROMPTS = numberFlag('prompts', values.prompts, TIER.prompts, 'positive integer');
+const ENGINES = numberFlag('engines', values.engines, TIER.engines, 'positive integer');
 const DAYS = numberFlag('days', values.days, 60, 'positive integer');
 const SECONDS = numberFlag('seconds', values.seconds, 6, 'positive number');
+const COLD_MS = numberFlag('cold-ms', values['cold-ms'], 50, 'positive integer');
 const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
 const END_DAY = '2026-11-15';
@@ -167,7 +180,7 @@ async function mcpFlood(port: number, a: Party, until: () => boolean, f: Flood):
 
 interface Measured { cold: number[]; cached: number[]; errors: number }
 
-/** B for SECONDS: a cold one-day report every 50 ms, and a cached one every 100 ms (30 requests a second: within the default rate). */
+/** B for SECONDS: a cold one-day report every COLD_MS, and a cached one every 100 ms (30 requests a second: within the default rate). */
 async function measureB(port: number, b: Party, coldPaths: string[], hot: string[]): Promise<Measured> {
   const m: Measured = { cold: [], cached: [], errors: 0 };
   const end = performance.now() + SECONDS * 1000;
@@ -180,7 +193,7 @@ async function measureB(port: number, b: Party, coldPaths: string[], hot: string
       if (r.status === 200) m.cold.push(r.ms);
       else m.errors += 1;
     }));
-  }, 50);
+  }, COLD_MS);
   const hotTimer = setInterval(() => {
     pending.push(get(port, hot[j++ % hot.length]!, b.key).then((r) => {
       if (r.status === 200) m.cached.push(r.ms);
@@ -215,7 +228,8 @@ async function main(): Promise<void> {
   const dbFile = await ensureWorld();
   const [a, b] = parties(dbFile);
   const s = await startServe(dbFile);
-  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults; ${SECONDS} s a phase`);
+  const threads = process.env.BUILD_THREADS ?? 'default';
+  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
   // B's cold one-day reports: every day x (no filter, each engine), never asked twice.
   const bBase = `/v1/public/projects/${b.project}`;
   const cold: string[] = [];
@@ -227,9 +241,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < 4; i++) await get(s.port, expensive(a), a.key);
   await new Promise((r) => setTimeout(r, 2500)); // A's bucket refills
 
-  const perPhase = Math.ceil((SECONDS * 1000) / 50) + 2;
-  const rows: Array<{ phase: string; m: Measured; f: Flood | null }> = [];
-  rows.push({ phase: 'alone', m: await measureB(s.port, b, cold.splice(0, perPhase), hot), f: null });
+  const perPhase = Math.ceil((SECONDS * 1000) / COLD_MS) + 2;
+  const rows: Array<{ phase: string; m: Measured; f: Flood | null; load: number }> = [];
+  const aloneM = await measureB(s.port, b, cold.splice(0, perPhase), hot);
+  rows.push({ phase: 'alone', m: aloneM, f: null, load: os.loadavg()[0]! });
   for (const [phase, flood] of [['HTTP flood (8 conn)', httpFlood], ['MCP flood (4 x batches of 100)', mcpFlood]] as const) {
     let stop = false;
     const f = newFlood();
@@ -238,23 +253,23 @@ async function main(): Promise<void> {
     const m = await measureB(s.port, b, cold.splice(0, perPhase), hot);
     stop = true;
     await running;
-    rows.push({ phase, m, f });
+    rows.push({ phase, m, f, load: os.loadavg()[0]! });
     await new Promise((r) => setTimeout(r, 2500));
   }
   const alone = rows[0]!.m;
   const metrics = await fetch(`http://127.0.0.1:${s.opsPort}/metrics`).then((r) => r.text());
   const rss = highWaterKb(s.pid);
   console.log('');
-  console.log(`${'phase'.padEnd(32)}${'cold p50'.padStart(10)}${'cold p99'.padStart(10)}${'x alone'.padStart(9)}${'hit p50'.padStart(9)}${'hit p99'.padStart(9)}${'x alone'.padStart(9)}${'B errs'.padStart(8)}   A got`);
-  for (const { phase, m, f } of rows) {
+  console.log(`${'phase'.padEnd(32)}${'cold p50'.padStart(10)}${'cold p99'.padStart(10)}${'x alone'.padStart(9)}${'hit p50'.padStart(9)}${'hit p99'.padStart(9)}${'x alone'.padStart(9)}${'B errs'.padStart(8)}${'load'.padStart(7)}   A got`);
+  for (const { phase, m, f, load } of rows) {
     const coldRatio = pct(m.cold, 99) / pct(alone.cold, 99);
     const hitRatio = pct(m.cached, 99) / pct(alone.cached, 99);
     const got = f === null ? '-' : `200 ${f.ok}, stale ${f.stale}, 429 ${f.limited}, other ${f.other}` +
       (f.mcpPosts > 0 ? `; ${f.mcpPosts} posts, ${fmt(f.mcpBytes / f.mcpPosts / 1024 / 1024, 1)} MiB each, ${f.mcpToolErrors} tool errors` : '');
     console.log(`${phase.padEnd(32)}${fmt(pct(m.cold, 50), 1).padStart(10)}${fmt(pct(m.cold, 99), 1).padStart(10)}${fmt(coldRatio, 2).padStart(9)}`
-      + `${fmt(pct(m.cached, 50), 1).padStart(9)}${fmt(pct(m.cached, 99), 1).padStart(9)}${fmt(hitRatio, 2).padStart(9)}${String(m.errors).padStart(8)}   ${got}`);
+      + `${fmt(pct(m.cached, 50), 1).padStart(9)}${fmt(pct(m.cached, 99), 1).padStart(9)}${fmt(hitRatio, 2).padStart(9)}${String(m.errors).padStart(8)}${fmt(load, 1).padStart(7)}   ${got}`);
   }
-  console.log(`(B: ${alone.cold.length} cold and ${alone.cached.length} cached requests a phase; ms; B errs: B's answers other than 200)`);
+  console.log(`(B: ${alone.cold.length} cold and ${alone.cached.length} cached requests a phase; ms; B errs: B's answers other than 200; load: the host's 1-minute load average after the phase)`);
   console.log(`server peak RSS (VmHWM): ${rss === null ? '?' : fmt(rss / 1024, 0)} MB`);
   const throttled = new RegExp(`^visibility_account_throttled\\{account="[^"]+"\\} (\\d+)$`, 'gm');
   console.log(`429s per account on /metrics: ${[...metrics.matchAll(throttled)].map((m) => m[1]).join(', ') || 'none'}`);

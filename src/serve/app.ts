@@ -58,7 +58,7 @@ export interface AppOptions {
   /** The endpoint table; tests substitute their own to exercise failure paths. */
   endpoints?: readonly Endpoint[];
   /**
-   * Worker threads that build bodies on cache misses (default: the cores but one, at least 1:
+   * Worker threads that build bodies on cache misses (default: the cores but one, at least 2:
    * lib/cores.ts); 0 builds on the event loop.
    * A custom `endpoints` table always builds on the event loop: functions cannot cross threads.
    */

@@ -4,7 +4,9 @@
 // - one account's backlog does not hold another's requests: builds alternate between accounts;
 // - one account has at most maxBuildsPerAccount builds queued or running: past it, a 429 with
 //   Retry-After, or the body the cache holds, stale; another account is not refused meanwhile;
-// - a stale-while-revalidate rebuild waits behind every cold build.
+// - a stale-while-revalidate rebuild waits behind every cold build;
+// - with two threads, an account builds on one at most: another account's build starts at once
+//   while the first account's builds are held, however many it has waiting.
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startWorker } from '../../src/lib/worker';
@@ -24,7 +26,7 @@ const TAGS: Record<string, string> = { [`${A}|${W.project}`]: 'A', [`${B}|${W.ot
 
 /** The gate and the log the build thread shares with the test (fair-builds.worker.ts). */
 class Gate {
-  readonly shared = new Int32Array(new SharedArrayBuffer(67 * Int32Array.BYTES_PER_ELEMENT));
+  readonly shared = new Int32Array(new SharedArrayBuffer(68 * Int32Array.BYTES_PER_ELEMENT));
   readonly start: StartBuildThread = (data) => startWorker(path.join(__dirname, 'fair-builds.ts'), { ...data, shared: this.shared.buffer, tags: Object.keys(TAGS) });
 
   close(): void {
@@ -36,6 +38,12 @@ class Gate {
     Atomics.notify(this.shared, 0);
   }
 
+  /** While closed, the gate holds only the jobs of `tag` (a name of TAGS), or every job (null). */
+  holdOnly(tag: string | null): void {
+    Atomics.store(this.shared, this.shared.length - 2, tag === null ? 0 : Object.values(TAGS).indexOf(tag) + 1);
+    Atomics.notify(this.shared, 0);
+  }
+
   /** From now on the time a job is held at the gate counts as its build time (as a slow build's would), or not. */
   slow(on: boolean): void {
     Atomics.store(this.shared, this.shared.length - 1, on ? 1 : 0);
@@ -43,7 +51,7 @@ class Gate {
 
   /** Whose jobs were built so far, in order (TAGS' names). */
   log(): string[] {
-    const n = Math.min(Atomics.load(this.shared, 1), this.shared.length - 3);
+    const n = Math.min(Atomics.load(this.shared, 1), this.shared.length - 4);
     const names = Object.values(TAGS);
     return Array.from(this.shared.subarray(2, 2 + n), (c) => names[c - 1] ?? '?');
   }
@@ -51,12 +59,12 @@ class Gate {
 
 interface Setup { api: Api; gate: Gate; builder: ThreadBuilder; projector: Projector }
 
-async function setup(tt: Test, maxBuildsPerAccount = 16, maxStalenessMs = 0, more: Partial<AppOptions> = {}): Promise<Setup> {
+async function setup(tt: Test, maxBuildsPerAccount = 16, maxStalenessMs = 0, more: Partial<AppOptions> = {}, buildThreads = 1): Promise<Setup> {
   const { db, projector } = freshDb(tt);
   projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 }), run({ n: 2, brand: 2, engine: W.engineB })]));
   const gate = new Gate();
   gate.open();
-  const api = await startApi({ db, buildThreads: 1, startBuildThread: gate.start, maxBuildsPerAccount, maxStalenessMs, rebuildCoalesceMs: 0, ...more });
+  const api = await startApi({ db, buildThreads, startBuildThread: gate.start, maxBuildsPerAccount, maxStalenessMs, rebuildCoalesceMs: 0, ...more });
   tt.teardown(async () => {
     gate.open();
     await api.close();
@@ -122,6 +130,30 @@ t.test('served by build time: an account whose build took long waits while anoth
   t.same((await Promise.all(replies)).map((r) => r.status), replies.map(() => 200));
   gate.slow(false);
   t.same(gate.log(), ['A', 'A', 'B', 'B', 'B', 'A', 'A', 'A'], 'after A\'s long build, B\'s quick builds all go before A\'s next');
+});
+
+t.test('with two threads an account builds on one at most: another account\'s builds start while its own are held', async (t) => {
+  const { api, gate, builder } = await setup(t, 16, 0, {}, 2);
+  gate.holdOnly('A');
+  gate.close();
+  const get = (key: string, project: string, i: number): Promise<Reply> => request(api.base + coldPath(project, i), withKey(key));
+  const held: Array<Promise<Reply>> = [];
+  for (let i = 1; i <= 4; i++) held.push(get(W.key, W.project, i));
+  await lined(builder, A, 3, 1);
+  t.pass('A\'s first build is held in one thread; its other three wait, though the other thread is idle');
+  for (let i = 1; i <= 3; i++) {
+    const r = await get(W.otherKey, W.otherProject, i);
+    t.equal(r.status, 200, `B's build ${i} answered while A's build is still held`);
+  }
+  t.same(gate.log(), ['B', 'B', 'B'], 'B\'s three builds went through the other thread, none of A\'s yet');
+  const a = builder.accounts().get(A);
+  t.same([a?.queued, a?.running], [3, 1], 'A still holds one thread, three builds waiting');
+  gate.holdOnly(null);
+  gate.open();
+  t.same((await Promise.all(held)).map((r) => r.status), [200, 200, 200, 200], 'A\'s builds answered once the gate opens');
+  t.same(gate.log(), ['B', 'B', 'B', 'A', 'A', 'A', 'A']);
+  t.equal(builder.accounts().get(A)?.builds, 4);
+  t.equal(builder.accounts().get(B)?.builds, 3);
 });
 
 t.test('within an account, its projects take turns too', async (t) => {

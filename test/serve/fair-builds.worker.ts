@@ -5,7 +5,10 @@
 // written to a shared log, in the order the thread builds them.
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** [gate: 0 closed, 1 open; jobs logged; log of account codes...; last: 1 when held time counts as build time]. */
+/**
+ * [gate: 0 closed, 1 open; jobs logged; log of account codes...; next to last: the code of the only
+ * jobs the closed gate holds (0: all); last: 1 when held time counts as build time].
+ */
 const shared = new Int32Array((workerData as { shared: SharedArrayBuffer }).shared);
 /** `account|project` of the jobs to tell apart: one is logged as its index + 1, any other as 0. */
 const tags = (workerData as { tags: string[] }).tags;
@@ -21,11 +24,13 @@ parentPort!.postMessage = (m: { id: number; ms?: number }) => {
 
 parentPort!.addEventListener('message', (event) => {
   const job = (event as MessageEvent).data as { id: number; args: { accountId: string; projectId: string } };
+  const code = tags.indexOf(`${job.args.accountId}|${job.args.projectId}`) + 1;
   const t0 = performance.now();
-  while (Atomics.load(shared, 0) === 0) Atomics.wait(shared, 0, 0);
+  const only = (): number => Atomics.load(shared, shared.length - 2);
+  while (Atomics.load(shared, 0) === 0 && (only() === 0 || only() === code)) Atomics.wait(shared, 0, 0);
   held.set(job.id, performance.now() - t0);
   const n = Atomics.add(shared, 1, 1);
-  if (2 + n < shared.length - 1) Atomics.store(shared, 2 + n, tags.indexOf(`${job.args.accountId}|${job.args.projectId}`) + 1);
+  if (2 + n < shared.length - 2) Atomics.store(shared, 2 + n, code);
 });
 
 // After the listener above, so that it sees each job before the real thread does.

@@ -295,6 +295,15 @@ export interface ThreadBuilderOptions {
 }
 
 /**
+ * Threads one account may build on at once: all but one when there are two or more (runningCap).
+ * A build in a thread is never preempted, so a thread no account can hold whole is what lets
+ * another account's build start at once, however long the flooder's builds take.
+ */
+export function runningCap(threads: number): number {
+  return Math.max(1, threads - 1);
+}
+
+/**
  * Builds in worker threads, so a slow body (a cold page, a 90-day series) never holds the event
  * loop: the loop only sends ready bytes and answers hits while a thread builds. A thread that dies
  * is replaced and its jobs retried once.
@@ -302,7 +311,9 @@ export interface ThreadBuilderOptions {
  * A thread is handed one job at a time; the rest wait here, in a FairQueue: one queue per account
  * and per project within it, the account that has used the least build time served next (quick
  * builds take turns), so one account's backlog (many expensive reports on many connections) delays
- * another account's build by at most the builds already in a thread. Stale-while-revalidate
+ * another account's build by at most the builds already in a thread. With two threads or more an
+ * account builds on all of them but one (runningCap): another account's build then finds a thread
+ * idle, rather than waiting for the flooder's build in hand. Stale-while-revalidate
  * rebuilds wait behind every cold build. Handing one job at a time costs a
  * message round trip per build (well under a millisecond) and keeps the order decided here.
  */
@@ -312,6 +323,8 @@ export class ThreadBuilder implements Builder {
   private readonly queue = new FairQueue<Waiting>();
   private readonly ledger = new AccountLedger();
   private readonly maxPerAccount: number;
+  /** Threads one account may hold at once (runningCap): one is kept for the other accounts. */
+  private readonly maxRunning: number;
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
@@ -322,6 +335,7 @@ export class ThreadBuilder implements Builder {
   constructor(dbFile: string, count: number, logger: Logger = silentLogger, cursorKey?: SigningKey, start: StartBuildThread = startBuildThread, o: ThreadBuilderOptions = {}) {
     this.threads = Array.from({ length: Math.max(1, count) }, () => new BuildThread(dbFile, start, logger, cursorKey));
     this.maxPerAccount = o.maxPerAccount ?? MAX_BUILDS_PER_ACCOUNT;
+    this.maxRunning = runningCap(this.threads.length);
   }
 
   /** Jobs waiting for a thread are past the bound (QUEUED_PER_THREAD per thread): background rebuilds wait for a later request. */
@@ -362,13 +376,17 @@ export class ThreadBuilder implements Builder {
     });
   }
 
-  /** Hands each idle thread the next job it may run, in the queue's fair order. */
+  /**
+   * Hands each idle thread the next job it may run, in the queue's fair order: a job pinned to
+   * another thread waits for it, and so does a job of an account already building on all the
+   * threads it may hold (runningCap), even with this one idle: it is kept for another account.
+   */
   private dispatch(): void {
     if (this.queue.size === 0) return;
     for (let i = 0; i < this.threads.length && this.queue.size > 0; i++) {
       const thread = this.threads[i]!;
       if (thread.load > 0) continue;
-      const taken = this.queue.take((x) => x.pin < 0 || x.pin === i);
+      const taken = this.queue.take((x) => (x.pin < 0 || x.pin === i) && this.ledger.of(x.account).running < this.maxRunning);
       if (taken) this.run(thread, taken.item);
     }
     if (this.queue.size === 0) this.queue.forgetIdle();
