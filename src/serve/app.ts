@@ -1,32 +1,33 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import Koa, { type Context } from 'koa';
-import Router from '@koa/router';
+// The service: its parts wired into one request listener (createService). The build threads, the
+// body cache, admission and the change feed are made here; the Koa routes are in routes.ts, the hot
+// path in http/hot.ts, MCP in mcp/, and the node:http server around the listener in server.ts.
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import Koa from 'koa';
 import { ENDPOINTS, type Endpoint } from '../readmodels';
 import { openReadStore, type Db, type HeldShard } from '../store';
 import { Access } from './http/access';
-import { presentedKeyHash } from './request/api-key';
+
 import { BASE_PATH } from './request/base-path';
 import { BodySchemas } from './bodies/bodies';
 import { InlineBuilder, ThreadBuilder, type Builder, type StartBuildThread } from './bodies/builders';
 import { configuredKey, signingKey, type SigningKey } from './request/cursor';
 import { BodyCache } from './bodies/cache';
 import { encodeBody } from './bodies/encode';
-import { ChangeFeed, CHANGES_ENDPOINT, CHANGES_PATH, type ChangeFeedOptions } from './feed/change-feed';
-import { errorMiddleware, httpError, NOSNIFF, NOSNIFF_HEADER, rawErrorHeaders, type ErrorCode, type ErrorLogger } from './request/errors';
+import { ChangeFeed, type ChangeFeedOptions } from './feed/change-feed';
+import { NOSNIFF, NOSNIFF_HEADER, type ErrorLogger } from './request/errors';
 import { createHotPath } from './http/hot';
-import { llmsTxtMiddleware } from './docs/llms';
+
 import { createMcpHttpHandler, isMcpRequest } from './mcp/mcp';
 import { buildOpenApi } from './docs/openapi';
 import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
-import { pagesMiddleware, type DemoKey } from './docs/pages';
-import { Admission, type Outcome } from './http/admission';
+import { type DemoKey } from './docs/pages';
+import { Admission } from './http/admission';
 import { RateLimiter } from './http/ratelimit';
-import { freshness, Responder, wantsFresh } from './http/responder';
-import { sendReady } from './http/send';
-import { parseQuery } from './request/params';
-import { newRequestId, noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './http/served';
+import { freshness, Responder } from './http/responder';
+
+import { noteOf, noteRequest, observeWhenDone, type ResponseObserver } from './http/served';
 import { silentLogger, type Logger } from '../lib/log';
+import { createKoaApp } from './routes';
 import { defaultBuildThreads } from '../lib/cores';
 
 export { BASE_PATH };
@@ -150,60 +151,7 @@ export function createService(opts: AppOptions): Service {
   // Typed by the schema's generated type (Methodology); test/readmodels/methodology.test.ts validates it against the schema.
   const methodologyBody = encodeBody(methodology(opts.windowDays ?? 7, maxStalenessMs), 0, new Date(0).toISOString());
 
-  /** What admission learned, on the Koa answer: the account for the access line, the RateLimit fields. */
-  const outcome = (ctx: Context): Outcome => ({
-    account: (accountId) => void (ctx.state.account = accountId),
-    fields: (fields) => ctx.set(fields),
-  });
-
-  function handler(endpoint: Endpoint) {
-    return async function serveEndpoint(ctx: Context): Promise<void> {
-      ctx.state.route = endpoint.name;
-      const fresh = wantsFresh(ctx.get('cache-control') || undefined);
-      // parseQuery, not ctx.query: Koa's parser drops the pairs past 1000, which must be a 400 instead.
-      const input = { params: (ctx as unknown as { params: Record<string, string> }).params, query: parseQuery(ctx.querystring), keyHash: presentedKeyHash(ctx.req.headers), fresh };
-      const resolved = admission.admit(endpoint, input, outcome(ctx), { req: ctx.req });
-      const { answer, built } = await admission.respond(resolved, fresh);
-      const rateLimit = admission.debit(resolved.keyHash, built, answer.ready.json.length);
-      if (rateLimit !== undefined) ctx.set('RateLimit', rateLimit);
-      sendReady(ctx, answer.ready, answer.stale);
-    };
-  }
-
-  const router = new Router({ prefix: BASE_PATH });
-  // Any other method on a known path is 405 with Allow (OPTIONS, TRACE and WebDAV verbs included);
-  // on an unknown path 404, as for GET.
-  const onlyReads = async (ctx: Context, next: () => Promise<void>): Promise<void> => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
-    if (router.match(ctx.path, 'GET').route) throw httpError('method_not_allowed');
-    throw httpError('not_found');
-  };
-  router.get('/openapi.json', (ctx) => {
-    ctx.state.route = 'openapi';
-    sendReady(ctx, openapi);
-  });
-  // Public like the document: what the numbers mean is no secret, and does not wait for the read model.
-  router.get('/methodology', (ctx) => {
-    ctx.state.route = 'methodology';
-    sendReady(ctx, methodologyBody);
-  });
-  for (const e of endpoints) router.get(e.name, e.path, handler(e));
-  // A stream, not a body: never cached, never on the hot path (change-feed.ts).
-  router.get('changes', CHANGES_PATH, (ctx) => {
-    ctx.state.route = 'changes';
-    const projectId = (ctx as unknown as { params: Record<string, string> }).params.project_id;
-    // The query too: a parameter the feed does not take is refused as on every route.
-    const input = { params: { project_id: projectId }, query: parseQuery(ctx.querystring), keyHash: presentedKeyHash(ctx.req.headers) };
-    feed.serve(ctx, admission.admit(CHANGES_ENDPOINT, input, outcome(ctx)));
-  });
-
-  const app = new Koa();
-  app.use(noteRoute);
-  app.use(errorMiddleware(log));
-  app.use(llmsTxtMiddleware(BASE_PATH, endpoints)); // public, outside BASE_PATH (llms.ts)
-  app.use(pagesMiddleware({ basePath: BASE_PATH, dashboard: opts.dashboard })); // the docs page and the dashboard (pages.ts)
-  app.use(onlyReads);
-  app.use(router.routes());
+  const app = createKoaApp({ endpoints, admission, feed, openapi, methodology: methodologyBody, log, dashboard: opts.dashboard });
   const koa = app.callback();
   const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, admission, onResponse: opts.onResponse });
   const mcp = createMcpHttpHandler({ endpoints, admission, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
@@ -228,59 +176,4 @@ export function createService(opts: AppOptions): Service {
       store.close();
     },
   };
-}
-
-/**
- * Outermost: once the answer is decided (errors included), what the handlers learned goes on the
- * request's note for the access line. The template is the router's matched path (with its prefix);
- * the pages and llms.txt, served outside the router, have fixed paths, so theirs is the path itself.
- */
-async function noteRoute(ctx: Context, next: () => Promise<void>): Promise<void> {
-  try {
-    await next();
-  } finally {
-    const note = noteOf(ctx.req);
-    const route = ctx.state.route as string | undefined;
-    if (note && route !== undefined) {
-      note.route = route;
-      note.template = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? ctx.path;
-      note.accountId = (ctx.state.account as string | null | undefined) ?? null;
-      const reason = ctx.state.reason as string | undefined;
-      if (reason !== undefined) note.reason = reason;
-    }
-  }
-}
-
-/** An error answer written straight to a socket, in the JSON error contract, closing the connection. */
-function rawError(code: ErrorCode): string {
-  const e = httpError(code);
-  const body = JSON.stringify({ error: true, message: e.message });
-  const extra = Object.entries(e.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  return `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status]}\r\n${extra}${rawErrorHeaders(code)}X-Request-Id: ${newRequestId()}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
-
-/** What node:http's parser rejects before any listener runs: the error it deserves. */
-function clientError(code: string | undefined): ErrorCode {
-  if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
-  return 'bad_request';
-}
-
-/**
- * The API's node:http server. Two kinds of request never reach the request listener, and still
- * get the JSON error contract: CONNECT (node hands its socket to a 'connect' listener or drops it)
- * gets the same 405 as any other method; a request node cannot parse (a 16 KiB request line, a
- * malformed header) gets 431 or 400 instead of node's bare answer.
- */
-export function createHttpServer(service: Pick<Service, 'handler'>): http.Server {
-  const server = http.createServer(service.handler);
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end(rawError('method_not_allowed'));
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    socket.end(rawError(clientError(err.code)));
-  });
-  return server;
 }
