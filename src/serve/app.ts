@@ -1,6 +1,6 @@
 // The service: its parts wired into one request listener (createService). The build threads, the
 // body cache, admission and the change feed are made here; the Koa routes are in routes.ts, the hot
-// path in http/hot.ts, MCP in mcp/, and the node:http server around the listener in server.ts.
+// path in http/hot.ts, MCP in mcp/, and the node:http server around the listener in http-server.ts.
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { ENDPOINTS, type Endpoint } from '../readmodels';
