@@ -136,9 +136,9 @@ export class EngineDays {
           this.lists.get(projectId)?.get(day)?.delete(engineId);
           this.stmts.drop.run(projectId, day, engineId);
           const d = newDay(projectId, day, engineId);
-          for (const run of this.runs.succeeded(projectId, day, day)) {
+          this.runs.eachSucceededRun(projectId, day, day, (run) => {
             if (run.engine_id === engineId && counting.run(projectId, run.engine_id, run.prompt_id)) addRun(d, run, competitorsOf(run));
-          }
+          });
           if (!isEmpty(d)) this.replace(d);
         }
       }

@@ -341,7 +341,7 @@ export class Rollups {
       }
     } else {
       sums = new PeriodSums(s.projectId, s.grain, s.period);
-      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.counts(run));
+      this.runs.eachSucceededRun(s.projectId, s.period, periodEnd(s.period, s.grain), (run) => sums.add(run, this.counts(run)));
     }
     this.rows.put(sums);
   }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { decodeEvent, type PromptRunCompleted } from '../events';
-import { addDays, utcDay } from '../lib/time';
+import { utcDay } from '../lib/time';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { RunIndex } from './run-index';
@@ -246,8 +246,12 @@ function factOf(run: PromptRunCompleted): string {
 
 const textOf = (event: string | Uint8Array): string => (typeof event === 'string' ? event : Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString('utf8'));
 
-/** Days of runs read at a time when a project's history is counted again. */
-const HISTORY_DAYS = 7;
+/**
+ * Runs read at a time when a project's runs are read in order (a recount, a period counted again):
+ * pages of a number of runs, not of days, so the memory a read holds does not grow with a project's
+ * runs per day (a week of 1,000 prompts x 8 engines at 4 run groups a day was one 200 MB text).
+ */
+export const PAGE_RUNS = 5_000;
 
 /** A stored run as its row gives it: [id, completed_at, facts]. */
 type StoredRun = [id: string, completed_at: string, facts: string];
@@ -300,6 +304,8 @@ export class RunStore {
   private readonly succeededIn;
   private readonly factsIn;
   private readonly edge;
+  private readonly pageEnd;
+  private readonly nextAt;
 
   constructor(db: Db) {
     this.index = new RunIndex(db);
@@ -325,6 +331,10 @@ export class RunStore {
     const edge = (order: string): Statement => db.prepare(`SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
+    // Where a page of PAGE_RUNS runs ends, from runs_recent alone (no row read); the next completion time after one.
+    this.pageEnd = db.prepare(`SELECT completed_at FROM runs WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ?
+      ORDER BY completed_at LIMIT 1 OFFSET ${PAGE_RUNS}`).pluck();
+    this.nextAt = db.prepare(`SELECT min(completed_at) FROM runs WHERE project = ${KEY_OF} AND completed_at > ? AND completed_at < ?`).pluck();
   }
 
   apply(run: PrecomputedRun, v: Version): RunEffects {
@@ -373,16 +383,16 @@ export class RunStore {
     this.dims.fail();
   }
 
-  /** A project's succeeded runs completed on the days start..end (inclusive), oldest first. */
-  succeeded(projectId: string, start: string, end: string): RunFacts[] {
-    return (this.succeededIn.all(projectId, start, `${end}U`) as StoredRun[])
-      .map(([id, completedAt, facts]) => new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
+  /** A project's succeeded runs completed on the days start..end (inclusive), oldest first, a page at a time. */
+  eachSucceededRun(projectId: string, start: string, end: string, f: (run: RunFacts) => void): void {
+    for (const [from, to] of this.pages(projectId, start, `${end}U`)) {
+      for (const [id, completedAt, facts] of this.succeededIn.all(projectId, from, to) as StoredRun[]) f(new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
+    }
   }
 
-  /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text read). */
+  /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text a page). */
   eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
-    const runs = this.factsIn.get(projectId, start, `${end}U`) as string | null;
-    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+    for (const [from, to] of this.pages(projectId, start, `${end}U`)) this.eachOfPage(projectId, from, to, f);
   }
 
   /** The days of the project's first and last succeeded runs (null when it has none). */
@@ -391,19 +401,37 @@ export class RunStore {
   }
 
   /**
-   * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a week
-   * at a time: a recount of a year of a busy project holds a week of runs in memory, not the year.
-   * (Read, not iterated: the caller writes between two weeks, and a connection runs no statement while
-   * one of its queries is being iterated.)
+   * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a page
+   * of PAGE_RUNS runs at a time: a recount of a year of a busy project holds a page of runs in memory,
+   * not the year (nor a week: a large project's week is hundreds of thousands of runs). (Read, not
+   * iterated: the caller writes between two pages, and a connection runs no statement while one of its
+   * queries is being iterated.)
    */
   eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
     const first = this.edge.asc.get(projectId) as string | undefined;
     const last = this.edge.desc.get(projectId) as string | undefined;
     if (first === undefined || last === undefined) return;
-    for (let from = first; from <= last; from = addDays(from, HISTORY_DAYS)) {
-      const to = addDays(from, HISTORY_DAYS - 1);
-      const week = this.factsIn.get(projectId, from, `${to < last ? to : last}U`) as string | null;
-      if (week !== null) for (const [id, completedAt, facts] of JSON.parse(week) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+    this.eachSucceededIn(projectId, first, last, f);
+  }
+
+  private eachOfPage(projectId: string, from: string, to: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+    const runs = this.factsIn.get(projectId, from, to) as string | null;
+    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+  }
+
+  /**
+   * The project's runs completed in [start, end) as pages [from, to) of about PAGE_RUNS runs (any
+   * status), in order. A page ends at a completion time, never between two runs of the same one, so
+   * the runs come in the order one read of the whole range gives.
+   */
+  private *pages(projectId: string, start: string, end: string): Generator<[string, string]> {
+    let from = start;
+    while (from < end) {
+      let to = (this.pageEnd.get(projectId, from, end) as string | undefined) ?? end;
+      // PAGE_RUNS runs or more completed at `from` itself: they are one page.
+      if (to === from) to = (this.nextAt.get(projectId, from, end) as string | null) ?? end;
+      yield [from, to];
+      from = to;
     }
   }
 }
