@@ -185,10 +185,10 @@ export class EngineDays {
     this.lists.delete(projectId);
     const rows = new Map<string, EngineDay>();
     this.runs.eachSucceededIn(projectId, from, to, (_id, completedAt, f) => {
-      const [engineId, promptId, brandPosition, brandSentiment] = f;
+      const { engineId, promptId, brandPosition, brandSentiment } = f;
       if (!counting.run(projectId, engineId, promptId)) return;
       let tracked = 0;
-      for (const [competitorId] of f[6]) if (counting.competitor(projectId, competitorId)) tracked += 1;
+      for (const [competitorId] of f.hits) if (counting.competitor(projectId, competitorId)) tracked += 1;
       const day = completedAt.slice(0, 10);
       const key = `${day} ${engineId}`;
       let d = rows.get(key);

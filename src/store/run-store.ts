@@ -6,6 +6,9 @@ import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { RunIndex } from './run-index';
 import { KEY_OF, Keys } from './keys';
 import { Dims, dimsKey } from './dims';
+import { decodeFacts, encodeFacts, factFields, type FactsArray, type RunFactFields } from './run-facts';
+
+export { briefFacts, decodeFacts, encodeFacts, factFields, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from './run-facts';
 
 /** A mention as the API shows it: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -151,80 +154,20 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
 
 /**
  * A run made ready to write: its facts, and the two texts its row keeps: the event as received (the
- * read models show its mentions and citations from it) and `facts` (factsJson). Pure work, done where
+ * read models show its mentions and citations from it) and `facts` (encodeFacts, run-facts.ts). Pure work, done where
  * the event is decoded (another thread): the writer binds both texts' bytes as they came.
  */
 export interface PrecomputedRun {
   facts: RunFacts;
   /** The event's JSON, or its UTF-8 bytes when a precompute thread sent them. */
   event: string | Uint8Array;
-  /** factsJson of the run, text or bytes likewise. */
+  /** encodeFacts of the run, text or bytes likewise. */
   factsJson: string | Uint8Array;
 }
 
-/**
- * The `facts` column of a run's row (migration 013): what the read models and the writer's recounts
- * take of a run, as one JSON array, so that neither parses the whole event.
- */
-export type FactsArray = [
-  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
-  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>, cited: Array<[url: string, title: string | null]>,
-];
-
-/** A run's facts without its cited URLs: what the brand and competitor sums and a run group's list take. */
-export type BriefFacts = [
-  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
-  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>,
-];
-
-const CLOSE = 93; // ']'
-
-/**
- * A run's facts without its cited URLs, parsed from the start of the stored text only. The URLs and
- * titles are most of a run's facts (~70 % of the bench log's), and parsing them made a week of a
- * busy live stream's runs (tens of thousands) cost the read models more than the writer. The text is
- * minified (factsJson, migration 013's json_array), and everything before the URLs is uuids, numbers
- * and null: the first '[' after the outer one opens the hits, which end at their first ']]' (an
- * empty list: '[]'). That prefix closed with ']' is the brief array (test/store/run-facts.test.ts holds it to
- * JSON.parse of the whole).
- */
-export function briefFacts(text: string): BriefFacts {
-  const hits = text.indexOf('[', 1);
-  const end = text.charCodeAt(hits + 1) === CLOSE ? hits + 2 : text.indexOf(']]', hits) + 2;
-  return JSON.parse(`${text.slice(0, end)}]`) as BriefFacts;
-}
-
-/** A run's engine and prompt ids, the first two of its facts (uuids: no comma inside), parsed alone. */
-export function factsKey(text: string): [engineId: string, promptId: string] {
-  return JSON.parse(`${text.slice(0, text.indexOf(',', text.indexOf(',') + 1))}]`) as [string, string];
-}
-
-/**
- * A run's `facts` column: JSON.stringify of its FactsArray, written out (no array per hit and URL
- * made first). Ids are validated uuids and URLs URIs, which JSON never escapes: quoted as they are
- * (a URL that would need escaping is escaped all the same).
- */
-export function factsJson(f: RunFacts, mentionCount: number, citationCount: number): string {
-  let out = `["${f.engine_id}","${f.prompt_id}",${f.brand_position},${f.brand_sentiment},${mentionCount},${citationCount},[`;
-  for (let i = 0; i < f.competitors.length; i += 1) {
-    const h = f.competitors[i]!;
-    out += `${i === 0 ? '' : ','}["${h.competitor_id}",${h.position},${h.sentiment}]`;
-  }
-  out += '],[';
-  for (let i = 0; i < f.urls.length; i += 1) {
-    const u = f.urls[i]!;
-    out += `${i === 0 ? '' : ','}[${NEEDS_ESCAPE.test(u.url) ? JSON.stringify(u.url) : `"${u.url}"`},${u.title === null ? 'null' : JSON.stringify(u.title)}]`;
-  }
-  return `${out}]]`;
-}
-
-/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a lone surrogate. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 export function precomputeRun(run: PromptRunCompleted, event: string | Uint8Array): PrecomputedRun {
   const facts = runFacts(run);
-  return { facts, event, factsJson: factsJson(facts, run.mentions.length, run.citations.length) };
+  return { facts, event, factsJson: encodeFacts(facts, run.mentions.length, run.citations.length) };
 }
 
 /** The event of a stored run, decoded as on ingestion (its times normalized). */
@@ -266,23 +209,23 @@ class StoredFacts implements RunFacts {
   readonly day: string;
   readonly brand_position: number | null;
   readonly brand_sentiment: number | null;
-  private readonly f: FactsArray;
+  private readonly f: RunFactFields;
   private hits: CompetitorHit[] | undefined;
   private cited: RunUrl[] | undefined;
 
   constructor(readonly id: string, readonly project_id: string, readonly run_group_id: string, readonly status: string,
     readonly completed_at: string, facts: string, readonly dims: string | null = null) {
-    this.f = JSON.parse(facts) as FactsArray;
-    [this.engine_id, this.prompt_id, this.brand_position, this.brand_sentiment] = this.f;
+    this.f = decodeFacts(facts);
+    ({ engineId: this.engine_id, promptId: this.prompt_id, brandPosition: this.brand_position, brandSentiment: this.brand_sentiment } = this.f);
     this.day = completed_at.slice(0, 10);
   }
 
   get competitors(): CompetitorHit[] {
-    return (this.hits ??= this.f[6].map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment })));
+    return (this.hits ??= this.f.hits.map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment })));
   }
 
   get urls(): RunUrl[] {
-    return (this.cited ??= this.f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));
+    return (this.cited ??= this.f.cited.map(([url, title]) => ({ url, domain: citedDomain(url), title })));
   }
 }
 
@@ -391,7 +334,7 @@ export class RunStore {
   }
 
   /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text a page). */
-  eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+  eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
     for (const [from, to] of this.pages(projectId, start, `${end}U`)) this.eachOfPage(projectId, from, to, f);
   }
 
@@ -407,16 +350,16 @@ export class RunStore {
    * iterated: the caller writes between two pages, and a connection runs no statement while one of its
    * queries is being iterated.)
    */
-  eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+  eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
     const first = this.edge.asc.get(projectId) as string | undefined;
     const last = this.edge.desc.get(projectId) as string | undefined;
     if (first === undefined || last === undefined) return;
     this.eachSucceededIn(projectId, first, last, f);
   }
 
-  private eachOfPage(projectId: string, from: string, to: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+  private eachOfPage(projectId: string, from: string, to: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
     const runs = this.factsIn.get(projectId, from, to) as string | null;
-    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, factFields(facts));
   }
 
   /**
