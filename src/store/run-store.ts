@@ -154,8 +154,8 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
 
 /**
  * A run made ready to write: its facts, and the two texts its row keeps: the event as received (the
- * read models show its mentions and citations from it) and `facts` (encodeFacts, run-facts.ts). Pure work, done where
- * the event is decoded (another thread): the writer binds both texts' bytes as they came.
+ * read models show its mentions and citations from it) and `facts` (encodeFacts, run-facts.ts). Pure
+ * work, done where the event is decoded (another thread): the writer binds both texts' bytes as they came.
  */
 export interface PrecomputedRun {
   facts: RunFacts;
