@@ -1,4 +1,4 @@
-import { exportData, ExportError } from '../export';
+import { exportInThread, ExportError } from '../export';
 import { onStopSignal } from './stop-signals';
 import { boolFlag, requireString, stringFlag, UsageError, type Command, type FlagTable, type Parsed } from './flags';
 import { Progress } from './progress';
@@ -40,22 +40,21 @@ async function exportCommand(p: Parsed<typeof FLAGS>): Promise<number> {
   if (range.start !== null && range.end !== null && range.start > range.end) throw new UsageError(`--start-date ${range.start} is after --end-date ${range.end}`);
 
   const progress = new Progress({ label: 'export', unit: 'rows', totalBytes: 0, quiet: boolFlag(p, 'quiet') });
-  const abort = new AbortController();
   let signal: string | null = null;
+  // The export runs in a thread with a capped heap (src/export/export-thread.ts): RSS stays bounded.
+  let run: ReturnType<typeof exportInThread> | null = null;
   // SIGTERM/SIGINT: the month in hand is finished, the previous manifest stays; a second signal exits at once.
   const removeHandlers = onStopSignal('export', 'stopping at once; the previous manifest still describes the directory', (s) => {
     signal = s;
-    abort.abort();
+    run?.stop();
   });
   try {
-    const r = await exportData({
-      db, out, projects, range, full: boolFlag(p, 'full'), signal: abort.signal,
-      onProgress: (x) => {
-        // The share done is by partitions: the rows of those to come are known only as they are read.
-        progress.setTotal(x.partitionsPlanned);
-        progress.update(x.rows, x.partitionsDone);
-      },
+    run = exportInThread({ db, out, projects, range, full: boolFlag(p, 'full') }, (x) => {
+      // The share done is by partitions: the rows of those to come are known only as they are read.
+      progress.setTotal(x.partitionsPlanned);
+      progress.update(x.rows, x.partitionsDone);
     });
+    const r = await run.done;
     progress.clear();
     const summary = `${r.partitionsWritten} partition(s) written (${r.rowsWritten.toLocaleString('en-US')} rows, ${(r.bytesWritten / 1024 / 1024).toFixed(1)} MiB), ${r.partitionsRemoved} removed, in ${r.seconds.toFixed(2)} s`;
     if (r.stopped) {

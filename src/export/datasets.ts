@@ -4,7 +4,8 @@ import { uuidFrom } from '../lib/ids';
 import { addDays } from '../lib/time';
 import type { PromptRunCompleted } from '../events';
 import {
-  addMention, compareStrings, dayFigures, forumPostRows, periodEnd, runsCompletedIn, storedCitations, storedMentions, zeroMention, type ReadStore,
+  addMention, compareStrings, dayFigures, decodeFacts, forumPostRows, periodEnd, runsCompletedIn, storedCitations, storedMentions, zeroMention, type ReadStore,
+  type RunFactFields,
 } from '../store/reads';
 import type { ColumnSpec, ColumnType, ColumnValue, DatasetSpec } from './columns';
 
@@ -157,18 +158,16 @@ function daysOf(month: string, range: DayRange): [string, string] {
   return [range.start !== null && range.start > first ? range.start : first, range.end !== null && range.end < last ? range.end : last];
 }
 
-type Facts = [engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number, citation_count: number, hits: unknown[], cited: unknown[]];
-
 /** One day and engine's sums of counted runs, as agg_engine_day keeps them. */
 interface DayEngine { day: string; engineId: string; runs: number; brand: ReturnType<typeof zeroMention>; competitorRuns: number }
 
-function addToDay(days: Map<string, DayEngine>, day: string, f: Facts, counting: Counting): void {
-  const key = `${day} ${f[0]}`;
+function addToDay(days: Map<string, DayEngine>, day: string, f: RunFactFields, counting: Counting): void {
+  const key = `${day} ${f.engineId}`;
   let d = days.get(key);
-  if (d === undefined) days.set(key, (d = { day, engineId: f[0], runs: 0, brand: zeroMention(), competitorRuns: 0 }));
+  if (d === undefined) days.set(key, (d = { day, engineId: f.engineId, runs: 0, brand: zeroMention(), competitorRuns: 0 }));
   d.runs += 1;
-  if (f[2] !== null) addMention(d.brand, f[2], f[3], 1);
-  for (const hit of f[6] as Array<[string]>) if (counting.competitors.has(hit[0])) d.competitorRuns += 1;
+  if (f.brandPosition !== null) addMention(d.brand, f.brandPosition, f.brandSentiment, 1);
+  for (const hit of f.hits) if (counting.competitors.has(hit[0])) d.competitorRuns += 1;
 }
 
 /** Where a dataset's rows go, one at a time: a Table, or the export's Parquet sink of a partition. */
@@ -190,18 +189,18 @@ export function monthRows(store: ReadStore, projectId: string, month: string, ra
   const days = new Map<string, DayEngine>();
   for (const page of runsCompletedIn(store, projectId, `${first}T00:00:00.000Z`, `${addDays(last, 1)}T00:00:00.000Z`)) {
     for (const [id, group, status, completedAt, factsText, eventText, country, persona, model, surface] of page) {
-      const f = JSON.parse(factsText) as Facts;
+      const f = decodeFacts(factsText);
       const day = completedAt.slice(0, 10);
-      const counted = status === 'succeeded' && counting.prompts.has(f[1]) && counting.engines.has(f[0]);
-      runs.add([id, group, f[1], f[0], status, completedAt, day, f[2] !== null, f[2], f[3], f[4], f[5], f[6].length, country, persona, model, surface, counted]);
+      const counted = status === 'succeeded' && counting.prompts.has(f.promptId) && counting.engines.has(f.engineId);
+      runs.add([id, group, f.promptId, f.engineId, status, completedAt, day, f.brandPosition !== null, f.brandPosition, f.brandSentiment, f.mentionCount, f.citationCount, f.hits.length, country, persona, model, surface, counted]);
       if (status !== 'succeeded') continue;
       if (counted) addToDay(days, day, f, counting);
       const run = (JSON.parse(eventText) as { data: PromptRunCompleted }).data;
       storedMentions(run.mentions).forEach((m, idx) => {
-        mentions.add([uuidFrom(`${id}/mention/${idx}`), id, group, f[1], f[0], m.entity_type, m.competitor_id, m.name, m.position, m.sentiment, m.snippet, completedAt, day, counted]);
+        mentions.add([uuidFrom(`${id}/mention/${idx}`), id, group, f.promptId, f.engineId, m.entity_type, m.competitor_id, m.name, m.position, m.sentiment, m.snippet, completedAt, day, counted]);
       });
       for (const c of storedCitations(run.citations)) {
-        citations.add([id, group, f[1], f[0], c.url, c.domain, c.title, c.position, completedAt, day, counted]);
+        citations.add([id, group, f.promptId, f.engineId, c.url, c.domain, c.title, c.position, completedAt, day, counted]);
       }
     }
   }

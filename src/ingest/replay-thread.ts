@@ -8,6 +8,8 @@ export interface ReplayJob {
   batchSize: number;
   fromStart: boolean;
   maxPageCount?: number;
+  /** The thread's heap cap in MB (default INGEST_HEAP_MB): a test holds a replay to a small one. */
+  heapMb?: number;
 }
 
 /** Messages from the replay thread: progress after each batch, then one outcome. */
@@ -32,7 +34,8 @@ export class ReplayThreadError extends Error {
 export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped: number, bytes: number) => void): { done: Promise<ReplayTotals>; stop(): void } {
   // A 16 MB young generation (V8 picks 48 MB here): the writer's short-lived batch objects are
   // collected sooner. Peak RSS of the 230k-event bench log 252-279 -> 233-241 MB, ~5 % slower.
-  const worker = startWorker(__filename, job, { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: INGEST_HEAP_MB });
+  const heapMb = job.heapMb ?? INGEST_HEAP_MB;
+  const worker = startWorker(__filename, job, { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: heapMb });
   let outcome: ReplayMessage | null = null;
   let crash: Error | null = null;
   const done = new Promise<ReplayTotals>((resolve, reject) => {
@@ -42,7 +45,7 @@ export function replayInThread(job: ReplayJob, onBatch: (lines: number, skipped:
     });
     worker.on('error', (e: Error & { code?: string }) => {
       crash = e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? new Error(`the replay thread ran out of memory (its heap is capped at ${INGEST_HEAP_MB} MB): try a smaller --batch-size; what committed before stands`)
+        ? new Error(`the replay thread ran out of memory (its heap is capped at ${heapMb} MB): try a smaller --batch-size; what committed before stands`)
         : e;
     });
     // The outcome is taken once the thread has closed its connection and ended.

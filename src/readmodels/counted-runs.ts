@@ -39,7 +39,7 @@ export function counts(c: Counting, engines: ReadonlySet<string> | null, engineI
 }
 
 /** What runsOfDays needs of a run's parsed facts: its engine and prompt, first. */
-type KeyedFacts = { readonly 0: string; readonly 1: string };
+type KeyedFacts = { readonly engineId: string; readonly promptId: string };
 
 /** A counted, succeeded run of a range's days, as its row keeps it (migration 013: runs.facts). */
 export interface DayRun<F extends KeyedFacts> {
@@ -65,7 +65,7 @@ export function* runsOfDays<F extends KeyedFacts>(store: ReadStore, s: Slice, p:
   // alive, so a build's heap does not grow with the range and a scavenge has little to copy.
   for (const [id, completedAt, json] of rows) {
     const facts = parse(json);
-    if (counts(counting, engines, facts[0], facts[1])) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };
+    if (counts(counting, engines, facts.engineId, facts.promptId)) yield { id, completed_at: completedAt, day: completedAt.slice(0, 10), facts };
   }
 }
 

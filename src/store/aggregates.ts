@@ -241,12 +241,12 @@ export class Aggregator {
     const days = this.engineDays.recounter(projectId);
     const urls = cited ? this.rollups.citedRecounter(projectId) : null;
     this.runs.eachSucceeded(projectId, (id, completedAt, f) => {
-      const [engineId, promptId, brandPosition, brandSentiment] = f;
+      const { engineId, promptId, brandPosition, brandSentiment } = f;
       if (!counting.run(projectId, engineId, promptId)) return;
       let tracked = 0;
-      for (const [competitorId] of f[6]) if (counting.competitor(projectId, competitorId)) tracked += 1;
+      for (const [competitorId] of f.hits) if (counting.competitor(projectId, competitorId)) tracked += 1;
       days.add(completedAt.slice(0, 10), engineId, promptId, brandPosition, brandSentiment, tracked);
-      urls?.add(id, completedAt, engineId, promptId, f[7]);
+      urls?.add(id, completedAt, engineId, promptId, f.cited);
     });
     days.finish();
     urls?.finish();

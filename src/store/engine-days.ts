@@ -136,9 +136,9 @@ export class EngineDays {
           this.lists.get(projectId)?.get(day)?.delete(engineId);
           this.stmts.drop.run(projectId, day, engineId);
           const d = newDay(projectId, day, engineId);
-          for (const run of this.runs.succeeded(projectId, day, day)) {
+          this.runs.eachSucceededRun(projectId, day, day, (run) => {
             if (run.engine_id === engineId && counting.run(projectId, run.engine_id, run.prompt_id)) addRun(d, run, competitorsOf(run));
-          }
+          });
           if (!isEmpty(d)) this.replace(d);
         }
       }
@@ -185,10 +185,10 @@ export class EngineDays {
     this.lists.delete(projectId);
     const rows = new Map<string, EngineDay>();
     this.runs.eachSucceededIn(projectId, from, to, (_id, completedAt, f) => {
-      const [engineId, promptId, brandPosition, brandSentiment] = f;
+      const { engineId, promptId, brandPosition, brandSentiment } = f;
       if (!counting.run(projectId, engineId, promptId)) return;
       let tracked = 0;
-      for (const [competitorId] of f[6]) if (counting.competitor(projectId, competitorId)) tracked += 1;
+      for (const [competitorId] of f.hits) if (counting.competitor(projectId, competitorId)) tracked += 1;
       const day = completedAt.slice(0, 10);
       const key = `${day} ${engineId}`;
       let d = rows.get(key);

@@ -1,13 +1,13 @@
 export { openDb, migrate, verifyDb, isCorruption, isStorageError, knownSchemaVersion, DbOpenError, type Db, type OpenOptions } from './db';
 export { Projector, type SourceEvent, type ApplyMode, type BatchResult, type DeadLetterNote } from './projector';
 export { precomputeEvent, type AcceptedEvent, type PrecomputedEvent, type RejectedEvent } from './precompute';
-export type { BriefFacts, FactsArray, RunFacts } from './run-store';
+export type { BriefFactFields, FactsArray, RunFactFields, RunFacts } from './run-store';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from './rollup-rows';
 export { adoptCommitCounter, commitCounter, localCommitCount } from './commits';
 export { digest } from './digest';
 export { storedCursorSecret } from './secrets';
 export { pendingPeriods } from './rollups';
-export { briefFacts, domainOf, factsKey } from './run-store';
+export { briefFacts, decodeFacts, domainOf, factsKey } from './run-store';
 export { KEY_OF } from './keys';
 export { kafkaSource, parseKafkaSource, SourcePositions, type SourcePrefix } from './positions';
 export { DeadLetterOutbox, deadLetterRows, forgetFileDeadLetters, type DeadLetterRow, type PendingDeadLetter } from './dead-letters';

@@ -261,7 +261,7 @@ export class Rollups {
       // Only the cited lists depend on what counts (the others key by prompt and competitor, which readers check).
       const s = new PeriodSums(projectId, grain, period);
       this.runs.eachSucceededIn(projectId, period, periodEnd(period, grain), (id, completedAt, f) => {
-        if (counts(f[0], f[1])) citeFacts(s.urls, f[7], f[0], completedAt, f[1], id);
+        if (counts(f.engineId, f.promptId)) citeFacts(s.urls, f.cited, f.engineId, completedAt, f.promptId, id);
       });
       this.writeCited(s);
     }
@@ -341,7 +341,7 @@ export class Rollups {
       }
     } else {
       sums = new PeriodSums(s.projectId, s.grain, s.period);
-      for (const run of this.runs.succeeded(s.projectId, s.period, periodEnd(s.period, s.grain))) sums.add(run, this.counts(run));
+      this.runs.eachSucceededRun(s.projectId, s.period, periodEnd(s.period, s.grain), (run) => sums.add(run, this.counts(run)));
     }
     this.rows.put(sums);
   }

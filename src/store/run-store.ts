@@ -1,11 +1,14 @@
 import type { Statement } from 'better-sqlite3';
 import { decodeEvent, type PromptRunCompleted } from '../events';
-import { addDays, utcDay } from '../lib/time';
+import { utcDay } from '../lib/time';
 import type { Db } from './db';
 import { isNewer, isSame, type Outcome, type Version } from './versions';
 import { RunIndex } from './run-index';
 import { KEY_OF, Keys } from './keys';
 import { Dims, dimsKey } from './dims';
+import { decodeFacts, encodeFacts, factFields, type FactsArray, type RunFactFields } from './run-facts';
+
+export { briefFacts, decodeFacts, encodeFacts, factFields, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from './run-facts';
 
 /** A mention as the API shows it: every field present, null where the analyser gave none. */
 export interface StoredMention {
@@ -151,80 +154,20 @@ export function runFacts(run: PromptRunCompleted): RunFacts {
 
 /**
  * A run made ready to write: its facts, and the two texts its row keeps: the event as received (the
- * read models show its mentions and citations from it) and `facts` (factsJson). Pure work, done where
- * the event is decoded (another thread): the writer binds both texts' bytes as they came.
+ * read models show its mentions and citations from it) and `facts` (encodeFacts, run-facts.ts). Pure
+ * work, done where the event is decoded (another thread): the writer binds both texts' bytes as they came.
  */
 export interface PrecomputedRun {
   facts: RunFacts;
   /** The event's JSON, or its UTF-8 bytes when a precompute thread sent them. */
   event: string | Uint8Array;
-  /** factsJson of the run, text or bytes likewise. */
+  /** encodeFacts of the run, text or bytes likewise. */
   factsJson: string | Uint8Array;
 }
 
-/**
- * The `facts` column of a run's row (migration 013): what the read models and the writer's recounts
- * take of a run, as one JSON array, so that neither parses the whole event.
- */
-export type FactsArray = [
-  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
-  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>, cited: Array<[url: string, title: string | null]>,
-];
-
-/** A run's facts without its cited URLs: what the brand and competitor sums and a run group's list take. */
-export type BriefFacts = [
-  engine_id: string, prompt_id: string, brand_position: number | null, brand_sentiment: number | null, mention_count: number,
-  citation_count: number, hits: Array<[competitor_id: string, position: number, sentiment: number | null]>,
-];
-
-const CLOSE = 93; // ']'
-
-/**
- * A run's facts without its cited URLs, parsed from the start of the stored text only. The URLs and
- * titles are most of a run's facts (~70 % of the bench log's), and parsing them made a week of a
- * busy live stream's runs (tens of thousands) cost the read models more than the writer. The text is
- * minified (factsJson, migration 013's json_array), and everything before the URLs is uuids, numbers
- * and null: the first '[' after the outer one opens the hits, which end at their first ']]' (an
- * empty list: '[]'). That prefix closed with ']' is the brief array (test/store/run-facts.test.ts holds it to
- * JSON.parse of the whole).
- */
-export function briefFacts(text: string): BriefFacts {
-  const hits = text.indexOf('[', 1);
-  const end = text.charCodeAt(hits + 1) === CLOSE ? hits + 2 : text.indexOf(']]', hits) + 2;
-  return JSON.parse(`${text.slice(0, end)}]`) as BriefFacts;
-}
-
-/** A run's engine and prompt ids, the first two of its facts (uuids: no comma inside), parsed alone. */
-export function factsKey(text: string): [engineId: string, promptId: string] {
-  return JSON.parse(`${text.slice(0, text.indexOf(',', text.indexOf(',') + 1))}]`) as [string, string];
-}
-
-/**
- * A run's `facts` column: JSON.stringify of its FactsArray, written out (no array per hit and URL
- * made first). Ids are validated uuids and URLs URIs, which JSON never escapes: quoted as they are
- * (a URL that would need escaping is escaped all the same).
- */
-export function factsJson(f: RunFacts, mentionCount: number, citationCount: number): string {
-  let out = `["${f.engine_id}","${f.prompt_id}",${f.brand_position},${f.brand_sentiment},${mentionCount},${citationCount},[`;
-  for (let i = 0; i < f.competitors.length; i += 1) {
-    const h = f.competitors[i]!;
-    out += `${i === 0 ? '' : ','}["${h.competitor_id}",${h.position},${h.sentiment}]`;
-  }
-  out += '],[';
-  for (let i = 0; i < f.urls.length; i += 1) {
-    const u = f.urls[i]!;
-    out += `${i === 0 ? '' : ','}[${NEEDS_ESCAPE.test(u.url) ? JSON.stringify(u.url) : `"${u.url}"`},${u.title === null ? 'null' : JSON.stringify(u.title)}]`;
-  }
-  return `${out}]]`;
-}
-
-/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a lone surrogate. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 export function precomputeRun(run: PromptRunCompleted, event: string | Uint8Array): PrecomputedRun {
   const facts = runFacts(run);
-  return { facts, event, factsJson: factsJson(facts, run.mentions.length, run.citations.length) };
+  return { facts, event, factsJson: encodeFacts(facts, run.mentions.length, run.citations.length) };
 }
 
 /** The event of a stored run, decoded as on ingestion (its times normalized). */
@@ -246,8 +189,12 @@ function factOf(run: PromptRunCompleted): string {
 
 const textOf = (event: string | Uint8Array): string => (typeof event === 'string' ? event : Buffer.from(event.buffer, event.byteOffset, event.byteLength).toString('utf8'));
 
-/** Days of runs read at a time when a project's history is counted again. */
-const HISTORY_DAYS = 7;
+/**
+ * Runs read at a time when a project's runs are read in order (a recount, a period counted again):
+ * pages of a number of runs, not of days, so the memory a read holds does not grow with a project's
+ * runs per day (a week of 1,000 prompts x 8 engines at 4 run groups a day was one 200 MB text).
+ */
+export const PAGE_RUNS = 5_000;
 
 /** A stored run as its row gives it: [id, completed_at, facts]. */
 type StoredRun = [id: string, completed_at: string, facts: string];
@@ -262,23 +209,23 @@ class StoredFacts implements RunFacts {
   readonly day: string;
   readonly brand_position: number | null;
   readonly brand_sentiment: number | null;
-  private readonly f: FactsArray;
+  private readonly f: RunFactFields;
   private hits: CompetitorHit[] | undefined;
   private cited: RunUrl[] | undefined;
 
   constructor(readonly id: string, readonly project_id: string, readonly run_group_id: string, readonly status: string,
     readonly completed_at: string, facts: string, readonly dims: string | null = null) {
-    this.f = JSON.parse(facts) as FactsArray;
-    [this.engine_id, this.prompt_id, this.brand_position, this.brand_sentiment] = this.f;
+    this.f = decodeFacts(facts);
+    ({ engineId: this.engine_id, promptId: this.prompt_id, brandPosition: this.brand_position, brandSentiment: this.brand_sentiment } = this.f);
     this.day = completed_at.slice(0, 10);
   }
 
   get competitors(): CompetitorHit[] {
-    return (this.hits ??= this.f[6].map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment })));
+    return (this.hits ??= this.f.hits.map(([competitor_id, position, sentiment]) => ({ competitor_id, position, sentiment })));
   }
 
   get urls(): RunUrl[] {
-    return (this.cited ??= this.f[7].map(([url, title]) => ({ url, domain: citedDomain(url), title })));
+    return (this.cited ??= this.f.cited.map(([url, title]) => ({ url, domain: citedDomain(url), title })));
   }
 }
 
@@ -300,6 +247,8 @@ export class RunStore {
   private readonly succeededIn;
   private readonly factsIn;
   private readonly edge;
+  private readonly pageEnd;
+  private readonly nextAt;
 
   constructor(db: Db) {
     this.index = new RunIndex(db);
@@ -325,6 +274,10 @@ export class RunStore {
     const edge = (order: string): Statement => db.prepare(`SELECT substr(completed_at, 1, 10) FROM runs WHERE project = ${KEY_OF} AND status = 'succeeded'
       ORDER BY completed_at ${order} LIMIT 1`).pluck();
     this.edge = { asc: edge('ASC'), desc: edge('DESC') };
+    // Where a page of PAGE_RUNS runs ends, from runs_recent alone (no row read); the next completion time after one.
+    this.pageEnd = db.prepare(`SELECT completed_at FROM runs WHERE project = ${KEY_OF} AND completed_at >= ? AND completed_at < ?
+      ORDER BY completed_at LIMIT 1 OFFSET ${PAGE_RUNS}`).pluck();
+    this.nextAt = db.prepare(`SELECT min(completed_at) FROM runs WHERE project = ${KEY_OF} AND completed_at > ? AND completed_at < ?`).pluck();
   }
 
   apply(run: PrecomputedRun, v: Version): RunEffects {
@@ -373,16 +326,16 @@ export class RunStore {
     this.dims.fail();
   }
 
-  /** A project's succeeded runs completed on the days start..end (inclusive), oldest first. */
-  succeeded(projectId: string, start: string, end: string): RunFacts[] {
-    return (this.succeededIn.all(projectId, start, `${end}U`) as StoredRun[])
-      .map(([id, completedAt, facts]) => new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
+  /** A project's succeeded runs completed on the days start..end (inclusive), oldest first, a page at a time. */
+  eachSucceededRun(projectId: string, start: string, end: string, f: (run: RunFacts) => void): void {
+    for (const [from, to] of this.pages(projectId, start, `${end}U`)) {
+      for (const [id, completedAt, facts] of this.succeededIn.all(projectId, from, to) as StoredRun[]) f(new StoredFacts(id, projectId, '', 'succeeded', completedAt, facts));
+    }
   }
 
-  /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text read). */
-  eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
-    const runs = this.factsIn.get(projectId, start, `${end}U`) as string | null;
-    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+  /** The project's succeeded runs of the days start..end (inclusive), oldest first, as eachSucceeded gives them (one JSON text a page). */
+  eachSucceededIn(projectId: string, start: string, end: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
+    for (const [from, to] of this.pages(projectId, start, `${end}U`)) this.eachOfPage(projectId, from, to, f);
   }
 
   /** The days of the project's first and last succeeded runs (null when it has none). */
@@ -391,19 +344,37 @@ export class RunStore {
   }
 
   /**
-   * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a week
-   * at a time: a recount of a year of a busy project holds a week of runs in memory, not the year.
-   * (Read, not iterated: the caller writes between two weeks, and a connection runs no statement while
-   * one of its queries is being iterated.)
+   * Every succeeded run of a project, oldest first, as its id, completion time and facts, read a page
+   * of PAGE_RUNS runs at a time: a recount of a year of a busy project holds a page of runs in memory,
+   * not the year (nor a week: a large project's week is hundreds of thousands of runs). (Read, not
+   * iterated: the caller writes between two pages, and a connection runs no statement while one of its
+   * queries is being iterated.)
    */
-  eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: FactsArray) => void): void {
+  eachSucceeded(projectId: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
     const first = this.edge.asc.get(projectId) as string | undefined;
     const last = this.edge.desc.get(projectId) as string | undefined;
     if (first === undefined || last === undefined) return;
-    for (let from = first; from <= last; from = addDays(from, HISTORY_DAYS)) {
-      const to = addDays(from, HISTORY_DAYS - 1);
-      const week = this.factsIn.get(projectId, from, `${to < last ? to : last}U`) as string | null;
-      if (week !== null) for (const [id, completedAt, facts] of JSON.parse(week) as Array<[string, string, FactsArray]>) f(id, completedAt, facts);
+    this.eachSucceededIn(projectId, first, last, f);
+  }
+
+  private eachOfPage(projectId: string, from: string, to: string, f: (id: string, completedAt: string, facts: RunFactFields) => void): void {
+    const runs = this.factsIn.get(projectId, from, to) as string | null;
+    if (runs !== null) for (const [id, completedAt, facts] of JSON.parse(runs) as Array<[string, string, FactsArray]>) f(id, completedAt, factFields(facts));
+  }
+
+  /**
+   * The project's runs completed in [start, end) as pages [from, to) of about PAGE_RUNS runs (any
+   * status), in order. A page ends at a completion time, never between two runs of the same one, so
+   * the runs come in the order one read of the whole range gives.
+   */
+  private *pages(projectId: string, start: string, end: string): Generator<[string, string]> {
+    let from = start;
+    while (from < end) {
+      let to = (this.pageEnd.get(projectId, from, end) as string | undefined) ?? end;
+      // PAGE_RUNS runs or more completed at `from` itself: they are one page.
+      if (to === from) to = (this.nextAt.get(projectId, from, end) as string | null) ?? end;
+      yield [from, to];
+      from = to;
     }
   }
 }

@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { Citations } from '../bodies.gen';
 import {
-  citedEngineRows, citedRows, citeFacts, compareStrings, mergeCited, type Cited, type FactsArray, type ReadStore, type UrlCitations,
+  citedEngineRows, citedRows, citeFacts, compareStrings, decodeFacts, mergeCited, type Cited, type RunFactFields, type ReadStore, type UrlCitations,
 } from '../store';
 import { countingOf, rollupRows, runsOfDays } from '../counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Piece } from '../range-pieces';
@@ -34,9 +34,9 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
  */
 function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null, filter: RunFilter | null): void {
   const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds, filter };
-  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId, filter), (json) => JSON.parse(json) as FactsArray)) {
-    const f = run.facts;
-    citeFacts(into, f[7], f[0], run.completed_at, f[1], run.id);
+  for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId, filter), decodeFacts)) {
+    const f: RunFactFields = run.facts;
+    citeFacts(into, f.cited, f.engineId, run.completed_at, f.promptId, run.id);
   }
 }
 

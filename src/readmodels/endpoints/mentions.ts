@@ -53,7 +53,7 @@ function readPage(store: ReadStore, args: ReadArgs): Page<Mention> {
   const keys = new Map<Mention, MentionKey>();
   // From the previous page's last run, that run included (its later mentions).
   for (const r of recentRuns(store, args.projectId, days, after ? [String(after[0]), String(after[1])] : null)) {
-    const [engineId, promptId] = factsKey(r.facts); // whether it counts, before its event is parsed
+    const { engineId, promptId } = factsKey(r.facts); // whether it counts, before its event is parsed
     if (!counts(counting, engines, engineId, promptId) || (dims !== null && (r.dims === null || !dims.has(r.dims)))) continue;
     const run = (JSON.parse(r.event) as { data: PromptRunCompleted }).data;
     storedMentions(run.mentions).forEach((m, idx) => {

@@ -16,7 +16,7 @@ export const endpoint: Endpoint = {
     // Unreachable after the scope check, which only admits started groups of visible projects.
     if (!group) throw new Error(`run group ${args.runGroupId} is not visible`);
     const promptRuns = groupRuns(store, args.runGroupId, args.projectId).map(([id, status, completedAt, json]) => {
-      const [engineId, promptId, brandPosition, , mentionCount, citationCount] = briefFacts(json);
+      const { engineId, promptId, brandPosition, mentionCount, citationCount } = briefFacts(json);
       return {
         id, prompt_id: promptId, engine_id: engineId, status, completed_at: completedAt,
         brand_mentioned: brandPosition !== null, brand_position: brandPosition, mention_count: mentionCount, citation_count: citationCount,

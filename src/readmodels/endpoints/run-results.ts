@@ -24,7 +24,7 @@ export const endpoint: Endpoint = {
     const texts = promptTexts(store, args.projectId);
     return rows.map(([id, status, completedAt, json, event]) => {
       const run = (JSON.parse(event) as { data: PromptRunCompleted }).data;
-      const [engineId, promptId, brandPosition, brandSentiment] = briefFacts(json);
+      const { engineId, promptId, brandPosition, brandSentiment } = briefFacts(json);
       return {
         prompt_run_id: id, prompt_id: promptId, prompt_text: texts.get(promptId) ?? null, engine_id: engineId,
         status, completed_at: completedAt, response_excerpt: run.response_excerpt ?? null,

@@ -26,4 +26,4 @@ export { nextMonth, periodEnd, periodStart, type Grain } from '../periods';
 export { engineSumsOf, trendPoint, type DayEngineSums, type TrendPoint } from '../trend-days';
 export { addMention, citeFacts, mergeCited, storedCitations, storedMentions, zeroMention, type Cited, type UrlCitations } from '../contributions';
 export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from '../rollup-rows';
-export { briefFacts, domainOf, factsKey, type BriefFacts, type FactsArray } from '../run-store';
+export { briefFacts, decodeFacts, domainOf, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from '../run-store';
