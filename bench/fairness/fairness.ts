@@ -14,7 +14,8 @@
 //                group_by day x engine and a trend over a random range of the world: a new cold
 //                build almost every time
 //   MCP flood    A on 4 connections, each posting batches of 100 mentions calls over random ranges
-// B's measures: a cold one-day visibility report (a new URL every 50 ms, --cold-ms: fewer on a host
+// B's measures: a cold one-day visibility report (two- and three-day ones too when the phases need
+// more URLs than the world has days; a new URL every 50 ms, --cold-ms: fewer on a host
 // so loaded that B alone cannot keep up) and its cached answers
 // (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
@@ -230,10 +231,15 @@ async function main(): Promise<void> {
   const s = await startServe(dbFile);
   const threads = process.env.BUILD_THREADS ?? 'default';
   console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
-  // B's cold one-day reports: every day x (no filter, each engine), never asked twice.
+  // B's cold reports: every day x (no filter, each engine), never asked twice; when three phases
+  // need more than a world's days give, two-day ranges too, then three-day ones, shuffled together
+  // so that every phase draws the same mix.
   const bBase = `/v1/public/projects/${b.project}`;
   const cold: string[] = [];
-  for (const e of ['', ...b.engines.map((id) => `&engine_ids=${id}`)]) for (let d = 0; d < DAYS; d++) cold.push(`${bBase}/visibility?start_date=${dayOf(d)}&end_date=${dayOf(d)}${e}`);
+  const needed = 3 * (Math.ceil((SECONDS * 1000) / COLD_MS) + 2);
+  for (let span = 1; span <= DAYS && cold.length < needed; span++) {
+    for (const e of ['', ...b.engines.map((id) => `&engine_ids=${id}`)]) for (let d = 0; d + span <= DAYS; d++) cold.push(`${bBase}/visibility?start_date=${dayOf(d)}&end_date=${dayOf(d + span - 1)}${e}`);
+  }
   cold.sort(() => Math.random() - 0.5);
   const hot = [`${bBase}/visibility`, `${bBase}/visibility/timeseries`, `${bBase}/prompts`, `${bBase}/competitor-rankings`, `${bBase}/scores/daily`];
   for (const p of hot) await get(s.port, p, b.key);
