@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { addMention, isZero, zeroMention, type MentionDelta } from './contributions';
 import { Dims } from './dims';
@@ -27,6 +28,37 @@ interface MonthRow {
   runs: number;
   brand: MentionDelta;
   hits: Map<number, MentionDelta>;
+}
+
+/** The statements of one level of sums (a day's or a month's): its row, its competitor rows, their deletes. */
+interface MoveStatements {
+  row: Statement;
+  hit: Statement;
+  drop: Statement;
+  dropHits: Statement;
+}
+
+/**
+ * One move written: the row's sums and each competitor's added (upserts); a row or competitor
+ * whose runs fell is deleted with its competitors (the statements delete only rows at 0 runs), so
+ * the table holds the same rows whatever the batching.
+ */
+function writeMove(m: Pick<MonthRow, 'runs' | 'brand' | 'hits'> & { key: readonly unknown[] }, stmts: MoveStatements): void {
+  const b = m.brand;
+  let fell = false;
+  if (m.runs !== 0 || !isZero(b)) {
+    stmts.row.run(...m.key, m.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
+    fell = m.runs < 0;
+  }
+  for (const [c, d] of m.hits) {
+    if (isZero(d)) continue;
+    stmts.hit.run(...m.key, c, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
+    if (d.runs < 0) fell = true;
+  }
+  if (fell) {
+    stmts.drop.run(...m.key);
+    stmts.dropHits.run(...m.key);
+  }
 }
 
 /** A delta added into another (integers: exact in any order). */
@@ -129,42 +161,10 @@ export class SliceSums {
         addInto(h, d);
       }
     }
-    for (const row of this.rows.values()) {
-      const [project, day, engine, prompt, dims] = row.key;
-      const b = row.brand;
-      let fell = false;
-      if (row.runs !== 0 || !isZero(b)) {
-        this.stmts.day.run(project, day, engine, prompt, dims, row.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
-        fell = row.runs < 0;
-      }
-      for (const [c, d] of row.hits) {
-        if (isZero(d)) continue;
-        this.stmts.hit.run(project, day, engine, prompt, dims, c, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
-        if (d.runs < 0) fell = true;
-      }
-      if (fell) {
-        this.stmts.dropDay.run(project, day, engine, prompt, dims);
-        this.stmts.dropHits.run(project, day, engine, prompt, dims);
-      }
-    }
-    for (const m of months.values()) {
-      const [project, month, engine, prompt, country] = m.key;
-      const b = m.brand;
-      let fell = false;
-      if (m.runs !== 0 || !isZero(b)) {
-        this.stmts.month.run(project, month, engine, prompt, country, m.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n);
-        fell = m.runs < 0;
-      }
-      for (const [c, d] of m.hits) {
-        if (isZero(d)) continue;
-        this.stmts.monthHit.run(project, month, engine, prompt, country, c, d.runs, d.position_sum, d.rr_fixed, d.sentiment_fixed, d.sentiment_n);
-        if (d.runs < 0) fell = true;
-      }
-      if (fell) {
-        this.stmts.dropMonth.run(project, month, engine, prompt, country);
-        this.stmts.dropMonthHits.run(project, month, engine, prompt, country);
-      }
-    }
+    const day = { row: this.stmts.day, hit: this.stmts.hit, drop: this.stmts.dropDay, dropHits: this.stmts.dropHits };
+    for (const row of this.rows.values()) writeMove(row, day);
+    const month = { row: this.stmts.month, hit: this.stmts.monthHit, drop: this.stmts.dropMonth, dropHits: this.stmts.dropMonthHits };
+    for (const m of months.values()) writeMove(m, month);
     this.rows.clear();
   }
 
