@@ -29,6 +29,7 @@ import { numberFlag, numberListFlag, orExit, parseFlags } from '../lib/bench-fla
 import { WRK } from '../lib/wrk';
 import { fmt, machineLine } from '../lib/machine';
 import { runBench } from '../lib/lib';
+import { packageRoot } from '../../src/lib/root';
 
 const { values } = parseFlags({
   options: {
@@ -57,7 +58,7 @@ const CLIENT = ((): 'wrk' | 'autocannon' => {
   return c as 'wrk' | 'autocannon';
 })();
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
+const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const RUN = Date.now().toString(16).slice(-8);

@@ -21,6 +21,7 @@ import { DEMO_KEYS } from '../../fixtures/world';
 import { numberFlag, parseFlags } from '../lib/bench-flags';
 import { freePort, median } from '../lib/lib';
 import { fmt, machineLine } from '../lib/machine';
+import { packageRoot } from '../../src/lib/root';
 
 const { values } = parseFlags({
   options: {
@@ -34,7 +35,7 @@ const KEYS = numberFlag('keys', values.keys, 300_000, 'positive integer');
 const DEPTH = numberFlag('depth', values.depth, 2_000_000, 'positive integer');
 const CONCURRENCY = numberFlag('concurrency', values.concurrency, 4, 'positive integer');
 const HEAP_MB = numberFlag('heap', values.heap, 512, 'positive integer');
-const BIN = path.resolve(values.bin ?? path.join(__dirname, '..', '..', '..', 'bin', 'visibility-api.js'));
+const BIN = path.resolve(values.bin ?? path.join(packageRoot(), 'bin', 'visibility-api.js'));
 const TARGET_RSS_MB = 64;
 const TARGET_LOOP_MS = 100;
 const PROBE_EVERY_MS = 20;

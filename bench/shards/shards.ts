@@ -25,6 +25,7 @@ import { worldFor, writeWorld, type BenchWorld, type ReadRequest } from '../kafk
 import { numberFlag, orExit, parseFlags } from '../lib/bench-flags';
 import { fmt, machineLine } from '../lib/machine';
 import { runBench } from '../lib/lib';
+import { packageRoot } from '../../src/lib/root';
 
 const { values } = parseFlags({
   options: {
@@ -42,7 +43,7 @@ const READ_ROUNDS = numberFlag('read-rounds', values['read-rounds'], 4, 'positiv
 const CONNECTIONS = numberFlag('connections', values.connections, 8, 'positive integer');
 const SHARDS = 2;
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
+const ROOT = packageRoot();
 const OUT = path.join(ROOT, 'bench', 'out');
 const RUN = Date.now().toString(16).slice(-8);
 const TOPIC = `bench-shards-${RUN}`;
