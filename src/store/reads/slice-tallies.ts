@@ -90,13 +90,14 @@ const NUMBERS_OF = (param: string): string => `(SELECT k.n FROM json_each(${para
 /**
  * The project's succeeded runs naming any dimension, of the engines and prompts given, per dims
  * number, over every day (migration 024): every pair's runs per dims number, less those of the pairs
- * not given (a row per pair read, and the rows of the pairs that do not count). A number left with
- * no runs is not listed, as when the days were summed.
+ * not given (a row per pair read, and the rows of the pairs that do not count: CROSS JOIN keeps the
+ * pairs the outer loop, or the planner scans every pair's rows). A number left with no runs is not
+ * listed, as when the days were summed.
  */
 const DIMS_RUNS = `SELECT t.dims, sum(t.runs) FROM (
     SELECT s.dims, s.runs FROM slice_dims s WHERE s.project = ${KEY_OF}
     UNION ALL
-    SELECT x.dims, -x.runs FROM slice_pairs s JOIN slice_pair_dims x ON x.project = s.project AND x.engine = s.engine AND x.prompt = s.prompt
+    SELECT x.dims, -x.runs FROM slice_pairs s CROSS JOIN slice_pair_dims x ON x.project = s.project AND x.engine = s.engine AND x.prompt = s.prompt
     WHERE s.project = ${KEY_OF} AND (s.engine NOT IN ${NUMBERS_OF('?')} OR s.prompt NOT IN ${NUMBERS_OF('?')})
   ) t GROUP BY t.dims HAVING sum(t.runs) > 0`;
 
