@@ -36,17 +36,18 @@ export class SliceDims {
   /** A batch's day moves (slice_days' keys and runs) into the three tables. */
   write(moves: Iterable<DayMove>): void {
     const [dims, pairs, pairDims] = this.levels as [Level, Level, Level];
-    const add = (l: Level, key: number[], runs: number): void => {
-      const id = key.join(' ');
+    // Summed per row first: a row's moves of several days may cancel out (a run moved between days).
+    const add = (l: Level, id: string, key: () => number[], runs: number): void => {
       const m = l.moves.get(id);
-      if (m === undefined) l.moves.set(id, { key, runs });
+      if (m === undefined) l.moves.set(id, { key: key(), runs });
       else m.runs += runs;
     };
     for (const { key: [project, , engine, prompt, n], runs } of moves) {
       if (n === 0 || runs === 0) continue; // runs naming no dimension are not listed
-      add(dims, [project, n], runs);
-      add(pairs, [project, engine, prompt], runs);
-      add(pairDims, [project, engine, prompt, n], runs);
+      const pair = `${project} ${engine} ${prompt}`;
+      add(dims, `${project} ${n}`, () => [project, n], runs);
+      add(pairs, pair, () => [project, engine, prompt], runs);
+      add(pairDims, `${pair} ${n}`, () => [project, engine, prompt, n], runs);
     }
     for (const l of this.levels) {
       for (const m of l.moves.values()) {
