@@ -84,7 +84,8 @@ type KnownRefs = Record<RefKind, Set<string>>;
  * - agg_run_group: counts per run group and project, added per batch (a superseded run subtracts);
  * - agg_engine_day: the counted sums per project, day and engine (engine-days.ts);
  * - the week and month roll-ups (rollups.ts), written once per period;
- * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts);
+ * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts),
+ *   and its runs per dims number and pair over every day (slice-dims.ts: /dimensions);
  * - run_refs: what the runs name, so a change of what counts knows whether stored runs are concerned.
  * Runs are collected as the batch applies them and summed at its end, when the entity tables hold
  * the batch's own changes: what counts is what the batch leaves. Nothing reads a bucket back, so

@@ -19,6 +19,7 @@ const SLICE_SUMS = 's.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n
 /** slice_months or slice_month_hits (migration 023) with the ids of their numbers. */
 const MONTHS = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`;
 const MONTH_KEY = 'p.id, s.month, e.id, q.id, s.country';
+const DIMS_VALUES = 'd.country, d.persona, d.model, d.surface';
 
 /**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
@@ -56,6 +57,10 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: `${SLICE('slice_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${SLICE_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${SLICE_KEY}, c.id` },
   { table: MONTHS('slice_months'), columns: `${MONTH_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: MONTH_KEY },
   { table: `${MONTHS('slice_month_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${MONTH_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${MONTH_KEY}, c.id` },
+  // slice_dims, slice_pairs, slice_pair_dims (migration 024): their runs by ids and dimension values.
+  { table: 'slice_dims s JOIN keys p ON p.n = s.project JOIN dims d ON d.n = s.dims', columns: `p.id, ${DIMS_VALUES}, s.runs`, order: `p.id, ${DIMS_VALUES}` },
+  { table: MONTHS('slice_pairs'), columns: 'p.id, e.id, q.id, s.runs', order: 'p.id, e.id, q.id' },
+  { table: `${MONTHS('slice_pair_dims')} JOIN dims d ON d.n = s.dims`, columns: `p.id, e.id, q.id, ${DIMS_VALUES}, s.runs`, order: `p.id, e.id, q.id, ${DIMS_VALUES}` },
 ];
 
 export function digest(db: Db): string {

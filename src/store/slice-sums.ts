@@ -3,6 +3,7 @@ import type { Db } from './db';
 import { addMention, isZero, zeroMention, type MentionDelta } from './contributions';
 import { Dims } from './dims';
 import { Keys } from './keys';
+import { SliceDims } from './slice-dims';
 import type { RunFacts } from './run-store';
 
 /**
@@ -89,11 +90,14 @@ export class SliceSums {
   private readonly rows = new Map<string, Row>();
   /** The countries of dims keys seen (a project names a few dozen keys). */
   private readonly countries = new Map<string, string>();
+  /** The same moves over every day, per dims number and pair (migration 024: /dimensions). */
+  private readonly totals: SliceDims;
   private readonly stmts;
 
   constructor(db: Db) {
     this.keys = new Keys(db);
     this.dims = new Dims(db);
+    this.totals = new SliceDims(db);
     this.stmts = {
       day: db.prepare(`INSERT INTO slice_days (project, day, engine, prompt, dims, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -165,16 +169,19 @@ export class SliceSums {
     for (const row of this.rows.values()) writeMove(row, day);
     const month = { row: this.stmts.month, hit: this.stmts.monthHit, drop: this.stmts.dropMonth, dropHits: this.stmts.dropMonthHits };
     for (const m of months.values()) writeMove(m, month);
+    this.totals.write(this.rows.values());
     this.rows.clear();
   }
 
   clear(): void {
     this.rows.clear();
+    this.totals.clear();
   }
 
   /** The transaction failed: numbers given in it are not in the tables any more. */
   fail(): void {
     this.rows.clear();
+    this.totals.clear();
     this.keys.fail();
     this.dims.fail();
   }

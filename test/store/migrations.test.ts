@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 023 adds: the sums per month and country. */
-const UNDO_023 = 'DROP TABLE slice_months; DROP TABLE slice_month_hits;';
+/** What 024 adds: the runs per dims number and pair over every day. */
+const UNDO_024 = 'DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims;';
+
+/** What 023 adds: the sums per month and country; 024 first. */
+const UNDO_023 = `${UNDO_024} DROP TABLE slice_months; DROP TABLE slice_month_hits;`;
 
 /** What 022 changes: the sums per day, engine, prompt and dimensions in place of the filtered runs' covering index; 023 first. */
 const UNDO_022 = `${UNDO_023} DROP TABLE slice_days; DROP TABLE slice_hits;

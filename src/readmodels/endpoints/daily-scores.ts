@@ -17,15 +17,32 @@ function newestDays(store: ReadStore, projectId: string, limit: number): Array<{
     const prompts = promptsByPeriod(store, projectId, first, last, 'day');
     return [...prompts.keys()].sort(compareStrings).reverse().slice(0, limit).map((day) => ({ day, prompt_count: prompts.get(day)!.size }));
   }
-  const days: Array<{ day: string; prompts: Set<string> }> = [];
+  // A day's lists per engine are most often the same text (every engine ran every prompt): kept once
+  // each, and counted without splitting when the day has one (a list is sorted, distinct, comma-separated).
+  // Compared, not put in a Set: hashing a 300-prompt list (11 KB) cost ~14 us a row, comparing ~1 us.
+  const days: Array<{ day: string; lists: string[] }> = [];
   for (const r of promptIdsNewestFirst(store, projectId)) {
     if (days.at(-1)?.day !== r.day) {
       if (days.length === limit) break;
-      days.push({ day: r.day, prompts: new Set() });
+      days.push({ day: r.day, lists: [] });
     }
-    for (const id of r.prompt_ids.split(',')) days.at(-1)!.prompts.add(id);
+    const lists = days.at(-1)!.lists;
+    if (!lists.includes(r.prompt_ids)) lists.push(r.prompt_ids);
   }
-  return days.map((d) => ({ day: d.day, prompt_count: d.prompts.size }));
+  return days.map((d) => ({ day: d.day, prompt_count: distinctPrompts(d.lists) }));
+}
+
+/** The distinct prompt ids of a day's distinct engine lists. */
+function distinctPrompts(lists: readonly string[]): number {
+  if (lists.length === 1) {
+    const text = lists[0]!;
+    let n = 1;
+    for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) n += 1;
+    return n;
+  }
+  const prompts = new Set<string>();
+  for (const text of lists) for (const id of text.split(',')) prompts.add(id);
+  return prompts.size;
 }
 
 /**

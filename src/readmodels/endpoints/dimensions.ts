@@ -6,7 +6,7 @@ import { compareStrings, dimsByNumber, dimsRunCounts } from '../store';
 
 /**
  * The countries, personas, models and surfaces the project's counted runs name, each with its runs.
- * The runs are counted per dims number in SQL from slice_days (migration 022), of the counted engines
+ * The runs are counted per dims number in SQL from their totals over every day (migration 024), of the counted engines
  * and prompts only (the counting rule, counted-runs.ts), so a dims number's runs add to each value it names.
  */
 export const endpoint: Endpoint = {

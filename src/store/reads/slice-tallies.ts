@@ -87,16 +87,26 @@ export function runTallies(store: ReadStore, projectId: string, start: string, e
 /** The numbers of the ids of a JSON list (keys, migration 013). */
 const NUMBERS_OF = (param: string): string => `(SELECT k.n FROM json_each(${param}) j JOIN keys k ON k.id = j.value)`;
 
-/** The project's succeeded runs naming any dimension, of the engines and prompts given, per dims number: every day of slice_days. */
-const DIMS_RUNS = `SELECT s.dims, sum(s.runs) FROM slice_days s
-  WHERE s.project = ${KEY_OF} AND s.dims != 0 AND s.engine IN ${NUMBERS_OF('?')} AND s.prompt IN ${NUMBERS_OF('?')} GROUP BY s.dims`;
+/**
+ * The project's succeeded runs naming any dimension, of the engines and prompts given, per dims
+ * number, over every day (migration 024): every pair's runs per dims number, less those of the pairs
+ * not given (a row per pair read, and the rows of the pairs that do not count: CROSS JOIN keeps the
+ * pairs the outer loop, or the planner scans every pair's rows). A number left with no runs is not
+ * listed, as when the days were summed.
+ */
+const DIMS_RUNS = `SELECT t.dims, sum(t.runs) FROM (
+    SELECT s.dims, s.runs FROM slice_dims s WHERE s.project = ${KEY_OF}
+    UNION ALL
+    SELECT x.dims, -x.runs FROM slice_pairs s CROSS JOIN slice_pair_dims x ON x.project = s.project AND x.engine = s.engine AND x.prompt = s.prompt
+    WHERE s.project = ${KEY_OF} AND (s.engine NOT IN ${NUMBERS_OF('?')} OR s.prompt NOT IN ${NUMBERS_OF('?')})
+  ) t GROUP BY t.dims HAVING sum(t.runs) > 0`;
 
 /**
  * [dims number, runs] of the project's succeeded runs naming any dimension whose engine is one of
  * `engineIds` and prompt one of `promptIds` (the counting rule, decided in SQL on the numbers).
  */
 export function dimsRunCounts(store: ReadStore, projectId: string, engineIds: readonly string[], promptIds: readonly string[]): Array<[number, number]> {
-  return store.rows<[number, number]>(DIMS_RUNS, projectId, JSON.stringify(engineIds), JSON.stringify(promptIds));
+  return store.rows<[number, number]>(DIMS_RUNS, projectId, projectId, JSON.stringify(engineIds), JSON.stringify(promptIds));
 }
 
 /**
