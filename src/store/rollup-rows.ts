@@ -51,13 +51,42 @@ function titledOf(ids: readonly string[], title: string | null, at: string | nul
   return { title, at, day, engineId: ids[engine]!, promptId: ids[prompt]!, run };
 }
 
-/** The stored cited rows over all engines, as Cited. */
-export function citedRows(names: RollupNames, json: string): Cited[] {
+/** The stored cited rows over all engines, as Cited; with `keep`, only the URLs of the domains it keeps (none other is made). */
+export function citedRows(names: RollupNames, json: string, keep?: (domain: string) => boolean): Cited[] {
   const { ids, urls } = names;
-  return (JSON.parse(json) as StoredCited[]).map(([u, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run]) => ({
-    url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
-    firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
-  }));
+  const out: Cited[] = [];
+  for (const [u, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run] of JSON.parse(json) as StoredCited[]) {
+    if (keep !== undefined && !keep(urls[u]![1])) continue;
+    out.push({
+      url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
+      firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+    });
+  }
+  return out;
+}
+
+/** What a range's domains take of a URL (referrers): its runs and engines, no prompts, times or title. */
+export interface CitedTally {
+  domain: string;
+  runs: number;
+  engines: Set<string>;
+}
+
+/**
+ * The stored cited rows over all engines into `into` by URL as tallies: runs add, engines unite, a
+ * URL new there takes the row's domain (citedRows without a Set of prompts and a title per row).
+ */
+export function addCitedTallies(into: Map<string, CitedTally>, names: RollupNames, json: string): void {
+  const { ids, urls } = names;
+  for (const [u, runs, engines] of JSON.parse(json) as StoredCited[]) {
+    const [url, domain] = urls[u]!;
+    const t = into.get(url);
+    if (t === undefined) into.set(url, { domain, runs, engines: new Set(engines.map((e) => ids[e]!)) });
+    else {
+      t.runs += runs;
+      for (const e of engines) t.engines.add(ids[e]!);
+    }
+  }
 }
 
 /**

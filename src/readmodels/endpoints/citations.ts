@@ -2,7 +2,8 @@
 import type { Endpoint } from '../endpoint';
 import type { Citations } from '../bodies.gen';
 import {
-  citedEngineRows, citedRows, citeFacts, compareStrings, decodeFacts, mergeCited, type Cited, type RunFactFields, type ReadStore, type UrlCitations,
+  addCitedTallies, citedDomain, citedEngineRows, citedRows, citeFacts, citeUrl, compareStrings, decodeFacts, mergeCited, parseNames, rollupLists, type Cited, type CitedTally,
+  type RunFactFields, type ReadStore, type UrlCitations,
 } from '../store';
 import { countingOf, rollupRows, runsOfDays } from '../counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Piece } from '../range-pieces';
@@ -32,13 +33,25 @@ export function byCitationsThenUrl(a: CitedUrl, b: CitedUrl): number {
  * those days, each URL once per run as the run's facts keep it, merged by the writer's rules
  * (src/store/contributions.ts citeFacts, as the writer's recounts cite them).
  */
-function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null, filter: RunFilter | null): void {
+function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: RangeArgs, p: Piece, engineIds: string[] | null, filter: RunFilter | null,
+  keep: KeepDomain | null): void {
   const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds, filter };
   for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId, filter), decodeFacts)) {
     const f: RunFactFields = run.facts;
-    citeFacts(into, f.cited, f.engineId, run.completed_at, f.promptId, run.id);
+    if (keep === null) {
+      citeFacts(into, f.cited, f.engineId, run.completed_at, f.promptId, run.id);
+      continue;
+    }
+    // citeFacts of the kept URLs only, the same citations of them.
+    for (const [url, title] of f.cited) {
+      const domain = citedDomain(url);
+      if (keep(domain)) citeUrl(into, url, domain, f.engineId, title, run.completed_at, run.completed_at.slice(0, 10), f.promptId, run.id);
+    }
   }
 }
+
+/** Which cited URLs a list shows, by their domain (warm leads: the community platforms'); null: every one. */
+export type KeepDomain = (domain: string) => boolean;
 
 /**
  * A week or month piece's rows merged into the URLs (migration 013: each period's cited rows, counted
@@ -48,9 +61,9 @@ function citedOfDays(store: ReadStore, into: Map<string, UrlCitations>, args: Ra
  * write path derives it from the URL), and the title is the latest, then the first bucket (day,
  * engine, prompt). Days and periods cover different days, so two titles never share a bucket.
  */
-function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: string, p: Piece, engineIds: string[] | null): void {
+function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: string, p: Piece, engineIds: string[] | null, keep: KeepDomain | null): void {
   const engines = engineIds === null ? null : new Set(engineIds);
-  const periods = engines === null ? rollupRows(store, projectId, p, 'cited', citedRows)
+  const periods = engines === null ? rollupRows(store, projectId, p, 'cited', (names, json) => citedRows(names, json, keep ?? undefined))
     : rollupRows(store, projectId, p, 'cited_engines', (names, json) => citedEngineRows(names, json, engines));
   for (const period of periods) {
     for (const c of period.rows) {
@@ -61,25 +74,67 @@ function citedOfPeriods(store: ReadStore, into: Map<string, Cited>, projectId: s
   }
 }
 
+/** A cited range's pieces: its window cut as citedUrls reads it (a filtered range: every period as its days), or null without a window. */
+function citedPieces(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }): { pieces: Piece[]; filter: RunFilter | null } | null {
+  const window = requestedWindow(store, args, args.windowDays);
+  if (!window) return null;
+  const filter = filterOf(args);
+  return { pieces: rangePieces(window.start, window.end, 'total', filter ? EVERY_PERIOD_STALE : stalePeriods(store, args.projectId)), filter };
+}
+
 /**
  * Every URL cited by counted runs in the requested window (after the engine filter and the request's
- * filters), most cited first. A filtered range is read from its runs: the cited roll-ups key by no
+ * filters; with `keep`, those of the domains it keeps), most cited first. A filtered range is read from its runs: the cited roll-ups key by no
  * dimension, and count a URL's runs over all its prompts together.
  */
-export function citedUrls(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }, engineIds: string[] | null): CitedUrl[] {
-  const window = requestedWindow(store, args, args.windowDays);
-  if (!window) return [];
-  const filter = filterOf(args);
-  const pieces = rangePieces(window.start, window.end, 'total', filter ? EVERY_PERIOD_STALE : stalePeriods(store, args.projectId));
+export function citedUrls(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }, engineIds: string[] | null,
+  keep: KeepDomain | null = null): CitedUrl[] {
+  const cut = citedPieces(store, args);
+  if (!cut) return [];
+  const { pieces, filter } = cut;
   const days = new Map<string, UrlCitations>();
-  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds, filter);
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds, filter, keep);
   const urls = new Map<string, Cited>();
   for (const [url, u] of days) urls.set(url, u.merged());
-  for (const p of pieces) if (p.grain !== 'day') citedOfPeriods(store, urls, args.projectId, p, engineIds);
+  for (const p of pieces) if (p.grain !== 'day') citedOfPeriods(store, urls, args.projectId, p, engineIds, keep);
   return [...urls.values()].map((u): CitedUrl => ({
     url: u.url, domain: u.domain, title: u.titled?.title ?? null, citation_count: u.runs, prompt_count: u.prompts.size,
     engine_ids: [...u.engines].sort(), first_cited_at: u.firstAt, last_cited_at: u.lastAt,
   })).sort(byCitationsThenUrl);
+}
+
+/**
+ * Each URL's runs, domain and engines over the requested window (every engine), by URL: what
+ * referrers show of it, from the same runs and rows as citedUrls, without the prompts, times and
+ * titles it would make of each and drop. The days first, then the periods: a URL takes the domain of
+ * the first that names it, as in citedUrls (the write path derives it from the URL in both).
+ */
+export function citedTallies(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }): Map<string, CitedTally> {
+  const out = new Map<string, CitedTally>();
+  const cut = citedPieces(store, args);
+  if (!cut) return out;
+  const { pieces, filter } = cut;
+  for (const p of pieces) {
+    if (p.grain !== 'day') continue;
+    const slice = { projectId: args.projectId, start: p.start, end: p.end, engineIds: null, filter };
+    for (const run of runsOfDays(store, slice, p, countingOf(store, args.projectId, filter), decodeFacts)) {
+      const f: RunFactFields = run.facts;
+      // A run's facts keep each URL once: one run citing it.
+      for (const [url] of f.cited) {
+        const t = out.get(url);
+        if (t === undefined) out.set(url, { domain: citedDomain(url), runs: 1, engines: new Set([f.engineId]) });
+        else {
+          t.runs += 1;
+          t.engines.add(f.engineId);
+        }
+      }
+    }
+  }
+  for (const p of pieces) {
+    if (p.grain === 'day') continue;
+    for (const [, ids, urls, json] of rollupLists(store, args.projectId, p.grain, p.start, p.end, 'cited')) addCitedTallies(out, parseNames(ids, urls), json);
+  }
+  return out;
 }
 
 type Citation = Citations[number];
