@@ -108,6 +108,46 @@ export function citedEngineRows(names: RollupNames, json: string, engineIds: Rea
   return out;
 }
 
+/**
+ * A stored cited row read only as far as ranking needs: its URL, domain and runs. `cited()` makes the
+ * whole Cited (its engines, prompts and title), as citedRows or citedEngineRows would have: a list
+ * that shows a page of its URLs makes those of the page only.
+ */
+export class CitedRef {
+  constructor(private readonly names: RollupNames, private readonly row: StoredCited | StoredCitedEngine, private readonly ofEngine: boolean,
+    readonly url: string, readonly domain: string, readonly runs: number) {}
+
+  cited(): Cited {
+    const ids = this.names.ids;
+    if (this.ofEngine) {
+      const [, engine, runs, prompts, firstAt, lastAt, title, at, day, prompt, run] = this.row as StoredCitedEngine;
+      return {
+        url: this.url, domain: this.domain, runs, engines: new Set([ids[engine]!]), prompts: new Set(prompts.map((q) => ids[q]!)),
+        firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+      };
+    }
+    const [, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run] = this.row as StoredCited;
+    return {
+      url: this.url, domain: this.domain, runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
+      firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+    };
+  }
+}
+
+/** A period's stored cited rows as refs: over every engine (the `cited` list), or those of the engines asked for (the `cited_engines` list). */
+export function citedRefs(names: RollupNames, json: string, engineIds: ReadonlySet<string> | null): CitedRef[] {
+  const urls = names.urls;
+  const out: CitedRef[] = [];
+  if (engineIds === null) {
+    for (const row of JSON.parse(json) as StoredCited[]) out.push(new CitedRef(names, row, false, urls[row[0]]![0], urls[row[0]]![1], row[1]));
+  } else {
+    for (const row of JSON.parse(json) as StoredCitedEngine[]) {
+      if (engineIds.has(names.ids[row[1]]!)) out.push(new CitedRef(names, row, true, urls[row[0]]![0], urls[row[0]]![1], row[2]));
+    }
+  }
+  return out;
+}
+
 export class RollupRows {
   private readonly stmts;
 

@@ -1,8 +1,9 @@
-// Referrers and warm leads over ranges are what citations says of the same URLs, over real HTTP on
-// the demo data: referrers read each URL's runs, domain and engines without its prompts, times and
-// title, and warm leads make only the community platforms' URLs, from the same runs (the ragged days)
-// and roll-ups (weeks, months). So every referrer is the sum of its domain's cited URLs and every
-// warm lead is a community URL of the citations list cited at least twice, field for field.
+// Referrers, warm leads and a page of citations over ranges are what the whole citations list says of
+// the same URLs, over real HTTP on the demo data: referrers read each URL's runs, domain and engines
+// without its prompts, times and title, warm leads make only the community platforms' URLs and a page
+// of citations only its own, from the same runs (the ragged days) and roll-ups (weeks, months). So
+// every referrer is the sum of its domain's cited URLs, every warm lead is a community URL of the
+// citations list cited at least twice, field for field, and a page is the list's first URLs.
 import t from 'tap';
 import { addDays } from '../../src/lib/time';
 import { communityPlatform } from '../../src/readmodels/domains';
@@ -37,6 +38,8 @@ t.test('referrers and warm leads agree with citations over ranges, filtered or n
   for (const q of queries) {
     const cited = await get<Citation[]>(`${base}/citations?limit=1000&${q}`);
     t.ok(cited.length > 0 && cited.length < 1000, `${q || 'the default window'}: ${cited.length} URLs, the whole list`);
+    // A page makes only its URLs whole: the same as the whole list's first, ties at its edge included.
+    for (const limit of [1, 5, 37]) t.strictSame(await get<Citation[]>(`${base}/citations?limit=${limit}&${q}`), cited.slice(0, limit), `${q || 'the default window'}: limit=${limit} is the list's first ${limit}`);
 
     const byDomain = new Map<string, { domain: string; citation_count: number; url_count: number; engines: Set<string> }>();
     for (const c of cited) {

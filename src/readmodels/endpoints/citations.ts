@@ -2,7 +2,7 @@
 import type { Endpoint } from '../endpoint';
 import type { Citations } from '../bodies.gen';
 import {
-  addCitedTallies, citedDomain, citedEngineRows, citedRows, citeFacts, citeUrl, compareStrings, decodeFacts, mergeCited, parseNames, rollupLists, type Cited, type CitedTally,
+  addCitedTallies, citedDomain, citedEngineRows, citedRefs, citedRows, citeFacts, citeUrl, compareStrings, decodeFacts, mergeCited, parseNames, rollupLists, type Cited, type CitedRef, type CitedTally,
   type RunFactFields, type ReadStore, type UrlCitations,
 } from '../store';
 import { countingOf, rollupRows, runsOfDays } from '../counted-runs';
@@ -97,10 +97,57 @@ export function citedUrls(store: ReadStore, args: RangeArgs & Partial<RunFilter>
   const urls = new Map<string, Cited>();
   for (const [url, u] of days) urls.set(url, u.merged());
   for (const p of pieces) if (p.grain !== 'day') citedOfPeriods(store, urls, args.projectId, p, engineIds, keep);
-  return [...urls.values()].map((u): CitedUrl => ({
-    url: u.url, domain: u.domain, title: u.titled?.title ?? null, citation_count: u.runs, prompt_count: u.prompts.size,
-    engine_ids: [...u.engines].sort(), first_cited_at: u.firstAt, last_cited_at: u.lastAt,
-  })).sort(byCitationsThenUrl);
+  return [...urls.values()].map(citedUrlOf).sort(byCitationsThenUrl);
+}
+
+const citedUrlOf = (u: Cited): CitedUrl => ({
+  url: u.url, domain: u.domain, title: u.titled?.title ?? null, citation_count: u.runs, prompt_count: u.prompts.size,
+  engine_ids: [...u.engines].sort(), first_cited_at: u.firstAt, last_cited_at: u.lastAt,
+});
+
+/** A URL while a page is chosen: its runs so far, its days' merge, and its period rows not made yet. */
+interface Ranking { url: string; runs: number; days: Cited | null; rows: CitedRef[] }
+
+/**
+ * citedUrls' first `limit` URLs, the same bytes: every URL is ranked by its runs, and only the page's
+ * are made whole (their period rows' engines, prompts and title), merged in citedUrls' order (the
+ * days, then the periods' rows in turn), so a year of ~20k URLs makes 100.
+ */
+export function citedTop(store: ReadStore, args: RangeArgs & Partial<RunFilter> & { windowDays: number }, engineIds: string[] | null, limit: number): CitedUrl[] {
+  const cut = citedPieces(store, args);
+  if (!cut) return [];
+  const { pieces, filter } = cut;
+  const days = new Map<string, UrlCitations>();
+  for (const p of pieces) if (p.grain === 'day') citedOfDays(store, days, args, p, engineIds, filter, null);
+  const urls = new Map<string, Ranking>();
+  for (const [url, u] of days) {
+    const c = u.merged();
+    urls.set(url, { url, runs: c.runs, days: c, rows: [] });
+  }
+  const engines = engineIds === null ? null : new Set(engineIds);
+  for (const p of pieces) {
+    if (p.grain === 'day') continue;
+    const list = engines === null ? 'cited' : 'cited_engines';
+    for (const [, ids, names, json] of rollupLists(store, args.projectId, p.grain, p.start, p.end, list)) {
+      for (const ref of citedRefs(parseNames(ids, names), json, engines)) {
+        const r = urls.get(ref.url);
+        if (r === undefined) urls.set(ref.url, { url: ref.url, runs: ref.runs, days: null, rows: [ref] });
+        else {
+          r.runs += ref.runs;
+          r.rows.push(ref);
+        }
+      }
+    }
+  }
+  const page = [...urls.values()].sort((a, b) => b.runs - a.runs || compareStrings(a.url, b.url)).slice(0, limit);
+  return page.map((r) => {
+    let c = r.days;
+    for (const ref of r.rows) {
+      if (c === null) c = ref.cited();
+      else mergeCited(c, ref.cited());
+    }
+    return citedUrlOf(c!);
+  });
 }
 
 /**
@@ -139,15 +186,17 @@ export function citedTallies(store: ReadStore, args: RangeArgs & Partial<RunFilt
 
 type Citation = Citations[number];
 
+const citationOf = (u: CitedUrl, own: ReturnType<typeof ownDomains>): Citation => ({
+  url: u.url, domain: u.domain, title: u.title, citation_count: u.citation_count, prompt_count: u.prompt_count,
+  engine_ids: u.engine_ids, is_own_domain: matchesAny(u.domain, own),
+  first_cited_at: u.first_cited_at, last_cited_at: u.last_cited_at,
+});
+
 /** Counts grow as runs arrive and the window moves: pages come from one pinned list (paging.ts Ranked). */
 const citations: Ranked<Citation> = {
   all(store, args) {
     const own = ownDomains(store, args.projectId);
-    return citedUrls(store, args, args.engineIds).map((u) => ({
-      url: u.url, domain: u.domain, title: u.title, citation_count: u.citation_count, prompt_count: u.prompt_count,
-      engine_ids: u.engine_ids, is_own_domain: matchesAny(u.domain, own),
-      first_cited_at: u.first_cited_at, last_cited_at: u.last_cited_at,
-    }));
+    return citedUrls(store, args, args.engineIds).map((u) => citationOf(u, own));
   },
   // byCitationsThenUrl's order: most cited first, then by URL (unique per list).
   keyOf: (c) => [c.citation_count, c.url],
@@ -163,7 +212,9 @@ export const endpoint: Endpoint = {
   schema: 'citations',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Citations {
-    return citations.all(store, args).slice(0, args.limit);
+    // citations.all(...).slice(0, limit), with only the page's URLs made whole.
+    const own = ownDomains(store, args.projectId);
+    return citedTop(store, args, args.engineIds, args.limit).map((u) => citationOf(u, own));
   },
   page: (store, args, ctx) => rankedPage(citations, endpoint, store, args, ctx),
 };

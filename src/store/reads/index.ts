@@ -25,5 +25,5 @@ export {
 export { nextMonth, periodEnd, periodStart, type Grain } from '../periods';
 export { engineSumsOf, trendPoint, type DayEngineSums, type TrendPoint } from '../trend-days';
 export { addMention, citeFacts, citeUrl, mergeCited, storedCitations, storedMentions, zeroMention, type Cited, type UrlCitations } from '../contributions';
-export { addCitedTallies, citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames, type CitedTally } from '../rollup-rows';
+export { addCitedTallies, CitedRef, citedEngineRows, citedRefs, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames, type CitedTally } from '../rollup-rows';
 export { briefFacts, citedDomain, decodeFacts, domainOf, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from '../run-store';
