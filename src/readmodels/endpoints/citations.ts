@@ -11,7 +11,7 @@ import { filterOf, requestedWindow, type RangeArgs, type RunFilter } from '../wi
 import { matchesAny, ownDomains } from '../domains';
 import { rankedPage, type Ranked } from '../paging';
 
-/** One cited URL over the requested days, from the runs of its days and the cited-URL roll-ups. Referrers and warm leads start from these too. */
+/** One cited URL over the requested days, from the runs of its days and the cited-URL roll-ups. Warm leads start from these too (referrers from citedTallies). */
 export interface CitedUrl {
   url: string;
   domain: string;
