@@ -51,13 +51,42 @@ function titledOf(ids: readonly string[], title: string | null, at: string | nul
   return { title, at, day, engineId: ids[engine]!, promptId: ids[prompt]!, run };
 }
 
-/** The stored cited rows over all engines, as Cited. */
-export function citedRows(names: RollupNames, json: string): Cited[] {
+/** The stored cited rows over all engines, as Cited; with `keep`, only the URLs of the domains it keeps (none other is made). */
+export function citedRows(names: RollupNames, json: string, keep?: (domain: string) => boolean): Cited[] {
   const { ids, urls } = names;
-  return (JSON.parse(json) as StoredCited[]).map(([u, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run]) => ({
-    url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
-    firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
-  }));
+  const out: Cited[] = [];
+  for (const [u, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run] of JSON.parse(json) as StoredCited[]) {
+    if (keep !== undefined && !keep(urls[u]![1])) continue;
+    out.push({
+      url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
+      firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+    });
+  }
+  return out;
+}
+
+/** What a range's domains take of a URL (referrers): its runs and engines, no prompts, times or title. */
+export interface CitedTally {
+  domain: string;
+  runs: number;
+  engines: Set<string>;
+}
+
+/**
+ * The stored cited rows over all engines into `into` by URL as tallies: runs add, engines unite, a
+ * URL new there takes the row's domain (citedRows without a Set of prompts and a title per row).
+ */
+export function addCitedTallies(into: Map<string, CitedTally>, names: RollupNames, json: string): void {
+  const { ids, urls } = names;
+  for (const [u, runs, engines] of JSON.parse(json) as StoredCited[]) {
+    const [url, domain] = urls[u]!;
+    const t = into.get(url);
+    if (t === undefined) into.set(url, { domain, runs, engines: new Set(engines.map((e) => ids[e]!)) });
+    else {
+      t.runs += runs;
+      for (const e of engines) t.engines.add(ids[e]!);
+    }
+  }
 }
 
 /**
@@ -75,6 +104,46 @@ export function citedEngineRows(names: RollupNames, json: string, engineIds: Rea
       url: urls[u]![0], domain: urls[u]![1], runs, engines: new Set([engineId]), prompts: new Set(prompts.map((q) => ids[q]!)),
       firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
     });
+  }
+  return out;
+}
+
+/**
+ * A stored cited row read only as far as ranking needs: its URL, domain and runs. `cited()` makes the
+ * whole Cited (its engines, prompts and title), as citedRows or citedEngineRows would have: a list
+ * that shows a page of its URLs makes those of the page only.
+ */
+export class CitedRef {
+  constructor(private readonly names: RollupNames, private readonly row: StoredCited | StoredCitedEngine, private readonly ofEngine: boolean,
+    readonly url: string, readonly domain: string, readonly runs: number) {}
+
+  cited(): Cited {
+    const ids = this.names.ids;
+    if (this.ofEngine) {
+      const [, engine, runs, prompts, firstAt, lastAt, title, at, day, prompt, run] = this.row as StoredCitedEngine;
+      return {
+        url: this.url, domain: this.domain, runs, engines: new Set([ids[engine]!]), prompts: new Set(prompts.map((q) => ids[q]!)),
+        firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+      };
+    }
+    const [, runs, engines, prompts, firstAt, lastAt, title, at, day, engine, prompt, run] = this.row as StoredCited;
+    return {
+      url: this.url, domain: this.domain, runs, engines: new Set(engines.map((e) => ids[e]!)), prompts: new Set(prompts.map((q) => ids[q]!)),
+      firstAt, lastAt, titled: titledOf(ids, title, at, day, engine, prompt, run),
+    };
+  }
+}
+
+/** A period's stored cited rows as refs: over every engine (the `cited` list), or those of the engines asked for (the `cited_engines` list). */
+export function citedRefs(names: RollupNames, json: string, engineIds: ReadonlySet<string> | null): CitedRef[] {
+  const urls = names.urls;
+  const out: CitedRef[] = [];
+  if (engineIds === null) {
+    for (const row of JSON.parse(json) as StoredCited[]) out.push(new CitedRef(names, row, false, urls[row[0]]![0], urls[row[0]]![1], row[1]));
+  } else {
+    for (const row of JSON.parse(json) as StoredCitedEngine[]) {
+      if (engineIds.has(names.ids[row[1]]!)) out.push(new CitedRef(names, row, true, urls[row[0]]![0], urls[row[0]]![1], row[2]));
+    }
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // GET /projects/:project_id/referrers — the domains AI answers cite, over the current window.
 import type { Endpoint } from '../endpoint';
 import type { Referrers } from '../bodies.gen';
-import { citedUrls, type CitedUrl } from './citations';
-import { compareStrings } from '../store';
+import { citedTallies } from './citations';
+import { compareStrings, type CitedTally } from '../store';
 import { competitorDomains, matchesAny, ownDomains } from '../domains';
 
 interface DomainAcc {
@@ -16,14 +16,14 @@ interface DomainAcc {
  * Per domain, the sum of its URLs' citation counts: a run citing two pages of one domain counts twice,
  * exactly as the URL aggregates are mergeable (no per-run domain sets are kept). So shares add up to 1.
  */
-function byDomain(urls: CitedUrl[]): DomainAcc[] {
+function byDomain(urls: Iterable<CitedTally>): DomainAcc[] {
   const out = new Map<string, DomainAcc>();
   for (const u of urls) {
     let d = out.get(u.domain);
     if (!d) out.set(u.domain, (d = { domain: u.domain, citation_count: 0, url_count: 0, engines: new Set() }));
-    d.citation_count += u.citation_count;
+    d.citation_count += u.runs;
     d.url_count += 1;
-    for (const e of u.engine_ids) d.engines.add(e);
+    for (const e of u.engines) d.engines.add(e);
   }
   return [...out.values()].sort((a, b) => b.citation_count - a.citation_count || compareStrings(a.domain, b.domain));
 }
@@ -37,7 +37,7 @@ export const endpoint: Endpoint = {
   schema: 'referrers',
   dependsOn: ['runs', 'setup', 'engines', 'project'],
   build(store, args): Referrers {
-    const domains = byDomain(citedUrls(store, args, null));
+    const domains = byDomain(citedTallies(store, args).values());
     const total = domains.reduce((n, d) => n + d.citation_count, 0);
     const own = ownDomains(store, args.projectId);
     const rivals = competitorDomains(store, args.projectId);

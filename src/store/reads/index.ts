@@ -24,6 +24,6 @@ export {
 } from '../metrics';
 export { nextMonth, periodEnd, periodStart, type Grain } from '../periods';
 export { engineSumsOf, trendPoint, type DayEngineSums, type TrendPoint } from '../trend-days';
-export { addMention, citeFacts, mergeCited, storedCitations, storedMentions, zeroMention, type Cited, type UrlCitations } from '../contributions';
-export { citedEngineRows, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames } from '../rollup-rows';
-export { briefFacts, decodeFacts, domainOf, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from '../run-store';
+export { addMention, citeFacts, citeUrl, mergeCited, storedCitations, storedMentions, zeroMention, type Cited, type UrlCitations } from '../contributions';
+export { addCitedTallies, CitedRef, citedEngineRows, citedRefs, citedRows, competitorRows, parseNames, promptRows, type CompetitorRow, type PromptRow, type RollupNames, type CitedTally } from '../rollup-rows';
+export { briefFacts, citedDomain, decodeFacts, domainOf, factsKey, type BriefFactFields, type FactsArray, type RunFactFields } from '../run-store';
