@@ -56,6 +56,10 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: `${SLICE('slice_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${SLICE_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${SLICE_KEY}, c.id` },
   { table: MONTHS('slice_months'), columns: `${MONTH_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: MONTH_KEY },
   { table: `${MONTHS('slice_month_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${MONTH_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${MONTH_KEY}, c.id` },
+  { table: `range_totals s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`,
+    columns: `p.id, e.id, q.id, s.day, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: 'p.id, e.id, q.id, s.day' },
+  { table: `range_hit_totals s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt JOIN keys c ON c.n = s.competitor`,
+    columns: `p.id, q.id, c.id, s.day, s.runs, ${SLICE_SUMS}`, order: 'p.id, q.id, c.id, s.day' },
 ];
 
 export function digest(db: Db): string {

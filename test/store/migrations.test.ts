@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 023 adds: the sums per month and country. */
-const UNDO_023 = 'DROP TABLE slice_months; DROP TABLE slice_month_hits;';
+/** What 026 adds: the running totals per pair and per prompt and competitor. */
+const UNDO_026 = 'DROP TABLE range_totals; DROP TABLE range_hit_totals;';
+
+/** What 023 adds: the sums per month and country; 026 first. */
+const UNDO_023 = `${UNDO_026} DROP TABLE slice_months; DROP TABLE slice_month_hits;`;
 
 /** What 022 changes: the sums per day, engine, prompt and dimensions in place of the filtered runs' covering index; 023 first. */
 const UNDO_022 = `${UNDO_023} DROP TABLE slice_days; DROP TABLE slice_hits;
