@@ -1,5 +1,6 @@
 // Window sums shared by the metric endpoints (visibility, trends, segments, rankings): integer sums
 // added per key, so the same numbers whatever pieces a range is read in.
+import { addDays } from '../lib/time';
 import type { Period } from './args';
 import { countingOf, counts, dimsOf, rollupRows, type Counting } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
@@ -78,12 +79,17 @@ type StoredRow = [number, number, ...number[]];
 /** A report without a slice (no runs, no range) measured nothing. */
 export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
+/** Ranges of at most this many days are read by their days (slice_days; a whole week at most, from its roll-up). */
+const SHORT_RANGE_DAYS = 7;
+
 /** A range's sums per engine and prompt alone. */
 const NO_GROUPING: SliceGrouping = { period: null, dimensions: [] };
 
 /**
- * Both sums of a slice in one reading of its pieces: each run's facts parsed once, for the brand and
- * its competitors together (the reports that take one take the other).
+ * Both sums of a slice: per pair from the running totals (migration 026), two reads a pair whatever
+ * the range's length, unless the range is a week or less or the slice filters on the runs'
+ * dimensions; then, and for the competitors of a slice that leaves out an engine with runs, by the
+ * range's pieces (piecesSums).
  */
 export function promptSums(store: ReadStore, s: Slice): PromptSums {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
@@ -108,7 +114,8 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     return r;
   };
   let fromPieces = { brand: true, competitors: true };
-  if (!filtersDims(s.filter)) {
+  // A week or less: its days' rows (a few a pair) cost less than the totals' four seeks a pair.
+  if (!filtersDims(s.filter) && addDays(s.start, SHORT_RANGE_DAYS) <= s.end) {
     // The running totals (migration 026): two reads per pair, whatever the range's length.
     const engineIds = [...counting.engines].filter((id) => engines === null || engines.has(id));
     for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of pairTotals(store, s.projectId, s.start, s.end, engineIds, [...counting.prompts])) {

@@ -138,6 +138,7 @@ export class Aggregator {
     if (othersWrote) this.known.clear();
     this.engineDays.begin(othersWrote);
     this.rollups.begin(othersWrote);
+    this.totals.begin(othersWrote);
   }
 
   /** The transaction failed: nothing it wrote stands, so what memory learned from it is forgotten. */

@@ -23,10 +23,15 @@ interface Key<K> {
   days: Map<string, Move>;
 }
 
-/** The statements of one table: add to a key's rows from a day on, make a day's row, drop it when its day has no runs. */
+/**
+ * The statements of one table: append a row after the key's last (its totals known), add to the
+ * rows after a day (returning them), add a day's move to its row or make it from the day before's
+ * (returning the row), drop a day's row when its day has no runs.
+ */
 interface TotalStatements {
-  addFrom: Statement;
-  make: Statement;
+  append: Statement;
+  addAfter: Statement;
+  upsert: Statement;
   drop: Statement;
 }
 
@@ -35,27 +40,52 @@ const SUMS = ['position_sum', 'rr_fixed', 'sentiment_fixed', 'sentiment_n'] as c
 function statements(db: Db, table: string, keyColumns: readonly string[], sums: readonly string[]): TotalStatements {
   const key = keyColumns.map((c) => `${c} = ?`).join(' AND ');
   const previous = `SELECT ${sums.join(', ')} FROM ${table} WHERE ${key} AND day < ? ORDER BY day DESC LIMIT 1`;
+  const columns = `${keyColumns.join(', ')}, day, ${sums.join(', ')}`;
   return {
-    addFrom: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day >= ?`),
-    // The day's row when the key had none that day: the day before's totals (0 when none) and the day's move.
-    make: db.prepare(`INSERT OR IGNORE INTO ${table} (${keyColumns.join(', ')}, day, ${sums.join(', ')})
+    append: db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${[...keyColumns, 'day', ...sums].map(() => '?').join(', ')})`),
+    addAfter: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day > ? RETURNING day, ${sums.join(', ')}`).raw(true),
+    // The day's row: its move added, or, when the key had none that day, the day before's totals (0 when none) and the move.
+    upsert: db.prepare(`INSERT INTO ${table} (${columns})
       SELECT ${keyColumns.map(() => '?').join(', ')}, ?, ${sums.map((c) => `coalesce(p.${c}, 0) + ?`).join(', ')}
-      FROM (SELECT 1) LEFT JOIN (${previous}) p`),
+      FROM (SELECT 1) LEFT JOIN (${previous}) p WHERE true
+      ON CONFLICT DO UPDATE SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} RETURNING ${sums.join(', ')}`).raw(true),
     drop: db.prepare(`DELETE FROM ${table} WHERE ${key} AND day = ?
       AND runs = coalesce((SELECT runs FROM ${table} WHERE ${key} AND day < ? ORDER BY day DESC LIMIT 1), 0)`),
   };
 }
 
-/** One key's moves written, day by day (each day's move reaches every later row). */
-function writeKey(key: readonly number[], days: Map<string, Move>, stmts: TotalStatements, withBrandRuns: boolean): void {
-  for (const [day, m] of days) {
+/** A key's last row as this writer left it: its day and totals. */
+interface Last {
+  day: string;
+  sums: number[];
+}
+
+/**
+ * One key's moves written, oldest day first. A day after the key's last row (its totals known: as a
+ * live stream's runs come) is one insert; any other day's move is added to its row, made from the
+ * day before's when it has none, and to every later row of its key.
+ */
+function writeKey(id: string, key: readonly number[], days: Map<string, Move>, stmts: TotalStatements, withBrandRuns: boolean, lasts: Map<string, Last>): void {
+  for (const day of [...days.keys()].sort()) {
+    const m = days.get(day)!;
     const b = m.brand;
     if (m.runs === 0 && isZero(b)) continue;
     const values = withBrandRuns ? [m.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n]
       : [m.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n];
-    stmts.addFrom.run(...values, ...key, day);
-    stmts.make.run(...key, day, ...values, ...key, day);
-    if (m.runs < 0) stmts.drop.run(...key, day, ...key, day);
+    const last = lasts.get(id);
+    if (last !== undefined && day > last.day) {
+      const sums = last.sums.map((v, i) => v + values[i]!);
+      stmts.append.run(...key, day, ...sums);
+      lasts.set(id, { day, sums });
+      continue;
+    }
+    const later = stmts.addAfter.all(...values, ...key, day) as Array<[string, ...number[]]>;
+    const row = stmts.upsert.get(...key, day, ...values, ...key, day, ...values) as number[];
+    const dropped = m.runs < 0 && stmts.drop.run(...key, day, ...key, day).changes > 0;
+    const newest = later.reduce<[string, ...number[]] | null>((a, r) => (a === null || r[0] > a[0] ? r : a), null);
+    if (newest !== null) lasts.set(id, { day: newest[0], sums: newest.slice(1) as number[] });
+    else if (!dropped) lasts.set(id, { day, sums: row });
+    else lasts.delete(id);
   }
 }
 
@@ -67,12 +97,17 @@ function moveOf<K>(into: Map<string, Key<K>>, id: string, key: K, day: string): 
   return m;
 }
 
+/** Keys whose last row is kept in memory (a 1,000-prompt x 8-engine project has 8,000 pairs, and ~5 competitors a prompt). */
+const LASTS_KEPT = 200_000;
+
 export class RangeTotals {
   private readonly keys: Keys;
   /** The batch's moves by `${project} ${engine} ${prompt}`. */
   private readonly pairs = new Map<string, Key<[number, number, number]>>();
   /** The batch's competitor moves by `${project} ${prompt} ${competitor}`. */
   private readonly hits = new Map<string, Key<[number, number, number]>>();
+  /** Each key's last row, as far as this writer knows (the keys it wrote since another connection last did). */
+  private readonly lasts = new Map<string, Last>();
   private readonly stmts;
 
   constructor(db: Db) {
@@ -99,12 +134,19 @@ export class RangeTotals {
     }
   }
 
+  /** A transaction starts; `othersWrote`: another connection committed since (the last rows known may have moved). */
+  begin(othersWrote: boolean): void {
+    if (othersWrote) this.lasts.clear();
+  }
+
   /** The batch's moves into the running totals. */
   write(): void {
-    for (const k of this.pairs.values()) writeKey(k.key, k.days, this.stmts.pair, true);
-    for (const k of this.hits.values()) {
+    // Forgotten past a bound, as Keys does: a key not known is written the long way once.
+    if (this.lasts.size > LASTS_KEPT) this.lasts.clear();
+    for (const [id, k] of this.pairs) writeKey(`p ${id}`, k.key, k.days, this.stmts.pair, true, this.lasts);
+    for (const [id, k] of this.hits) {
       for (const m of k.days.values()) m.runs = m.brand.runs;
-      writeKey(k.key, k.days, this.stmts.hit, false);
+      writeKey(`c ${id}`, k.key, k.days, this.stmts.hit, false, this.lasts);
     }
     this.clear();
   }
@@ -117,6 +159,7 @@ export class RangeTotals {
   /** The transaction failed: numbers given in it are not in the tables any more. */
   fail(): void {
     this.clear();
+    this.lasts.clear();
     this.keys.fail();
   }
 }
