@@ -103,6 +103,23 @@ t.test('the running totals are the days added up, whatever the batching and the 
   t.same(totals(migrated, 'range_hit_totals'), totals(each, 'range_hit_totals'), "migration 026 gives the writer's competitor rows");
 });
 
+t.test('two writers taking turns on one file leave the rows one writer leaves', async (t) => {
+  const dir = tmpDir('range-totals-two-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const all = events();
+  const one = project(path.join(dir, 'one.db'), [all]);
+  // Each writer's last rows go stale when the other commits: it must not append from them.
+  const file = path.join(dir, 'two.db');
+  const a = openDb(file);
+  const b = openDb(file);
+  t.teardown(() => { one.close(); a.close(); b.close(); });
+  const writers = [new Projector(a), new Projector(b)];
+  all.forEach((e, i) => writers[i % 2]!.applyBatch(asSource([e], 'test', i + 1)));
+  for (const w of writers) w.settle();
+  t.same(totals(a, 'range_totals'), totals(one, 'range_totals'), 'the pairs\' totals');
+  t.same(totals(a, 'range_hit_totals'), totals(one, 'range_hit_totals'), 'the competitors\' totals');
+});
+
 t.test('a range read from the running totals is what its days add up to', async (t) => {
   const dir = tmpDir('range-totals-read-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
