@@ -24,12 +24,13 @@ interface Key<K> {
 }
 
 /**
- * The statements of one table: append a row after the key's last (its totals known), add to the
- * rows after a day (returning them), add a day's move to its row or make it from the day before's
+ * The statements of one table: append a row after the key's last (its totals known), add to one
+ * day's row, add to the rows after a day (returning them), add a day's move to its row or make it from the day before's
  * (returning the row), drop a day's row when its day has no runs.
  */
 interface TotalStatements {
   append: Statement;
+  addOn: Statement;
   addAfter: Statement;
   upsert: Statement;
   drop: Statement;
@@ -43,6 +44,7 @@ function statements(db: Db, table: string, keyColumns: readonly string[], sums: 
   const columns = `${keyColumns.join(', ')}, day, ${sums.join(', ')}`;
   return {
     append: db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${[...keyColumns, 'day', ...sums].map(() => '?').join(', ')})`),
+    addOn: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day = ?`),
     addAfter: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day > ? RETURNING day, ${sums.join(', ')}`).raw(true),
     // The day's row: its move added, or, when the key had none that day, the day before's totals (0 when none) and the move.
     upsert: db.prepare(`INSERT INTO ${table} (${columns})
@@ -61,8 +63,8 @@ interface Last {
 }
 
 /**
- * One key's moves written, oldest day first. A day after the key's last row (its totals known: as a
- * live stream's runs come) is one insert; any other day's move is added to its row, made from the
+ * One key's moves written, oldest day first. A day after the key's last row, or more runs on its day
+ * (its totals known: as a live stream's runs come), is one insert or update; any other day's move is added to its row, made from the
  * day before's when it has none, and to every later row of its key.
  */
 function writeKey(id: string, key: readonly number[], days: Map<string, Move>, stmts: TotalStatements, withBrandRuns: boolean, lasts: Map<string, Last>): void {
@@ -73,9 +75,11 @@ function writeKey(id: string, key: readonly number[], days: Map<string, Move>, s
     const values = withBrandRuns ? [m.runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n]
       : [m.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n];
     const last = lasts.get(id);
-    if (last !== undefined && day > last.day) {
+    if (last !== undefined && (day > last.day || (day === last.day && m.runs >= 0))) {
+      // After the last row, or more runs of its day (a day's runs arrive over several batches).
       const sums = last.sums.map((v, i) => v + values[i]!);
-      stmts.append.run(...key, day, ...sums);
+      if (day > last.day) stmts.append.run(...key, day, ...sums);
+      else stmts.addOn.run(...values, ...key, day);
       lasts.set(id, { day, sums });
       continue;
     }
