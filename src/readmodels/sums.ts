@@ -1,11 +1,12 @@
 // Window sums shared by the metric endpoints (visibility, trends, segments, rankings): integer sums
 // added per key, so the same numbers whatever pieces a range is read in.
+import { addDays } from '../lib/time';
 import type { Period } from './args';
-import { countingOf, counts, dimsOf, rollupRows } from './counted-runs';
+import { countingOf, counts, dimsOf, rollupRows, type Counting } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
-  addMention, addSums, compareStrings, engineDayRows, engineNames, engineSumsOf, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
-  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, trackedCompetitorIds, zeroMention, zeroSums, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
+  addMention, addSums, compareStrings, engineDayRows, engineNames, engineSumsOf, hitTotals, pairTotals, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
+  sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, totalsEngines, trackedCompetitorIds, zeroMention, zeroSums, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
 import { byMonthsToo, filtersDims, type Slice } from './windows';
@@ -78,12 +79,17 @@ type StoredRow = [number, number, ...number[]];
 /** A report without a slice (no runs, no range) measured nothing. */
 export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
+/** Ranges of at most this many days are read by their days (slice_days; a whole week at most, from its roll-up). */
+const SHORT_RANGE_DAYS = 7;
+
 /** A range's sums per engine and prompt alone. */
 const NO_GROUPING: SliceGrouping = { period: null, dimensions: [] };
 
 /**
- * Both sums of a slice in one reading of its pieces: each run's facts parsed once, for the brand and
- * its competitors together (the reports that take one take the other).
+ * Both sums of a slice: per pair from the running totals (migration 025), two reads a pair whatever
+ * the range's length, unless the range is a week or less or the slice filters on the runs'
+ * dimensions; then, and for the competitors of a slice that leaves out an engine with runs, by the
+ * range's pieces (piecesSums).
  */
 export function promptSums(store: ReadStore, s: Slice): PromptSums {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
@@ -107,39 +113,25 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     if (!r) byPrompt.set(promptId, (r = { competitor_id: competitorId, prompt_id: promptId, ...zeroSums() }));
     return r;
   };
-  const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
-  const monthly = byMonthsToo(s.filter);
-  // Integers added per key: the same numbers whatever pieces the range is read in.
-  for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
-    if (p.grain === 'day') {
-      // The days' sums per engine and prompt (migration 022): a row per pair, whatever the runs.
-      for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims, monthly)) {
-        if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
-      }
-      for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims, monthly)) {
-        if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
-      }
-      continue;
+  let fromPieces = { brand: true, competitors: true };
+  // A week or less: its days' rows (a few a pair) cost less than the totals' four seeks a pair.
+  if (!filtersDims(s.filter) && addDays(s.start, SHORT_RANGE_DAYS) <= s.end) {
+    // The running totals (migration 025): two reads per pair, whatever the range's length.
+    const engineIds = [...counting.engines].filter((id) => engines === null || engines.has(id));
+    for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of pairTotals(store, s.projectId, s.start, s.end, engineIds, [...counting.prompts])) {
+      addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
     }
-    // A period's lists name ids by their place in its `ids`: what counts is decided once per place,
-    // and a row costs array lookups, not an array of id strings of its own.
-    for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'prompts')) {
-      const ids = JSON.parse(idList) as string[];
-      const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
-      const promptOk = ids.map((id) => counting.prompts.has(id));
-      for (const [e, q, runs, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
-        if (engineOk[e]! && promptOk[q]!) addStored(brandOf(ids[e]!, ids[q]!), runs!, mentioned!, ps!, rr!, sf!, sn!);
+    // A competitor's totals are over every engine: read when every engine with runs is read, else by pieces.
+    const everyEngine = totalsEngines(store, s.projectId).every((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
+    if (everyEngine) {
+      for (const [promptId, competitorId, mentioned, ps, rr, sf, sn] of hitTotals(store, s.projectId, s.start, s.end, [...counting.prompts], [...tracked])) {
+        addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
       }
     }
-    for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'competitors')) {
-      const ids = JSON.parse(idList) as string[];
-      const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
-      const promptOk = ids.map((id) => counting.prompts.has(id));
-      const trackedAt = ids.map((id) => tracked.has(id));
-      for (const [e, q, c, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
-        if (trackedAt[c!]! && engineOk[e]! && promptOk[q]!) addStored(competitorOf(ids[c!]!, ids[q]!), 0, mentioned!, ps!, rr!, sf!, sn!);
-      }
-    }
+    fromPieces = { brand: false, competitors: !everyEngine };
+  }
+  if (fromPieces.brand || fromPieces.competitors) {
+    piecesSums(store, s, counting, engines, tracked, fromPieces.brand ? brandOf : null, fromPieces.competitors ? competitorOf : null);
   }
   const brand = [...brandOut.values()].flatMap((m) => [...m.values()]).sort(byEnginePrompt);
   if (brand.length > 0) {
@@ -151,6 +143,59 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     }
   }
   return { brand, competitors: [...competitorOut.values()].flatMap((m) => [...m.values()]).sort(byCompetitorPrompt) };
+}
+
+/**
+ * promptSums by the range's pieces: whole months and weeks from the roll-ups (migration 013), days from
+ * slice_days and slice_hits (022, 023 by month under a country filter), for a filter on the runs'
+ * dimensions (no running total keys by them) and the competitors of a read that leaves an engine out.
+ * `brandOf`, `competitorOf`: where each sum goes, null for a sum not read here.
+ */
+function piecesSums(store: ReadStore, s: Slice, counting: Counting, engines: ReadonlySet<string> | null, tracked: ReadonlySet<string>,
+  brandOf: ((engineId: string, promptId: string) => EnginePromptSums) | null,
+  competitorOf: ((competitorId: string, promptId: string) => CompetitorPromptSums) | null): void {
+  const dims = filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null;
+  const monthly = byMonthsToo(s.filter);
+  // Integers added per key: the same numbers whatever pieces the range is read in.
+  for (const p of rangePieces(s.start, s.end, 'total', sliceStale(store, s))) {
+    if (p.grain === 'day') {
+      // The days' sums per engine and prompt (migration 022): a row per pair, whatever the runs.
+      if (brandOf) {
+        for (const [, engineId, promptId, , , , runs, mentioned, ps, rr, sf, sn] of sliceSumsOfDays(store, s.projectId, p.start, p.end, NO_GROUPING, dims, monthly)) {
+          if (counts(counting, engines, engineId, promptId)) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+        }
+      }
+      if (competitorOf) {
+        for (const [, engineId, promptId, competitorId, mentioned, ps, rr, sf, sn] of sliceHitsOfDays(store, s.projectId, p.start, p.end, false, dims, monthly)) {
+          if (tracked.has(competitorId) && counts(counting, engines, engineId, promptId)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+        }
+      }
+      continue;
+    }
+    // A period's lists name ids by their place in its `ids`: what counts is decided once per place,
+    // and a row costs array lookups, not an array of id strings of its own.
+    if (brandOf) {
+      for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'prompts')) {
+        const ids = JSON.parse(idList) as string[];
+        const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
+        const promptOk = ids.map((id) => counting.prompts.has(id));
+        for (const [e, q, runs, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
+          if (engineOk[e]! && promptOk[q]!) addStored(brandOf(ids[e]!, ids[q]!), runs!, mentioned!, ps!, rr!, sf!, sn!);
+        }
+      }
+    }
+    if (competitorOf) {
+      for (const [, idList, , json] of rollupLists(store, s.projectId, p.grain, p.start, p.end, 'competitors')) {
+        const ids = JSON.parse(idList) as string[];
+        const engineOk = ids.map((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
+        const promptOk = ids.map((id) => counting.prompts.has(id));
+        const trackedAt = ids.map((id) => tracked.has(id));
+        for (const [e, q, c, mentioned, ps, rr, sf, sn] of JSON.parse(json) as StoredRow[]) {
+          if (trackedAt[c!]! && engineOk[e]! && promptOk[q]!) addStored(competitorOf(ids[c!]!, ids[q]!), 0, mentioned!, ps!, rr!, sf!, sn!);
+        }
+      }
+    }
+  }
 }
 
 /** A period's brand sums of one engine: `day` is the period's first day. */

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import { EngineDays, type Counting } from './engine-days';
 import { Rollups } from './rollups';
+import { RangeTotals } from './range-totals';
 import { SliceSums } from './slice-sums';
 import type { RunFacts, RunStore } from './run-store';
 import { addDays } from '../lib/time';
@@ -86,6 +87,7 @@ type KnownRefs = Record<RefKind, Set<string>>;
  * - the week and month roll-ups (rollups.ts), written once per period;
  * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts),
  *   and its runs per dims number and pair over every day (slice-dims.ts: /dimensions);
+ * - range_totals and range_hit_totals: the same sums as running totals per pair (and prompt x competitor) and day (range-totals.ts);
  * - run_refs: what the runs name, so a change of what counts knows whether stored runs are concerned.
  * Runs are collected as the batch applies them and summed at its end, when the entity tables hold
  * the batch's own changes: what counts is what the batch leaves. Nothing reads a bucket back, so
@@ -103,6 +105,7 @@ export class Aggregator {
   private readonly engineDays: EngineDays;
   private readonly rollups: Rollups;
   private readonly slices: SliceSums;
+  private readonly totals: RangeTotals;
   private readonly knownRefs = new Map<string, KnownRefs>();
   private knownCount = 0;
   private readonly stmts;
@@ -111,6 +114,7 @@ export class Aggregator {
     this.engineDays = new EngineDays(db, runs);
     this.rollups = new Rollups(db, runs);
     this.slices = new SliceSums(db);
+    this.totals = new RangeTotals(db);
     this.known = new KnownCounting(db);
     this.stmts = {
       addRef: db.prepare('INSERT OR IGNORE INTO run_refs (kind, ref_id, project_id) VALUES (?, ?, ?)'),
@@ -135,6 +139,7 @@ export class Aggregator {
     if (othersWrote) this.known.clear();
     this.engineDays.begin(othersWrote);
     this.rollups.begin(othersWrote);
+    this.totals.begin(othersWrote);
   }
 
   /** The transaction failed: nothing it wrote stands, so what memory learned from it is forgotten. */
@@ -143,6 +148,7 @@ export class Aggregator {
     this.rollups.fail();
     this.engineDays.fail();
     this.slices.fail();
+    this.totals.fail();
     this.knownRefs.clear();
     this.knownCount = 0;
     this.clear();
@@ -198,16 +204,19 @@ export class Aggregator {
       this.engineDays.left(run);
       this.rollups.left(run.project_id, run.day);
       this.slices.add(run, -1);
+      this.totals.add(run, -1);
     }
     for (const run of this.added) {
       if (run.status !== 'succeeded') continue;
       const counted = counts(run);
       this.slices.add(run, 1);
+      this.totals.add(run, 1);
       this.rollups.add(run, counted);
       if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
     this.slices.write();
+    this.totals.write();
     for (const projectId of recount.engineDays) {
       if (!sliced) {
         this.recountProject(projectId, recount.cited.has(projectId), counting);
@@ -314,6 +323,7 @@ export class Aggregator {
     this.newEngines.clear();
     this.engineDays.clear();
     this.slices.clear();
+    this.totals.clear();
   }
 
   /** The batch's runs' refs into run_refs (those not known to be there). */

@@ -61,6 +61,10 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: 'slice_dims s JOIN keys p ON p.n = s.project JOIN dims d ON d.n = s.dims', columns: `p.id, ${DIMS_VALUES}, s.runs`, order: `p.id, ${DIMS_VALUES}` },
   { table: MONTHS('slice_pairs'), columns: 'p.id, e.id, q.id, s.runs', order: 'p.id, e.id, q.id' },
   { table: `${MONTHS('slice_pair_dims')} JOIN dims d ON d.n = s.dims`, columns: `p.id, e.id, q.id, ${DIMS_VALUES}, s.runs`, order: `p.id, e.id, q.id, ${DIMS_VALUES}` },
+  { table: `range_totals s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`,
+    columns: `p.id, e.id, q.id, s.day, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: 'p.id, e.id, q.id, s.day' },
+  { table: `range_hit_totals s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt JOIN keys c ON c.n = s.competitor`,
+    columns: `p.id, q.id, c.id, s.day, s.runs, ${SLICE_SUMS}`, order: 'p.id, q.id, c.id, s.day' },
 ];
 
 export function digest(db: Db): string {

@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 024 adds: the runs per dims number and pair over every day. */
-const UNDO_024 = 'DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims;';
+/** What 025 adds: the running totals per pair and per prompt and competitor. */
+const UNDO_025 = 'DROP TABLE range_totals; DROP TABLE range_hit_totals;';
+
+/** What 024 adds: the runs per dims number and pair over every day; 025 first. */
+const UNDO_024 = `${UNDO_025} DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims;`;
 
 /** What 023 adds: the sums per month and country; 024 first. */
 const UNDO_023 = `${UNDO_024} DROP TABLE slice_months; DROP TABLE slice_month_hits;`;
