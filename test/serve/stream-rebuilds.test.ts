@@ -1,0 +1,136 @@
+// Reads while a project is written hard, over real HTTP with a real writer (the projector committing
+// batches) and real build threads:
+// - the build threads run below the serving thread (Linux nice values, per thread), so answers from
+//   the cache are not delayed by rebuilds;
+// - a request past the staleness bound that finds a rebuild under way takes that rebuild's body when
+//   it is within the bound (stale, saying so), rather than waiting for a second build: under a
+//   stream of commits every build ends behind the data, and a request would otherwise wait for two.
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { BUILD_NICE, startWorker } from '../../src/lib/worker';
+import { ThreadBuilder, type StartBuildThread } from '../../src/serve/bodies/builders';
+import { STALE_CACHE_STATUS } from '../../src/serve/http/send';
+import type { Projector } from '../../src/store';
+import { freshDb } from '../helpers/db';
+import { asSource, run, W, world } from '../helpers/events';
+import { request, startApi, withKey, type Reply } from '../helpers/http';
+import { sleep } from '../helpers/wait';
+
+const VIS = `/projects/${W.project}/visibility`;
+
+let runN = 1000;
+/** One committed batch: a run of the project (its visibility changes: one more run). */
+function commit(projector: Projector): void {
+  projector.applyBatch(asSource([run({ n: (runN += 1), brand: 1 })], `batch-${runN}`));
+}
+
+const runCount = (r: Reply): number => (r.json as { run_count: number }).run_count;
+
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/TID/stat). */
+function threadNices(): number[] {
+  return fs.readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended between the listing and the read
+    }
+  });
+}
+
+/** Replies of the build thread wait while the gate is closed (stream-rebuilds.worker.ts). */
+class ReplyGate {
+  readonly shared = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  readonly start: StartBuildThread = (data) => startWorker(path.join(__dirname, 'stream-rebuilds.ts'), { ...data, shared: this.shared.buffer });
+
+  constructor() {
+    this.open();
+  }
+
+  close(): void {
+    Atomics.store(this.shared, 0, 0);
+  }
+
+  open(): void {
+    Atomics.store(this.shared, 0, 1);
+    Atomics.notify(this.shared, 0);
+  }
+
+  /** Replies held at the gate so far. */
+  get held(): number {
+    return Atomics.load(this.shared, 1);
+  }
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !ok(); i++) await sleep(5);
+  if (!ok()) throw new Error(`never: ${what}`);
+}
+
+// Linux, as CI and the Docker image: nice values are per thread there.
+t.test('build threads run below the serving thread', async (t) => {
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
+  const before = threadNices().filter((n) => n === BUILD_NICE).length;
+  const api = await startApi({ db, buildThreads: 2 });
+  t.teardown(() => api.close());
+  // Two cold bodies at once: each thread has built (and so started) by the time both answered.
+  const got = await Promise.all([VIS, `/projects/${W.project}/competitor-rankings`].map((p) => request(api.base + p, withKey(W.key))));
+  t.same(got.map((r) => r.status), [200, 200]);
+  await until('both build threads at their nice value', () => threadNices().filter((n) => n === BUILD_NICE).length >= before + 2);
+  t.ok(BUILD_NICE > 0, `build threads at nice ${BUILD_NICE}`);
+  t.equal(threadNices().filter((n) => n === BUILD_NICE).length - before, 2, 'both build threads, and no other thread, at BUILD_NICE');
+  t.ok(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[16]! !== String(BUILD_NICE), 'the serving thread keeps its priority');
+});
+
+t.test('past the bound, a request takes the rebuild under way when its body is within the bound: one build, not two', async (t) => {
+  const bound = 3000;
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
+  const gate = new ReplyGate();
+  const api = await startApi({ db, buildThreads: 1, startBuildThread: gate.start, maxStalenessMs: bound, rebuildCoalesceMs: 0 });
+  t.teardown(async () => {
+    gate.open();
+    await api.close();
+  });
+  if (!(api.service.builder instanceof ThreadBuilder)) throw new Error('expected build threads');
+  const builder = api.service.builder;
+  const get = (): Promise<Reply> => request(api.base + VIS, withKey(W.key));
+  const stats = api.service.cache.stats('visibility');
+
+  const asked = performance.now();
+  const first = await get();
+  t.equal(first.headers['cache-status'], undefined, 'a current body');
+  const builds = stats.builds;
+  await sleep(1200);
+  gate.close();
+  commit(projector); // A
+  const stale = await get();
+  t.same([stale.headers['cache-status'], runCount(stale)], [STALE_CACHE_STATUS, runCount(first)], 'within the bound: the old body, stale; its rebuild starts');
+  await until('the rebuild built, its answer held', () => gate.held === 1);
+  commit(projector); // B: not in the rebuild's snapshot
+  // The old body is past the bound now (counted from the first request: the server saw commit A no earlier);
+  // the rebuild, handed to its thread ~1.2 s later, is not.
+  await sleep(Math.max(0, asked + bound + 300 - performance.now()));
+  const misses = stats.misses;
+  const waiting = get();
+  await until('the request past the bound waits', () => stats.misses === misses + 1);
+  t.equal(builder.accounts().get(W.account)?.running, 1, 'it waits for the rebuild under way');
+  gate.open();
+  const r = await waiting;
+  t.equal(r.status, 200);
+  t.equal(runCount(r), runCount(first) + 1, 'the rebuild\'s body: commit A, not B');
+  t.equal(r.headers['cache-status'], STALE_CACHE_STATUS, 'which says it is stale');
+  t.equal(stats.builds, builds + 1, 'one build: it did not wait for another');
+  // The next rebuild comes as for any stale body, with everything committed.
+  for (let i = 0; i < 400; i++) {
+    const now = await get();
+    if (runCount(now) === runCount(first) + 2 && now.headers['cache-status'] === undefined) {
+      t.pass('then a body with both commits');
+      return;
+    }
+    await sleep(10);
+  }
+  t.fail('no body with both commits');
+});
