@@ -4,7 +4,9 @@
 //   the cache are not delayed by rebuilds;
 // - a request past the staleness bound that finds a rebuild under way takes that rebuild's body when
 //   it is within the bound (stale, saying so), rather than waiting for a second build: under a
-//   stream of commits every build ends behind the data, and a request would otherwise wait for two.
+//   stream of commits every build ends behind the data, and a request would otherwise wait for two;
+// - under a stream of batches each cached body is rebuilt at most once per coalescing time (counted
+//   builds), never once per batch.
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -133,4 +135,45 @@ t.test('past the bound, a request takes the rebuild under way when its body is w
     await sleep(10);
   }
   t.fail('no body with both commits');
+});
+
+t.test('under a stream of batches each cached body is rebuilt at most once per coalescing time, never once per batch', async (t) => {
+  const bound = 1000;
+  const coalesce = 250;
+  const { db, projector } = freshDb(t);
+  projector.applyBatch(asSource([...world(), run({ n: 1, brand: 1 })]));
+  const api = await startApi({ db, buildThreads: 1, maxStalenessMs: bound, rebuildCoalesceMs: coalesce });
+  t.teardown(() => api.close());
+  const bodies: Array<[path: string, route: string]> = [
+    [VIS, 'visibility'], [`/projects/${W.project}/competitor-rankings`, 'competitor-rankings'], [`/projects/${W.project}/visibility/timeseries`, 'timeseries'],
+  ];
+  const paths = bodies.map(([p]) => p);
+  const builds = (): number[] => bodies.map(([, route]) => api.service.cache.stats(route).builds);
+  for (const p of paths) t.equal((await request(api.base + p, withKey(W.key))).status, 200, `${p} cached`);
+  const before = builds();
+  let batches = 0;
+  let writing = true;
+  const started = performance.now();
+  const writer = (async () => {
+    while (writing) {
+      commit(projector);
+      batches += 1;
+      await sleep(20);
+    }
+  })();
+  let answers = 0;
+  while (performance.now() - started < 2000) {
+    const got = await Promise.all(paths.map((p) => request(api.base + p, withKey(W.key))));
+    for (const r of got) if (r.status !== 200) t.fail(`${r.status} ${r.text}`);
+    answers += got.length;
+  }
+  writing = false;
+  await writer;
+  const seconds = (performance.now() - started) / 1000;
+  const after = builds();
+  // At most one rebuild per body for each coalescing time that passed, and one more for the last.
+  const most = Math.ceil((seconds * 1000) / coalesce) + 1;
+  after.forEach((n, i) => t.ok(n - before[i]! <= most, `${paths[i]}: ${n - before[i]!} rebuilds for ${batches} batches in ${seconds.toFixed(1)} s (at most ${most})`));
+  t.ok(batches > most * 2, `the batches (${batches}) far outnumber what may be rebuilt`);
+  t.ok(answers > 0, `${answers} answers, all 200`);
 });
