@@ -136,8 +136,8 @@ export function liveTable(phases: PhaseResult[], drainSeconds: number, readRate:
     row('bodies built per second, without / with the stream; answers given stale per second with it', '', (p) =>
       [`${fmt(p.cache.quiet.buildsPerSecond, 0)} / ${fmt(p.cache.stream.buildsPerSecond, 0)}; ${fmt(p.cache.stream.stalePerSecond, 0)}`, null]),
     row('CPU while streaming, cores: host busy (of its cores)', '', (p) => [`${fmt(p.cpu.machineBusy, 2)} (of ${p.cpu.cores})`, null]),
-    row('- service: serving thread / ingest threads (Kafka, precompute) / other threads', '', (p) =>
-      [`${fmt(p.cpu.serving, 2)} / ${fmt(p.cpu.ingest, 2)} / ${fmt(p.cpu.otherService, 2)}`, null]),
+    row('- service: serving thread / ingest threads (Kafka, precompute) / build threads / other threads', '', (p) =>
+      [`${fmt(p.cpu.serving, 2)} / ${fmt(p.cpu.ingest, 2)} / ${fmt(p.cpu.build, 2)} / ${fmt(p.cpu.otherService, 2)}`, null]),
     row('- broker / bench process (producer, probes; autocannon) / rest of the host (wrk, other processes)', '', (p) =>
       [`${p.cpu.broker === null ? '-' : fmt(p.cpu.broker, 2)} / ${fmt(p.cpu.bench, 2)} / ${fmt(p.cpu.rest, 2)}`, null]),
   ].join('\n');

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { INGEST_NICE } from '../../src/lib/worker';
+import { BUILD_NICE, INGEST_NICE } from '../../src/lib/worker';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux builds for x86 and arm). */
 const TICKS = 100;
@@ -25,6 +25,8 @@ export interface CpuShare {
   machineBusy: number;
   serving: number;
   ingest: number;
+  /** The build threads (at BUILD_NICE). */
+  build: number;
   otherService: number;
   broker: number | null;
   bench: number;
@@ -85,8 +87,8 @@ export function cpuSnapshot(servicePid: number, brokerPid: number | null): CpuSn
 
 /**
  * Cores used between two snapshots. The service's threads: the serving thread (the process's main
- * thread), the ingest threads (at INGEST_NICE: the Kafka thread and its precompute thread), and the
- * rest (build threads, V8's and libuv's). A thread that started in between counts from 0.
+ * thread), the ingest threads (at INGEST_NICE: the Kafka thread and its precompute thread), the build
+ * threads (at BUILD_NICE), and the rest (V8's and libuv's). A thread that started in between counts from 0.
  */
 export function cpuShare(a: CpuSnapshot, b: CpuSnapshot, servicePid: number): CpuShare {
   const seconds = (b.at - a.at) / 1000;
@@ -94,19 +96,21 @@ export function cpuShare(a: CpuSnapshot, b: CpuSnapshot, servicePid: number): Cp
   const before = new Map(a.service.map((t) => [t.tid, t.ticks]));
   let serving = 0;
   let ingest = 0;
+  let build = 0;
   let otherService = 0;
   for (const t of b.service) {
     const used = t.ticks - (before.get(t.tid) ?? 0);
     if (t.tid === servicePid) serving += used;
     else if (t.nice === INGEST_NICE) ingest += used;
+    else if (t.nice === BUILD_NICE) build += used;
     else otherService += used;
   }
   const broker = a.brokerTicks === null || b.brokerTicks === null ? null : cores(b.brokerTicks - a.brokerTicks);
   const bench = (b.bench.user - a.bench.user + b.bench.system - a.bench.system) / 1e6 / seconds;
   const machineBusy = ((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * os.cpus().length;
-  const known = cores(serving + ingest + otherService) + (broker ?? 0) + bench;
+  const known = cores(serving + ingest + build + otherService) + (broker ?? 0) + bench;
   return {
-    cores: os.cpus().length, machineBusy, serving: cores(serving), ingest: cores(ingest), otherService: cores(otherService),
+    cores: os.cpus().length, machineBusy, serving: cores(serving), ingest: cores(ingest), build: cores(build), otherService: cores(otherService),
     broker, bench, rest: Math.max(0, machineBusy - known),
   };
 }

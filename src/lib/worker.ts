@@ -20,6 +20,15 @@ export const INGEST_HEAP_MB = 256;
 export const INGEST_NICE = 10;
 
 /**
+ * Nice value of serve's build threads: below the serving thread, so that answering from the cache
+ * (what most requests need) is run first when it wakes, however many rebuilds a stream of commits
+ * starts; above the ingest threads, so that the bodies requests wait for are built before more data
+ * is applied (the writer then applies larger batches, at less CPU an event). Under a concentrated
+ * stream at nice 0 the build threads took most of the service's CPU (docs/decisions.md).
+ */
+export const BUILD_NICE = 5;
+
+/**
  * Starts the thread of a pair: the module `parentFile` (its `__filename`: `<name>.ts`, the parent
  * side) runs `<name>.worker.ts` beside it, compiled `<name>.worker.js`. Taking the parent's own file
  * keeps every pair to that one naming rule (test/build/names.test.ts checks it). Run from the TypeScript

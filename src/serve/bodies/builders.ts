@@ -29,6 +29,19 @@ export function buildTimeOf(r: Ready): number {
   return buildTimes.get(r) ?? 0;
 }
 
+/**
+ * When each body built by this process was handed to what built it (performance.now() of the serving
+ * thread): its read snapshot began later, so every commit it lacks came after this time. How far
+ * behind the data it can be is counted from here (cache.ts), rather than from when the request that
+ * asked for it arrived, which under load may be long before (the job waited for a thread).
+ */
+const handedAt = new WeakMap<Ready, number>();
+
+/** A time before the read snapshot of `r` began (-Infinity when it was not built here). */
+export function builtAfter(r: Ready): number {
+  return handedAt.get(r) ?? -Infinity;
+}
+
 /** Turns a cache miss into ready bytes. */
 export interface Builder {
   /**
@@ -94,6 +107,7 @@ export class InlineBuilder implements Builder {
     try {
       const t0 = performance.now();
       const ready = buildReady(this.store, this.schemas, job.endpoint, job.args, job.scopes, this.cursorKey, this.snapshots);
+      handedAt.set(ready, t0);
       this.built += 1;
       const a = this.ledger.of(job.args.accountId);
       const ms = performance.now() - t0;
@@ -400,7 +414,9 @@ export class ThreadBuilder implements Builder {
       a.running -= 1;
       this.dispatch();
     };
+    const handed = performance.now();
     thread.run(w.job).then((ready) => {
+      handedAt.set(ready, handed);
       const ms = buildTimeOf(ready);
       this.built += 1;
       a.builds += 1;

@@ -7,6 +7,11 @@ import { BodySchemas } from './bodies';
 import { signingKey } from '../request/cursor';
 import { buildReady } from './ready-body';
 import type { BuildThreadData, WorkerJob, WorkerReply } from './builders';
+import { BUILD_NICE } from '../../lib/worker';
+import { lowerThreadPriority } from '../../lib/thread-priority';
+
+// Below the serving thread (BUILD_NICE): a rebuild never delays the answers the cache can give.
+lowerThreadPriority(BUILD_NICE);
 
 const data = workerData as BuildThreadData;
 const store = openReadStore(data.dbFile);

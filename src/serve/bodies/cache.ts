@@ -24,7 +24,7 @@ export function entrySize(r: Ready, key: string): number {
 export interface RouteStats {
   /** Requests answered from the cache, stale answers included. */
   hits: number;
-  /** Of the hits, answers with a body older than the data (within the staleness bound). */
+  /** Answers with a body older than the data (within the staleness bound): hits, and misses that took a rebuild begun before their data (cache.ts wait). */
   stale: number;
   /**
    * Of the hits, answers with a body built before the project's last commits, none of which changed
@@ -77,13 +77,15 @@ export interface Freshness {
   coalesceMs: number;
   /** No data committed after generation `gen` is older than this (Access.changedAfter), in now()'s ms. */
   changedAfter(gen: number): number;
+  /** No data missing from `r` was committed before this, in now()'s ms (builders.ts builtAfter; -Infinity: not known). */
+  builtAfter(r: Ready): number;
   now(): number;
   /** The builder's queue is past its bound: a background rebuild waits for a later request (stale bodies meanwhile). */
   busy(): boolean;
 }
 
 /** Exact bodies only (maxStalenessMs 0): what a cache without Access uses. */
-export const EXACT: Freshness = { maxStalenessMs: 0, coalesceMs: 0, changedAfter: () => -Infinity, now: () => 0, busy: () => false };
+export const EXACT: Freshness = { maxStalenessMs: 0, coalesceMs: 0, changedAfter: () => -Infinity, builtAfter: () => -Infinity, now: () => 0, busy: () => false };
 
 /**
  * How far behind a stale body is before a request starts its rebuild, at most half the bound: the
@@ -269,13 +271,23 @@ export class BodyCache {
       return { ready, stale: false };
     }
     const f = this.freshness;
-    const behind = f.now() - f.changedAfter(e.gen);
+    const behind = this.behind(e);
     if (fresh || f.maxStalenessMs <= 0 || e.catalog !== w.catalog || behind > f.maxStalenessMs) return undefined;
     this.touch(e, w.cacheKey, w.account);
     s.hits += 1;
     s.stale += 1;
     if (behind >= f.coalesceMs && !this.inFlight.has(w.cacheKey) && !f.busy()) this.start(w, true).promise.catch(() => {}); // its failure is the next request's
     return { ready: e.ready, stale: true };
+  }
+
+  /**
+   * How far behind the data an entry may be, in ms: since the first commit it lacks, of which two
+   * lower bounds are known: the end of the generation it was last known current in, and the moment
+   * its build was handed to a thread (its snapshot began later). The later of the two is the closer.
+   */
+  private behind(e: Entry): number {
+    const f = this.freshness;
+    return f.now() - Math.max(f.changedAfter(e.gen), f.builtAfter(e.ready));
   }
 
   /** The cached body when it may be served (cached), else the shared build of one at least as new as w.dataVersion. */
@@ -303,7 +315,24 @@ export class BodyCache {
         throw e;
       }
       if (ready.version >= w.dataVersion || f.dataVersion >= w.dataVersion) return { ready, stale: false };
+      // The build it waited for began before w's data was committed (a rebuild started by an earlier
+      // request). Its body is what the cache now holds: when that is within the bound, it is served
+      // (stale, saying so) as any cached body within the bound is, rather than waiting for one more
+      // build. Under a stream of commits every build ends behind the data, so otherwise a request
+      // past the bound would wait for two builds.
+      const within = this.withinBound(w, ready, fresh);
+      if (within) return within;
     }
+  }
+
+  /** `ready` as a stale answer to w when the cache holds it as the key's body and it may be served (cached's rules). */
+  private withinBound(w: Want, ready: Ready, fresh: boolean): Answer | undefined {
+    const e = this.lru.peek(w.cacheKey);
+    const f = this.freshness;
+    if (fresh || f.maxStalenessMs <= 0 || !e || e.ready !== ready || e.catalog !== w.catalog || this.behind(e) > f.maxStalenessMs) return undefined;
+    this.touch(e, w.cacheKey, w.account);
+    this.stats(w.route).stale += 1;
+    return { ready, stale: true };
   }
 
   /**

@@ -2,7 +2,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint, ReadArgs } from '../../readmodels';
 import type { Access } from './access';
 import type { DataVersion } from '../bodies/ready-body';
-import type { Builder } from '../bodies/builders';
+import { builtAfter, type Builder } from '../bodies/builders';
 import { COALESCE_MS, type Answer, type BodyCache, type Freshness, type Want } from '../bodies/cache';
 import { cursorArg, type SigningKey } from '../request/cursor';
 import { httpError, type HttpError } from '../request/errors';
@@ -42,6 +42,7 @@ export function freshness(access: Access, builder: Builder, maxStalenessMs: numb
     maxStalenessMs,
     coalesceMs: Math.min(coalesceMs, maxStalenessMs / 2),
     changedAfter: (gen) => access.changedAfter(gen),
+    builtAfter,
     now: () => performance.now(),
     busy: () => builder.busy(),
   };
