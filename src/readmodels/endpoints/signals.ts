@@ -2,11 +2,12 @@
 // across the project's slices, with the false discovery rate controlled (docs/metrics.md#signals).
 import type { Signal, Signals } from '../bodies.gen';
 import { previousPeriod } from '../comparison';
-import { countingOf, counts, type Counting } from '../counted-runs';
+import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, engineNames, projectName, runTallies, segmentPrompts, trackedCompetitors, type ReadStore,
+  activeSegments, compareStrings, dimsByNumber, engineNames, keyNumbers, PAIR_SPAN, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
+  type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
 
@@ -56,13 +57,16 @@ export function comparedWindow(current: Window, start: string | null, end: strin
   return start !== null && end !== null ? { start, end } : previousPeriod(current);
 }
 
-/** One period's counted runs of a slice and the runs of it naming each entity (by its place: 0 the brand, then the tracked competitors). */
+/**
+ * A slice's counted runs and the runs of it naming each entity (by its place: 0 the brand, then the
+ * tracked competitors), in each period: [0] the range, [1] the period compared with.
+ */
 interface Cell {
   engine: string | null;
   segment: string | null;
   country: string | null;
-  runs: number;
-  mentioned: number[];
+  runs: [number, number];
+  mentioned: [number[], number[]];
 }
 
 type Key = [engine: string | null, segment: string | null, country: string | null];
@@ -77,39 +81,107 @@ function sliceKeys(engineId: string, segments: readonly string[], country: strin
   return out;
 }
 
+/** What the rows' numbers (keys.n) stand for: the counted engines and prompts, the tracked competitors' places, the dims numbers' countries. */
+interface Numbers {
+  engines: ReadonlyMap<number, string>;
+  prompts: ReadonlyMap<number, string>;
+  places: ReadonlyMap<number, number>;
+  countries: ReadonlyMap<number, string>;
+}
+
 /**
- * A period's cells by slice key, from the tallies under the counting rule. The cells of an engine,
- * prompt and country are found once (a hit tally names the same ones as its run tally), and each
- * cell counts its entities by place: a tally adds to a dozen cells, not a dozen keys made and hashed.
+ * Both periods' cells by slice key, from the stored sums' rows (signalRows). Each row is first added
+ * to its engine, prompt and country's sums (a flat list per period: runs, then the runs naming each
+ * entity by place), and each of those adds to its dozen cells once at the end: a year's rows cost an
+ * index and an addition each, not a dozen. A row of an engine or prompt that does not count (the
+ * counting rule, the engine filter) is skipped; the sums are integers, so no order of rows changes them.
  */
-function cellsOf(store: ReadStore, projectId: string, w: Window, keep: (engineId: string, promptId: string) => boolean,
-  segmentsOf: ReadonlyMap<string, readonly string[]>, entities: ReadonlyMap<string, number>): Map<string, Cell> {
+function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window, Window], numbers: Numbers,
+  segmentsOf: ReadonlyMap<string, readonly string[]>): Map<string, Cell> {
+  const width = numbers.places.size + 2; // runs, the brand, each competitor
+  const countryAt = new Map<string, number>([['', 0]]);
+  const countryIndex = (country: string): number => {
+    let i = countryAt.get(country);
+    if (i === undefined) countryAt.set(country, (i = countryAt.size));
+    return i;
+  };
+  const dimsCountry = new Map<number, number>();
+  for (const [n, country] of numbers.countries) dimsCountry.set(n, countryIndex(country));
+  // A sums' key per (pair, country): its pair's slot (-1: the pair does not count), then per country the key.
+  const slotOf = new Map<number, number>();
+  const pairs: number[] = [];
+  const keysOfSlot: number[][] = [];
+  const keyPair: number[] = [];
+  const keyCountry: number[] = [];
+  const sums: [number[], number[]] = [[], []];
+  const keyOf = (pair: number, country: number): number => {
+    let slot = slotOf.get(pair);
+    if (slot === undefined) {
+      const counted = numbers.engines.has(Math.floor(pair / PAIR_SPAN)) && numbers.prompts.has(pair % PAIR_SPAN);
+      slotOf.set(pair, (slot = counted ? pairs.push(pair) - 1 : -1));
+      if (counted) keysOfSlot.push([]);
+    }
+    if (slot < 0) return -1;
+    const keys = keysOfSlot[slot]!;
+    let key = keys[country];
+    if (key === undefined) {
+      keys[country] = key = keyPair.push(pair) - 1;
+      keyCountry.push(country);
+      for (const acc of sums) for (let e = 0; e < width; e++) acc.push(0);
+    }
+    return key;
+  };
+  periods.forEach((w, side) => {
+    const acc = sums[side]!;
+    const rows = signalRows(store, projectId, w.start, w.end);
+    const add = <W extends number | string>(reads: ReadonlyArray<SignalRead<W>>, countryOf: (where: W) => number, hits: boolean): void => {
+      for (const { sign, columns: [pair, where, third, fourth] } of reads) {
+        for (let i = 0; i < pair.length; i++) {
+          const key = keyOf(pair[i]!, countryOf(where[i]!));
+          if (key < 0) continue;
+          const at = key * width;
+          if (hits) {
+            const place = numbers.places.get(third[i]!);
+            if (place !== undefined) acc[at + 1 + place]! += sign * fourth[i]!;
+          } else {
+            acc[at]! += sign * third[i]!;
+            acc[at + 1]! += sign * fourth[i]!;
+          }
+        }
+      }
+    };
+    const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
+    add(rows.days, byDims, false);
+    add(rows.months, countryIndex, false);
+    add(rows.dayHits, byDims, true);
+    add(rows.monthHits, countryIndex, true);
+  });
+
+  const countryName = [...countryAt.keys()];
   const cells = new Map<string, Cell>();
   const cell = ([engine, segment, country]: Key): Cell => {
     const key = `${engine ?? ''} ${segment ?? ''} ${country ?? ''}`;
     let c = cells.get(key);
-    if (!c) cells.set(key, (c = { engine, segment, country, runs: 0, mentioned: new Array<number>(entities.size + 1).fill(0) }));
+    if (!c) {
+      const zeros = (): number[] => new Array<number>(width - 1).fill(0);
+      cells.set(key, (c = { engine, segment, country, runs: [0, 0], mentioned: [zeros(), zeros()] }));
+    }
     return c;
   };
-  const cellsOfTally = new Map<string, Cell[]>();
-  const cellsFor = (e: string, p: string, country: string): Cell[] => {
-    const id = `${e} ${p} ${country}`;
-    let list = cellsOfTally.get(id);
-    if (list === undefined) cellsOfTally.set(id, (list = sliceKeys(e, segmentsOf.get(p) ?? [], country).map(cell)));
-    return list;
-  };
-  const t = runTallies(store, projectId, w.start, w.end);
-  for (const [e, p, country, runs, brand] of t.runs) {
-    if (!keep(e, p)) continue;
-    for (const c of cellsFor(e, p, country)) {
-      c.runs += runs;
-      c.mentioned[0]! += brand;
-    }
-  }
-  for (const [e, p, country, competitor, n] of t.hits) {
-    const at = entities.get(competitor);
-    if (at === undefined || !keep(e, p)) continue;
-    for (const c of cellsFor(e, p, country)) c.mentioned[at]! += n;
+  for (let key = 0; key < keyPair.length; key++) {
+    const at = key * width;
+    // A key whose runs are none in both periods has no slice (as the runs themselves would give none).
+    if (sums[0][at] === 0 && sums[1][at] === 0) continue;
+    const pair = keyPair[key]!;
+    const promptId = numbers.prompts.get(pair % PAIR_SPAN)!;
+    const list = sliceKeys(numbers.engines.get(Math.floor(pair / PAIR_SPAN))!, segmentsOf.get(promptId) ?? [], countryName[keyCountry[key]!]!).map(cell);
+    sums.forEach((acc, side) => {
+      for (const c of list) {
+        c.runs[side] += acc[at]!;
+        const m = c.mentioned[side]!;
+        for (let e = 1; e < width; e++) m[e - 1]! += acc[at + e]!;
+      }
+    });
   }
   return cells;
 }
@@ -157,29 +229,37 @@ interface Slice extends SliceCounts {
 function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | null, current: Window, previous: Window): { tested: number; skipped: number; signals: Signal[] } {
   const counting: Counting = countingOf(store, projectId);
   const engines = engineIds === null ? null : new Set(engineIds);
-  const keep = (e: string, p: string): boolean => counts(counting, engines, e, p);
   const segments = new Map(activeSegments(store, projectId).map((s) => [s.id, s.name]));
   const segmentsOf = new Map<string, string[]>();
   for (const { segment_id: s, prompt_id: p } of segmentPrompts(store, projectId)) {
     if (segments.has(s)) segmentsOf.set(p, [...(segmentsOf.get(p) ?? []), s]);
   }
   const competitors = trackedCompetitors(store, projectId);
-  const tracked = new Set(competitors.map((c) => c.id));
-  // Each tracked competitor's place in a cell's counts (0 is the brand's).
-  const entities = new Map([...tracked].map((id, i) => [id, i + 1]));
-  const now = cellsOf(store, projectId, current, keep, segmentsOf, entities);
-  const before = cellsOf(store, projectId, previous, keep, segmentsOf, entities);
+  const tracked = [...new Set(competitors.map((c) => c.id))];
+  const numbered = keyNumbers(store, [...counting.engines, ...counting.prompts, ...tracked]);
+  const numbers = (ids: Iterable<string>): Map<number, string> => {
+    const out = new Map<number, string>();
+    for (const id of ids) {
+      const n = numbered.get(id);
+      if (n !== undefined) out.set(n, id);
+    }
+    return out;
+  };
+  const cells = cellsOf(store, projectId, [current, previous], {
+    engines: numbers([...counting.engines].filter((e) => engines === null || engines.has(e))),
+    prompts: numbers(counting.prompts),
+    // Each tracked competitor's place in a cell's counts (0 is the brand's).
+    places: new Map(tracked.flatMap((id, i) => (numbered.has(id) ? [[numbered.get(id)!, i + 1] as const] : []))),
+    countries: new Map([...dimsByNumber(store, projectId)].map(([n, [country]]) => [n, country ?? ''])),
+  }, segmentsOf);
 
   // Every slice with counted runs in either period, for the brand and each tracked competitor.
   const slices: Slice[] = [];
-  for (const key of new Set([...now.keys(), ...before.keys()])) {
-    const a = now.get(key);
-    const b = before.get(key);
-    const where = (a ?? b)!;
+  for (const c of cells.values()) {
     ['', ...tracked].forEach((entity, i) => {
       slices.push({
-        entity, engine: where.engine, segment: where.segment, country: where.country,
-        x1: a?.mentioned[i] ?? 0, n1: a?.runs ?? 0, x2: b?.mentioned[i] ?? 0, n2: b?.runs ?? 0,
+        entity, engine: c.engine, segment: c.segment, country: c.country,
+        x1: c.mentioned[0][i]!, n1: c.runs[0], x2: c.mentioned[1][i]!, n2: c.runs[1],
       });
     });
   }

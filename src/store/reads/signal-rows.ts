@@ -1,0 +1,130 @@
+// The rows signals sums its slices from (src/readmodels/endpoints/signals.ts), as they are stored:
+// slice_days and slice_hits (migration 022) for a range's ragged days, slice_months and
+// slice_month_hits (migration 023) for its whole months (monthSplit). Not grouped in SQL: a GROUP BY
+// sorts every row it reads (~0.3 us a row), and rows handed to JS as arrays cost ~1.5 us each; a
+// read's columns as one comma-separated text each cost ~0.2 us a row to build and parse, and the
+// caller adds each row to its sums directly (integers: the sums do not depend on the order).
+import { addDays } from '../../lib/time';
+import { KEY_OF } from '../keys';
+import { nextMonth, periodEnd } from '../periods';
+import type { ReadStore } from '../read-store';
+
+/**
+ * An engine's and a prompt's numbers (keys.n) as one number, a row's first column: engine *
+ * PAIR_SPAN + prompt (keys.n stays far below it, so the product stays an exact integer).
+ */
+export const PAIR_SPAN = 2 ** 26;
+
+/** A read's columns, row i being the i-th value of each. */
+export type SignalColumns<W extends number | string> = [pair: number[], where: W[], third: number[], fourth: number[]];
+
+/** One read's columns and whether its sums add (1) or are taken away (-1). */
+export interface SignalRead<W extends number | string> {
+  sign: 1 | -1;
+  columns: SignalColumns<W>;
+}
+
+/**
+ * A range's rows, every engine, prompt and competitor by its number (keys.n): the counting rule is
+ * the caller's. Each list holds reads (signalPieces) with their sign:
+ * - days: pair (PAIR_SPAN), dims number (0: none), runs, runs naming the brand;
+ * - dayHits: pair, dims number, competitor, runs naming it;
+ * - months: pair, country ('' none), runs, runs naming the brand;
+ * - monthHits: pair, country, competitor, runs naming it.
+ */
+export interface SignalRows {
+  days: Array<SignalRead<number>>;
+  dayHits: Array<SignalRead<number>>;
+  months: Array<SignalRead<string>>;
+  monthHits: Array<SignalRead<string>>;
+}
+
+/** Each of four columns of the rows as a JSON list. */
+const columns = (values: readonly string[], from: string, when: string): string =>
+  `SELECT ${values.map((v) => `coalesce('[' || group_concat(${v}) || ']', '[]')`).join(', ')}
+  FROM ${from} s WHERE s.project = ${KEY_OF} AND ${when} BETWEEN ? AND ?`;
+
+const PAIR = `s.engine * ${PAIR_SPAN} + s.prompt`;
+const DAYS = columns([PAIR, 's.dims', 's.runs', 's.brand_runs'], 'slice_days', 's.day');
+const DAY_HITS = columns([PAIR, 's.dims', 's.competitor', 's.runs'], 'slice_hits', 's.day');
+const MONTHS = columns([PAIR, 'json_quote(s.country)', 's.runs', 's.brand_runs'], 'slice_months', 's.month');
+const MONTH_HITS = columns([PAIR, 'json_quote(s.country)', 's.competitor', 's.runs'], 'slice_month_hits', 's.month');
+
+/** Whether the project has runs on any day of from..to. */
+const ANY_DAY = `SELECT 1 FROM slice_days s WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ? LIMIT 1`;
+
+function read<W extends number | string>(store: ReadStore, sql: string, projectId: string, from: string, to: string, sign: 1 | -1): SignalRead<W> {
+  const texts = store.rows<[string, string, string, string]>(sql, projectId, from, to)[0]!;
+  return { sign, columns: texts.map((t) => JSON.parse(t) as unknown) as SignalColumns<W> };
+}
+
+/**
+ * What a month's rows cost against a day's, in days: a pair's month is a row per country its runs
+ * name (~5) and a day a row per run (~1 a pair at one run group a day). On the medium tier (300
+ * prompts x 6 engines) a month is ~46k rows with the competitors' and a day ~5.5k: ~8 days.
+ */
+export const MONTH_COST_DAYS = 8;
+
+/** A piece of a range: a month's row ('month': `from` its first day) or days from..to, added or taken away. */
+export interface SignalPiece {
+  kind: 'month' | 'days';
+  from: string;
+  to: string;
+  sign: 1 | -1;
+}
+
+const dayCount = (from: string, to: string): number => (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+
+/**
+ * start..end as pieces, month by month: a month the range covers whole is its month row; a month it
+ * covers in part is its days, or its month row less the days it leaves out when those are fewer by
+ * more than a month row's cost (MONTH_COST_DAYS). The sums are integers, so both give the same.
+ * `openEnd`: no day of end's month after `end` has runs, so leaving those days out costs nothing.
+ */
+export function signalPieces(start: string, end: string, openEnd: boolean): SignalPiece[] {
+  const out: SignalPiece[] = [];
+  for (let month = `${start.slice(0, 8)}01`; month <= end; month = nextMonth(month)) {
+    const last = periodEnd(month, 'month');
+    const [from, to] = [start > month ? start : month, end < last ? end : last];
+    const before = from > month ? dayCount(month, addDays(from, -1)) : 0;
+    const after = to < last && !openEnd ? dayCount(addDays(to, 1), last) : 0;
+    if (from === month && (to === last || openEnd)) {
+      out.push({ kind: 'month', from: month, to: month, sign: 1 });
+    } else if (MONTH_COST_DAYS + before + after < dayCount(from, to)) {
+      out.push({ kind: 'month', from: month, to: month, sign: 1 });
+      if (before > 0) out.push({ kind: 'days', from: month, to: addDays(from, -1), sign: -1 });
+      if (after > 0) out.push({ kind: 'days', from: addDays(to, 1), to: last, sign: -1 });
+    } else {
+      out.push({ kind: 'days', from, to, sign: 1 });
+    }
+  }
+  return out;
+}
+
+/**
+ * The project's rows of start..end (inclusive), by signalPieces. When no day of end's month after
+ * `end` has runs (the current month, most often), that month's row holds the sums of its days up to
+ * `end`: the range's last month is whole from its first day on, and in part at a lower cost.
+ */
+export function signalRows(store: ReadStore, projectId: string, start: string, end: string): SignalRows {
+  const monthEnd = periodEnd(`${end.slice(0, 8)}01`, 'month');
+  const openEnd = monthEnd === end || store.value<number>(ANY_DAY, projectId, addDays(end, 1), monthEnd) === undefined;
+  const rows: SignalRows = { days: [], dayHits: [], months: [], monthHits: [] };
+  for (const p of signalPieces(start, end, openEnd)) {
+    if (p.kind === 'month') {
+      rows.months.push(read<string>(store, MONTHS, projectId, p.from, p.to, p.sign));
+      rows.monthHits.push(read<string>(store, MONTH_HITS, projectId, p.from, p.to, p.sign));
+    } else {
+      rows.days.push(read<number>(store, DAYS, projectId, p.from, p.to, p.sign));
+      rows.dayHits.push(read<number>(store, DAY_HITS, projectId, p.from, p.to, p.sign));
+    }
+  }
+  return rows;
+}
+
+const KEY_NUMBERS = 'SELECT k.id, k.n FROM keys k WHERE k.id IN (SELECT value FROM json_each(?))';
+
+/** The numbers (keys.n) of these ids, by id: an id no stored row names has none. */
+export function keyNumbers(store: ReadStore, ids: readonly string[]): Map<string, number> {
+  return new Map(store.rows<[string, number]>(KEY_NUMBERS, JSON.stringify(ids)));
+}
