@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { openDb, Projector, ReadStore, type Db } from '../../src/store';
-import { PAIR_SPAN, signalPieces, signalRows, type SignalRead } from '../../src/store/reads';
+import { pairSpan, signalPieces, signalRows, type SignalRead } from '../../src/store/reads';
 import { asSource, run, W, world, type Ev } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 
@@ -65,13 +65,14 @@ t.test("the pieces' signed sums per engine, prompt and country are the range's d
   const db = project(path.join(dir, 'w.db'), events());
   t.teardown(() => db.close());
   const store = new ReadStore(db);
+  const span = pairSpan(store);
   const countryOf = new Map(db.prepare('SELECT n, country FROM dims').raw().all() as Array<[number, string]>);
   const byKey = (out: Map<string, number>, reads: ReadonlyArray<SignalRead<number | string>>, hits: boolean): void => {
     for (const { sign, columns: [pair, where, third, fourth] } of reads) {
       for (let i = 0; i < pair.length; i++) {
         const country = typeof where[i] === 'string' ? where[i] as string : countryOf.get(where[i] as number) ?? '';
-        const e = Math.floor(pair[i]! / PAIR_SPAN);
-        const p = pair[i]! % PAIR_SPAN;
+        const e = Math.floor(pair[i]! / span);
+        const p = pair[i]! % span;
         const keys = hits ? [`${e} ${p} ${country} c${third[i]!}`] : [`${e} ${p} ${country} runs`, `${e} ${p} ${country} brand`];
         const values = hits ? [fourth[i]!] : [third[i]!, fourth[i]!];
         keys.forEach((k, j) => out.set(k, (out.get(k) ?? 0) + sign * values[j]!));
@@ -100,7 +101,7 @@ t.test("the pieces' signed sums per engine, prompt and country are the range's d
   for (const start of bounds) {
     for (const end of bounds) {
       if (end < start) continue;
-      const rows = signalRows(store, W.project, start, end);
+      const rows = signalRows(store, W.project, start, end, span);
       const out = new Map<string, number>();
       byKey(out, rows.days, false);
       byKey(out, rows.months, false);

@@ -6,7 +6,7 @@ import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, dimsByNumber, engineNames, keyNumbers, PAIR_SPAN, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
+  activeSegments, compareStrings, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
   type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
@@ -69,18 +69,6 @@ interface Cell {
   mentioned: [number[], number[]];
 }
 
-type Key = [engine: string | null, segment: string | null, country: string | null];
-
-/**
- * The slices a run of this engine, prompt and country ('' none) belongs to: its engine or all, x each
- * of its prompt's segments or all, x its country or all (a run naming no country is in no country's slice).
- */
-function sliceKeys(engineId: string, segments: readonly string[], country: string): Key[] {
-  const out: Key[] = [];
-  for (const e of [null, engineId]) for (const s of [null, ...segments]) for (const c of country === '' ? [null] : [null, country]) out.push([e, s, c]);
-  return out;
-}
-
 /** What the rows' numbers (keys.n) stand for: the counted engines and prompts, the tracked competitors' places, the dims numbers' countries. */
 interface Numbers {
   engines: ReadonlyMap<number, string>;
@@ -90,14 +78,16 @@ interface Numbers {
 }
 
 /**
- * Both periods' cells by slice key, from the stored sums' rows (signalRows). Each row is first added
- * to its engine, prompt and country's sums (a flat list per period: runs, then the runs naming each
- * entity by place), and each of those adds to its dozen cells once at the end: a year's rows cost an
- * index and an addition each, not a dozen. A row of an engine or prompt that does not count (the
- * counting rule, the engine filter) is skipped; the sums are integers, so no order of rows changes them.
+ * Both periods' cells, from the stored sums' rows (signalRows), in three steps of integer sums (no
+ * order of rows changes them). Each row adds to its engine, prompt and country's sums (runs, then
+ * the runs naming each entity by place); each of those adds to its engine's, country's ('' none) and
+ * each of its prompt's segments' or all's; and those to the slices of their engine or all and their
+ * country or all (a run naming no country is in no country's slice). A year's rows cost an index and
+ * an addition each. A row of an engine or prompt that does not count (the counting rule, the engine
+ * filter) is skipped; a slice is made only where runs are, in either period.
  */
 function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window, Window], numbers: Numbers,
-  segmentsOf: ReadonlyMap<string, readonly string[]>): Map<string, Cell> {
+  segmentsOf: ReadonlyMap<string, readonly string[]>, segmentIds: readonly string[]): Cell[] {
   const width = numbers.places.size + 2; // runs, the brand, each competitor
   const countryAt = new Map<string, number>([['', 0]]);
   const countryIndex = (country: string): number => {
@@ -107,25 +97,37 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
   };
   const dimsCountry = new Map<number, number>();
   for (const [n, country] of numbers.countries) dimsCountry.set(n, countryIndex(country));
+  const engineIds = [...numbers.engines.values()];
+  const engineAt = new Map(engineIds.map((id, i) => [id, i]));
+  const segmentAt = new Map(segmentIds.map((id, i) => [id, i + 1])); // 0: all segments
+  const span = pairSpan(store);
+
   // A sums' key per (pair, country): its pair's slot (-1: the pair does not count), then per country the key.
   const slotOf = new Map<number, number>();
-  const pairs: number[] = [];
+  const slotEngine: number[] = [];
+  const slotSegments: number[][] = [];
   const keysOfSlot: number[][] = [];
-  const keyPair: number[] = [];
+  const keySlot: number[] = [];
   const keyCountry: number[] = [];
   const sums: [number[], number[]] = [[], []];
   const keyOf = (pair: number, country: number): number => {
     let slot = slotOf.get(pair);
     if (slot === undefined) {
-      const counted = numbers.engines.has(Math.floor(pair / PAIR_SPAN)) && numbers.prompts.has(pair % PAIR_SPAN);
-      slotOf.set(pair, (slot = counted ? pairs.push(pair) - 1 : -1));
-      if (counted) keysOfSlot.push([]);
+      const engine = Math.floor(pair / span);
+      const engineId = numbers.engines.get(engine);
+      const promptId = numbers.prompts.get(pair - engine * span);
+      slot = engineId === undefined || promptId === undefined ? -1 : slotEngine.push(engineAt.get(engineId)!) - 1;
+      if (slot >= 0) {
+        slotSegments.push([0, ...(segmentsOf.get(promptId!) ?? []).map((id) => segmentAt.get(id)!)]);
+        keysOfSlot.push([]);
+      }
+      slotOf.set(pair, slot);
     }
     if (slot < 0) return -1;
     const keys = keysOfSlot[slot]!;
     let key = keys[country];
     if (key === undefined) {
-      keys[country] = key = keyPair.push(pair) - 1;
+      keys[country] = key = keySlot.push(slot) - 1;
       keyCountry.push(country);
       for (const acc of sums) for (let e = 0; e < width; e++) acc.push(0);
     }
@@ -133,7 +135,7 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
   };
   periods.forEach((w, side) => {
     const acc = sums[side]!;
-    const rows = signalRows(store, projectId, w.start, w.end);
+    const rows = signalRows(store, projectId, w.start, w.end, span);
     const add = <W extends number | string>(reads: ReadonlyArray<SignalRead<W>>, countryOf: (where: W) => number, hits: boolean): void => {
       for (const { sign, columns: [pair, where, third, fourth] } of reads) {
         for (let i = 0; i < pair.length; i++) {
@@ -157,33 +159,52 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
     add(rows.monthHits, countryIndex, true);
   });
 
-  const countryName = [...countryAt.keys()];
-  const cells = new Map<string, Cell>();
-  const cell = ([engine, segment, country]: Key): Cell => {
-    const key = `${engine ?? ''} ${segment ?? ''} ${country ?? ''}`;
-    let c = cells.get(key);
-    if (!c) {
-      const zeros = (): number[] => new Array<number>(width - 1).fill(0);
-      cells.set(key, (c = { engine, segment, country, runs: [0, 0], mentioned: [zeros(), zeros()] }));
-    }
-    return c;
-  };
-  for (let key = 0; key < keyPair.length; key++) {
+  // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.
+  const [nE, nS, nC] = [engineIds.length, segmentIds.length + 1, countryAt.size];
+  const base: [Float64Array, Float64Array] = [new Float64Array(nE * nS * nC * width), new Float64Array(nE * nS * nC * width)];
+  const present = new Uint8Array(nE * nS * nC);
+  for (let key = 0; key < keySlot.length; key++) {
     const at = key * width;
     // A key whose runs are none in both periods has no slice (as the runs themselves would give none).
     if (sums[0][at] === 0 && sums[1][at] === 0) continue;
-    const pair = keyPair[key]!;
-    const promptId = numbers.prompts.get(pair % PAIR_SPAN)!;
-    const list = sliceKeys(numbers.engines.get(Math.floor(pair / PAIR_SPAN))!, segmentsOf.get(promptId) ?? [], countryName[keyCountry[key]!]!).map(cell);
-    sums.forEach((acc, side) => {
-      for (const c of list) {
-        c.runs[side] += acc[at]!;
-        const m = c.mentioned[side]!;
-        for (let e = 1; e < width; e++) m[e - 1]! += acc[at + e]!;
-      }
-    });
+    const slot = keySlot[key]!;
+    for (const s of slotSegments[slot]!) {
+      const b = (slotEngine[slot]! * nS + s) * nC + keyCountry[key]!;
+      present[b] = 1;
+      for (let side = 0; side < 2; side++) for (let e = 0; e < width; e++) base[side]![b * width + e]! += sums[side]![at + e]!;
+    }
   }
-  return cells;
+  // The slices: engine (0 all, then each), segment, country (0 all, then each but none).
+  const countryNames = [...countryAt.keys()];
+  const cells = new Map<number, Cell>();
+  for (let e = 0; e < nE; e++) {
+    for (let s = 0; s < nS; s++) {
+      for (let c = 0; c < nC; c++) {
+        const b = (e * nS + s) * nC + c;
+        if (present[b] === 0) continue;
+        for (const ce of [0, e + 1]) {
+          for (const cc of c === 0 ? [0] : [0, c]) {
+            const at = (ce * nS + s) * nC + cc;
+            let cell = cells.get(at);
+            if (cell === undefined) {
+              const zeros = (): number[] => new Array<number>(width - 1).fill(0);
+              cells.set(at, (cell = {
+                engine: ce === 0 ? null : engineIds[e]!, segment: s === 0 ? null : segmentIds[s - 1]!, country: cc === 0 ? null : countryNames[c]!,
+                runs: [0, 0], mentioned: [zeros(), zeros()],
+              }));
+            }
+            for (let side = 0; side < 2; side++) {
+              const from = base[side]!;
+              cell.runs[side] += from[b * width]!;
+              const m = cell.mentioned[side]!;
+              for (let x = 1; x < width; x++) m[x - 1]! += from[b * width + x]!;
+            }
+          }
+        }
+      }
+    }
+  }
+  return [...cells.values()];
 }
 
 /** A slice's counts in both periods: x1 of n1 now, x2 of n2 before. */
@@ -251,11 +272,11 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
     // Each tracked competitor's place in a cell's counts (0 is the brand's).
     places: new Map(tracked.flatMap((id, i) => (numbered.has(id) ? [[numbered.get(id)!, i + 1] as const] : []))),
     countries: new Map([...dimsByNumber(store, projectId)].map(([n, [country]]) => [n, country ?? ''])),
-  }, segmentsOf);
+  }, segmentsOf, [...segments.keys()]);
 
   // Every slice with counted runs in either period, for the brand and each tracked competitor.
   const slices: Slice[] = [];
-  for (const c of cells.values()) {
+  for (const c of cells) {
     ['', ...tracked].forEach((entity, i) => {
       slices.push({
         entity, engine: c.engine, segment: c.segment, country: c.country,

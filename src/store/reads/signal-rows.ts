@@ -10,10 +10,15 @@ import { nextMonth, periodEnd } from '../periods';
 import type { ReadStore } from '../read-store';
 
 /**
- * An engine's and a prompt's numbers (keys.n) as one number, a row's first column: engine *
- * PAIR_SPAN + prompt (keys.n stays far below it, so the product stays an exact integer).
+ * An engine's and a prompt's numbers (keys.n) as one number, a row's first column: engine * span +
+ * prompt, the span above every keys.n. A few thousand keys make a small integer (a small-integer key
+ * hashes several times faster than a larger number's); any number of them an exact one.
  */
-export const PAIR_SPAN = 2 ** 26;
+const SPAN = 'SELECT coalesce(max(n), 0) + 1 FROM keys';
+
+export function pairSpan(store: ReadStore): number {
+  return store.value<number>(SPAN)!;
+}
 
 /** A read's columns, row i being the i-th value of each. */
 export type SignalColumns<W extends number | string> = [pair: number[], where: W[], third: number[], fourth: number[]];
@@ -27,7 +32,7 @@ export interface SignalRead<W extends number | string> {
 /**
  * A range's rows, every engine, prompt and competitor by its number (keys.n): the counting rule is
  * the caller's. Each list holds reads (signalPieces) with their sign:
- * - days: pair (PAIR_SPAN), dims number (0: none), runs, runs naming the brand;
+ * - days: pair (pairSpan), dims number (0: none), runs, runs naming the brand;
  * - dayHits: pair, dims number, competitor, runs naming it;
  * - months: pair, country ('' none), runs, runs naming the brand;
  * - monthHits: pair, country, competitor, runs naming it.
@@ -44,7 +49,7 @@ const columns = (values: readonly string[], from: string, when: string): string 
   `SELECT ${values.map((v) => `coalesce('[' || group_concat(${v}) || ']', '[]')`).join(', ')}
   FROM ${from} s WHERE s.project = ${KEY_OF} AND ${when} BETWEEN ? AND ?`;
 
-const PAIR = `s.engine * ${PAIR_SPAN} + s.prompt`;
+const PAIR = 's.engine * ? + s.prompt';
 const DAYS = columns([PAIR, 's.dims', 's.runs', 's.brand_runs'], 'slice_days', 's.day');
 const DAY_HITS = columns([PAIR, 's.dims', 's.competitor', 's.runs'], 'slice_hits', 's.day');
 const MONTHS = columns([PAIR, 'json_quote(s.country)', 's.runs', 's.brand_runs'], 'slice_months', 's.month');
@@ -53,8 +58,8 @@ const MONTH_HITS = columns([PAIR, 'json_quote(s.country)', 's.competitor', 's.ru
 /** Whether the project has runs on any day of from..to. */
 const ANY_DAY = `SELECT 1 FROM slice_days s WHERE s.project = ${KEY_OF} AND s.day BETWEEN ? AND ? LIMIT 1`;
 
-function read<W extends number | string>(store: ReadStore, sql: string, projectId: string, from: string, to: string, sign: 1 | -1): SignalRead<W> {
-  const texts = store.rows<[string, string, string, string]>(sql, projectId, from, to)[0]!;
+function read<W extends number | string>(store: ReadStore, sql: string, span: number, projectId: string, from: string, to: string, sign: 1 | -1): SignalRead<W> {
+  const texts = store.rows<[string, string, string, string]>(sql, span, projectId, from, to)[0]!;
   return { sign, columns: texts.map((t) => JSON.parse(t) as unknown) as SignalColumns<W> };
 }
 
@@ -102,21 +107,21 @@ export function signalPieces(start: string, end: string, openEnd: boolean): Sign
 }
 
 /**
- * The project's rows of start..end (inclusive), by signalPieces. When no day of end's month after
+ * The project's rows of start..end (inclusive), by signalPieces, each pair by `span` (pairSpan). When no day of end's month after
  * `end` has runs (the current month, most often), that month's row holds the sums of its days up to
  * `end`: the range's last month is whole from its first day on, and in part at a lower cost.
  */
-export function signalRows(store: ReadStore, projectId: string, start: string, end: string): SignalRows {
+export function signalRows(store: ReadStore, projectId: string, start: string, end: string, span: number): SignalRows {
   const monthEnd = periodEnd(`${end.slice(0, 8)}01`, 'month');
   const openEnd = monthEnd === end || store.value<number>(ANY_DAY, projectId, addDays(end, 1), monthEnd) === undefined;
   const rows: SignalRows = { days: [], dayHits: [], months: [], monthHits: [] };
   for (const p of signalPieces(start, end, openEnd)) {
     if (p.kind === 'month') {
-      rows.months.push(read<string>(store, MONTHS, projectId, p.from, p.to, p.sign));
-      rows.monthHits.push(read<string>(store, MONTH_HITS, projectId, p.from, p.to, p.sign));
+      rows.months.push(read<string>(store, MONTHS, span, projectId, p.from, p.to, p.sign));
+      rows.monthHits.push(read<string>(store, MONTH_HITS, span, projectId, p.from, p.to, p.sign));
     } else {
-      rows.days.push(read<number>(store, DAYS, projectId, p.from, p.to, p.sign));
-      rows.dayHits.push(read<number>(store, DAY_HITS, projectId, p.from, p.to, p.sign));
+      rows.days.push(read<number>(store, DAYS, span, projectId, p.from, p.to, p.sign));
+      rows.dayHits.push(read<number>(store, DAY_HITS, span, projectId, p.from, p.to, p.sign));
     }
   }
   return rows;
