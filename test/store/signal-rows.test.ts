@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { openDb, Projector, ReadStore, type Db } from '../../src/store';
-import { pairSpan, signalPieces, signalRows, type SignalRead } from '../../src/store/reads';
+import { countryCode, pairSpan, signalPieces, signalRows, type SignalRead } from '../../src/store/reads';
 import { asSource, run, W, world, type Ev } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 
@@ -67,10 +67,11 @@ t.test("the pieces' signed sums per engine, prompt and country are the range's d
   const store = new ReadStore(db);
   const span = pairSpan(store);
   const countryOf = new Map(db.prepare('SELECT n, country FROM dims').raw().all() as Array<[number, string]>);
-  const byKey = (out: Map<string, number>, reads: ReadonlyArray<SignalRead<number | string>>, hits: boolean): void => {
+  const byCode = new Map([...countryOf.values(), ''].map((c) => [countryCode(c), c]));
+  const byKey = (out: Map<string, number>, reads: readonly SignalRead[], hits: boolean, months: boolean): void => {
     for (const { sign, columns: [pair, where, third, fourth] } of reads) {
       for (let i = 0; i < pair.length; i++) {
-        const country = typeof where[i] === 'string' ? where[i] as string : countryOf.get(where[i] as number) ?? '';
+        const country = months ? byCode.get(where[i]!)! : countryOf.get(where[i]!) ?? '';
         const e = Math.floor(pair[i]! / span);
         const p = pair[i]! % span;
         const keys = hits ? [`${e} ${p} ${country} c${third[i]!}`] : [`${e} ${p} ${country} runs`, `${e} ${p} ${country} brand`];
@@ -103,10 +104,10 @@ t.test("the pieces' signed sums per engine, prompt and country are the range's d
       if (end < start) continue;
       const rows = signalRows(store, W.project, start, end, span);
       const out = new Map<string, number>();
-      byKey(out, rows.days, false);
-      byKey(out, rows.months, false);
-      byKey(out, rows.dayHits, true);
-      byKey(out, rows.monthHits, true);
+      byKey(out, rows.days, false, false);
+      byKey(out, rows.months, false, true);
+      byKey(out, rows.dayHits, true, false);
+      byKey(out, rows.monthHits, true, true);
       if (rows.days.some((r) => r.sign < 0)) subtracted += 1;
       t.same(nonZero(out), fromDays(start, end), `${start}..${end}`);
       ranges += 1;

@@ -6,7 +6,7 @@ import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
+  activeSegments, compareStrings, countryCode, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
   type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
@@ -96,7 +96,13 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
     return i;
   };
   const dimsCountry = new Map<number, number>();
-  for (const [n, country] of numbers.countries) dimsCountry.set(n, countryIndex(country));
+  const codeCountry = new Map<number, number>([[0, 0]]); // a month row's country by its countryCode
+  for (const [n, country] of numbers.countries) {
+    const at = countryIndex(country);
+    dimsCountry.set(n, at);
+    if ((codeCountry.get(countryCode(country)) ?? at) !== at) throw new Error(`two countries of one code: ${country}`);
+    codeCountry.set(countryCode(country), at);
+  }
   const engineIds = [...numbers.engines.values()];
   const engineAt = new Map(engineIds.map((id, i) => [id, i]));
   const segmentAt = new Map(segmentIds.map((id, i) => [id, i + 1])); // 0: all segments
@@ -136,7 +142,7 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
   periods.forEach((w, side) => {
     const acc = sums[side]!;
     const rows = signalRows(store, projectId, w.start, w.end, span);
-    const add = <W extends number | string>(reads: ReadonlyArray<SignalRead<W>>, countryOf: (where: W) => number, hits: boolean): void => {
+    const add = (reads: readonly SignalRead[], countryOf: (where: number) => number, hits: boolean): void => {
       for (const { sign, columns: [pair, where, third, fourth] } of reads) {
         for (let i = 0; i < pair.length; i++) {
           const key = keyOf(pair[i]!, countryOf(where[i]!));
@@ -153,10 +159,16 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
       }
     };
     const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
+    // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
+    const byCode = (code: number): number => {
+      const at = codeCountry.get(code);
+      if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
+      return at;
+    };
     add(rows.days, byDims, false);
-    add(rows.months, countryIndex, false);
+    add(rows.months, byCode, false);
     add(rows.dayHits, byDims, true);
-    add(rows.monthHits, countryIndex, true);
+    add(rows.monthHits, byCode, true);
   });
 
   // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.
