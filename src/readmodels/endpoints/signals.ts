@@ -69,10 +69,15 @@ interface Cell {
   mentioned: [number[], number[]];
 }
 
-/** What the rows' numbers (keys.n) stand for: the counted engines and prompts, the tracked competitors' places, the dims numbers' countries. */
+/**
+ * What the rows' numbers (keys.n) stand for: the counted engines and prompts, the tracked competitors'
+ * places (of `tracked` competitors: one no run names has no number, and its counts stay 0), the dims
+ * numbers' countries.
+ */
 interface Numbers {
   engines: ReadonlyMap<number, string>;
   prompts: ReadonlyMap<number, string>;
+  tracked: number;
   places: ReadonlyMap<number, number>;
   countries: ReadonlyMap<number, string>;
 }
@@ -88,7 +93,7 @@ interface Numbers {
  */
 function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window, Window], numbers: Numbers,
   segmentsOf: ReadonlyMap<string, readonly string[]>, segmentIds: readonly string[]): Cell[] {
-  const width = numbers.places.size + 2; // runs, the brand, each competitor
+  const width = numbers.tracked + 2; // runs, the brand, each tracked competitor
   const countryAt = new Map<string, number>([['', 0]]);
   const countryIndex = (country: string): number => {
     let i = countryAt.get(country);
@@ -281,6 +286,7 @@ function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | nu
   const cells = cellsOf(store, projectId, [current, previous], {
     engines: numbers([...counting.engines].filter((e) => engines === null || engines.has(e))),
     prompts: numbers(counting.prompts),
+    tracked: tracked.length,
     // Each tracked competitor's place in a cell's counts (0 is the brand's).
     places: new Map(tracked.flatMap((id, i) => (numbered.has(id) ? [[numbered.get(id)!, i + 1] as const] : []))),
     countries: new Map([...dimsByNumber(store, projectId)].map(([n, [country]]) => [n, country ?? ''])),
