@@ -6,7 +6,7 @@ import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, countryCode, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalRows, type SignalRead, trackedCompetitors,
+  activeSegments, compareStrings, countryCode, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalReads, type SignalRead, trackedCompetitors,
   type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
@@ -83,7 +83,7 @@ interface Numbers {
 }
 
 /**
- * Both periods' cells, from the stored sums' rows (signalRows), in three steps of integer sums (no
+ * Both periods' cells, from the stored sums' rows (signalReads), in three steps of integer sums (no
  * order of rows changes them). Each row adds to its engine, prompt and country's sums (runs, then
  * the runs naming each entity by place); each of those adds to its engine's, country's ('' none) and
  * each of its prompt's segments' or all's; and those to the slices of their engine or all and their
@@ -146,20 +146,17 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
   };
   periods.forEach((w, side) => {
     const acc = sums[side]!;
-    const rows = signalRows(store, projectId, w.start, w.end, span);
-    const add = (reads: readonly SignalRead[], countryOf: (where: number) => number, hits: boolean): void => {
-      for (const { sign, columns: [pair, where, third, fourth] } of reads) {
-        for (let i = 0; i < pair.length; i++) {
-          const key = keyOf(pair[i]!, countryOf(where[i]!));
-          if (key < 0) continue;
-          const at = key * width;
-          if (hits) {
-            const place = numbers.places.get(third[i]!);
-            if (place !== undefined) acc[at + 1 + place]! += sign * fourth[i]!;
-          } else {
-            acc[at]! += sign * third[i]!;
-            acc[at + 1]! += sign * fourth[i]!;
-          }
+    const add = ({ sign, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number) => number, hits: boolean): void => {
+      for (let i = 0; i < pair.length; i++) {
+        const key = keyOf(pair[i]!, countryOf(where[i]!));
+        if (key < 0) continue;
+        const at = key * width;
+        if (hits) {
+          const place = numbers.places.get(third[i]!);
+          if (place !== undefined) acc[at + 1 + place]! += sign * fourth[i]!;
+        } else {
+          acc[at]! += sign * third[i]!;
+          acc[at + 1]! += sign * fourth[i]!;
         }
       }
     };
@@ -170,10 +167,9 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
       if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
       return at;
     };
-    add(rows.days, byDims, false);
-    add(rows.months, byCode, false);
-    add(rows.dayHits, byDims, true);
-    add(rows.monthHits, byCode, true);
+    for (const [kind, read] of signalReads(store, projectId, w.start, w.end, span)) {
+      add(read, kind === 'days' || kind === 'dayHits' ? byDims : byCode, kind === 'dayHits' || kind === 'monthHits');
+    }
   });
 
   // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.

@@ -15,7 +15,7 @@ export {
   dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type CountedPairs, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
-export { countryCode, keyNumbers, pairSpan, signalPieces, signalRows, type SignalColumns, type SignalPiece, type SignalRead, type SignalRows } from './signal-rows';
+export { countryCode, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';

@@ -12,7 +12,7 @@ import type { ReadStore } from '../read-store';
 /**
  * An engine's and a prompt's numbers (keys.n) as one number, a row's first column: engine * span +
  * prompt, the span above every keys.n. A few thousand keys make a small integer (a small-integer key
- * hashes several times faster than a larger number's); any number of them an exact one.
+ * hashes several times faster than a larger number's); up to ~90M keys an exact one (below 2^53).
  */
 const SPAN = 'SELECT coalesce(max(n), 0) + 1 FROM keys';
 
@@ -30,19 +30,14 @@ export interface SignalRead {
 }
 
 /**
- * A range's rows, every engine, prompt and competitor by its number (keys.n): the counting rule is
- * the caller's. Each list holds reads (signalPieces) with their sign:
+ * A read of a range's rows, every engine, prompt and competitor by its number (keys.n): the counting
+ * rule is the caller's. By kind, its columns:
  * - days: pair (pairSpan), dims number (0: none), runs, runs naming the brand;
  * - dayHits: pair, dims number, competitor, runs naming it;
  * - months: pair, country (countryCode), runs, runs naming the brand;
  * - monthHits: pair, country, competitor, runs naming it.
  */
-export interface SignalRows {
-  days: SignalRead[];
-  dayHits: SignalRead[];
-  months: SignalRead[];
-  monthHits: SignalRead[];
-}
+export type SignalKind = 'days' | 'dayHits' | 'months' | 'monthHits';
 
 /** Each of four columns of the rows as a JSON list. */
 const columns = (values: readonly string[], from: string, when: string): string =>
@@ -118,24 +113,25 @@ export function signalPieces(start: string, end: string, openEnd: boolean): Sign
 }
 
 /**
- * The project's rows of start..end (inclusive), by signalPieces, each pair by `span` (pairSpan). When no day of end's month after
- * `end` has runs (the current month, most often), that month's row holds the sums of its days up to
- * `end`: the range's last month is whole from its first day on, and in part at a lower cost.
+ * The project's rows of start..end (inclusive), by signalPieces, each pair by `span` (pairSpan), one
+ * read at a time: each is read when the caller asks for the next, so a build holds one piece's
+ * columns (a month's or a ragged edge's), never a range's (a year of a large project's days would be
+ * over 100 MB of a build thread's heap). When no day of end's month after `end` has runs (the
+ * current month, most often), that month's row holds the sums of its days up to `end`: the range's
+ * last month is whole from its first day on, and in part at a lower cost.
  */
-export function signalRows(store: ReadStore, projectId: string, start: string, end: string, span: number): SignalRows {
+export function* signalReads(store: ReadStore, projectId: string, start: string, end: string, span: number): Generator<[SignalKind, SignalRead]> {
   const monthEnd = periodEnd(`${end.slice(0, 8)}01`, 'month');
   const openEnd = monthEnd === end || store.value<number>(ANY_DAY, projectId, addDays(end, 1), monthEnd) === undefined;
-  const rows: SignalRows = { days: [], dayHits: [], months: [], monthHits: [] };
   for (const p of signalPieces(start, end, openEnd)) {
     if (p.kind === 'month') {
-      rows.months.push(read(store, MONTHS, span, projectId, p.from, p.to, p.sign));
-      rows.monthHits.push(read(store, MONTH_HITS, span, projectId, p.from, p.to, p.sign));
+      yield ['months', read(store, MONTHS, span, projectId, p.from, p.to, p.sign)];
+      yield ['monthHits', read(store, MONTH_HITS, span, projectId, p.from, p.to, p.sign)];
     } else {
-      rows.days.push(read(store, DAYS, span, projectId, p.from, p.to, p.sign));
-      rows.dayHits.push(read(store, DAY_HITS, span, projectId, p.from, p.to, p.sign));
+      yield ['days', read(store, DAYS, span, projectId, p.from, p.to, p.sign)];
+      yield ['dayHits', read(store, DAY_HITS, span, projectId, p.from, p.to, p.sign)];
     }
   }
-  return rows;
 }
 
 const KEY_NUMBERS = 'SELECT k.id, k.n FROM keys k WHERE k.id IN (SELECT value FROM json_each(?))';
