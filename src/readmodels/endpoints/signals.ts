@@ -2,11 +2,12 @@
 // across the project's slices, with the false discovery rate controlled (docs/metrics.md#signals).
 import type { Signal, Signals } from '../bodies.gen';
 import { previousPeriod } from '../comparison';
-import { countingOf, counts, type Counting } from '../counted-runs';
+import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, engineNames, projectName, runTallies, segmentPrompts, trackedCompetitors, type ReadStore,
+  activeSegments, compareStrings, countryCode, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalReads, type SignalRead, trackedCompetitors,
+  type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
 
@@ -56,62 +57,167 @@ export function comparedWindow(current: Window, start: string | null, end: strin
   return start !== null && end !== null ? { start, end } : previousPeriod(current);
 }
 
-/** One period's counted runs of a slice and the runs of it naming each entity (by its place: 0 the brand, then the tracked competitors). */
+/**
+ * A slice's counted runs and the runs of it naming each entity (by its place: 0 the brand, then the
+ * tracked competitors), in each period: [0] the range, [1] the period compared with.
+ */
 interface Cell {
   engine: string | null;
   segment: string | null;
   country: string | null;
-  runs: number;
-  mentioned: number[];
-}
-
-type Key = [engine: string | null, segment: string | null, country: string | null];
-
-/**
- * The slices a run of this engine, prompt and country ('' none) belongs to: its engine or all, x each
- * of its prompt's segments or all, x its country or all (a run naming no country is in no country's slice).
- */
-function sliceKeys(engineId: string, segments: readonly string[], country: string): Key[] {
-  const out: Key[] = [];
-  for (const e of [null, engineId]) for (const s of [null, ...segments]) for (const c of country === '' ? [null] : [null, country]) out.push([e, s, c]);
-  return out;
+  runs: [number, number];
+  mentioned: [number[], number[]];
 }
 
 /**
- * A period's cells by slice key, from the tallies under the counting rule. The cells of an engine,
- * prompt and country are found once (a hit tally names the same ones as its run tally), and each
- * cell counts its entities by place: a tally adds to a dozen cells, not a dozen keys made and hashed.
+ * What the rows' numbers (keys.n) stand for: the counted engines and prompts, the tracked competitors'
+ * places (of `tracked` competitors: one no run names has no number, and its counts stay 0), the dims
+ * numbers' countries.
  */
-function cellsOf(store: ReadStore, projectId: string, w: Window, keep: (engineId: string, promptId: string) => boolean,
-  segmentsOf: ReadonlyMap<string, readonly string[]>, entities: ReadonlyMap<string, number>): Map<string, Cell> {
-  const cells = new Map<string, Cell>();
-  const cell = ([engine, segment, country]: Key): Cell => {
-    const key = `${engine ?? ''} ${segment ?? ''} ${country ?? ''}`;
-    let c = cells.get(key);
-    if (!c) cells.set(key, (c = { engine, segment, country, runs: 0, mentioned: new Array<number>(entities.size + 1).fill(0) }));
-    return c;
+interface Numbers {
+  engines: ReadonlyMap<number, string>;
+  prompts: ReadonlyMap<number, string>;
+  tracked: number;
+  places: ReadonlyMap<number, number>;
+  countries: ReadonlyMap<number, string>;
+}
+
+/**
+ * Both periods' cells, from the stored sums' rows (signalReads), in three steps of integer sums (no
+ * order of rows changes them). Each row adds to its engine, prompt and country's sums (runs, then
+ * the runs naming each entity by place); each of those adds to its engine's, country's ('' none) and
+ * each of its prompt's segments' or all's; and those to the slices of their engine or all and their
+ * country or all (a run naming no country is in no country's slice). A year's rows cost an index and
+ * an addition each. A row of an engine or prompt that does not count (the counting rule, the engine
+ * filter) is skipped; a slice is made only where runs are, in either period.
+ */
+function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window, Window], numbers: Numbers,
+  segmentsOf: ReadonlyMap<string, readonly string[]>, segmentIds: readonly string[]): Cell[] {
+  const width = numbers.tracked + 2; // runs, the brand, each tracked competitor
+  const countryAt = new Map<string, number>([['', 0]]);
+  const countryIndex = (country: string): number => {
+    let i = countryAt.get(country);
+    if (i === undefined) countryAt.set(country, (i = countryAt.size));
+    return i;
   };
-  const cellsOfTally = new Map<string, Cell[]>();
-  const cellsFor = (e: string, p: string, country: string): Cell[] => {
-    const id = `${e} ${p} ${country}`;
-    let list = cellsOfTally.get(id);
-    if (list === undefined) cellsOfTally.set(id, (list = sliceKeys(e, segmentsOf.get(p) ?? [], country).map(cell)));
-    return list;
+  const dimsCountry = new Map<number, number>();
+  const codeCountry = new Map<number, number>([[0, 0]]); // a month row's country by its countryCode
+  for (const [n, country] of numbers.countries) {
+    const at = countryIndex(country);
+    dimsCountry.set(n, at);
+    if ((codeCountry.get(countryCode(country)) ?? at) !== at) throw new Error(`two countries of one code: ${country}`);
+    codeCountry.set(countryCode(country), at);
+  }
+  const engineIds = [...numbers.engines.values()];
+  const engineAt = new Map(engineIds.map((id, i) => [id, i]));
+  const segmentAt = new Map(segmentIds.map((id, i) => [id, i + 1])); // 0: all segments
+  const span = pairSpan(store);
+
+  // A sums' key per (pair, country): its pair's slot (-1: the pair does not count), then per country the key.
+  const slotOf = new Map<number, number>();
+  const slotEngine: number[] = [];
+  const slotSegments: number[][] = [];
+  const keysOfSlot: number[][] = [];
+  const keySlot: number[] = [];
+  const keyCountry: number[] = [];
+  const sums: [number[], number[]] = [[], []];
+  const keyOf = (pair: number, country: number): number => {
+    let slot = slotOf.get(pair);
+    if (slot === undefined) {
+      const engine = Math.floor(pair / span);
+      const engineId = numbers.engines.get(engine);
+      const promptId = numbers.prompts.get(pair - engine * span);
+      slot = engineId === undefined || promptId === undefined ? -1 : slotEngine.push(engineAt.get(engineId)!) - 1;
+      if (slot >= 0) {
+        slotSegments.push([0, ...(segmentsOf.get(promptId!) ?? []).map((id) => segmentAt.get(id)!)]);
+        keysOfSlot.push([]);
+      }
+      slotOf.set(pair, slot);
+    }
+    if (slot < 0) return -1;
+    const keys = keysOfSlot[slot]!;
+    let key = keys[country];
+    if (key === undefined) {
+      keys[country] = key = keySlot.push(slot) - 1;
+      keyCountry.push(country);
+      for (const acc of sums) for (let e = 0; e < width; e++) acc.push(0);
+    }
+    return key;
   };
-  const t = runTallies(store, projectId, w.start, w.end);
-  for (const [e, p, country, runs, brand] of t.runs) {
-    if (!keep(e, p)) continue;
-    for (const c of cellsFor(e, p, country)) {
-      c.runs += runs;
-      c.mentioned[0]! += brand;
+  periods.forEach((w, side) => {
+    const acc = sums[side]!;
+    const add = ({ sign, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number) => number, hits: boolean): void => {
+      for (let i = 0; i < pair.length; i++) {
+        const key = keyOf(pair[i]!, countryOf(where[i]!));
+        if (key < 0) continue;
+        const at = key * width;
+        if (hits) {
+          const place = numbers.places.get(third[i]!);
+          if (place !== undefined) acc[at + 1 + place]! += sign * fourth[i]!;
+        } else {
+          acc[at]! += sign * third[i]!;
+          acc[at + 1]! += sign * fourth[i]!;
+        }
+      }
+    };
+    const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
+    // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
+    const byCode = (code: number): number => {
+      const at = codeCountry.get(code);
+      if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
+      return at;
+    };
+    for (const [kind, read] of signalReads(store, projectId, w.start, w.end, span)) {
+      add(read, kind === 'days' || kind === 'dayHits' ? byDims : byCode, kind === 'dayHits' || kind === 'monthHits');
+    }
+  });
+
+  // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.
+  const [nE, nS, nC] = [engineIds.length, segmentIds.length + 1, countryAt.size];
+  const base: [Float64Array, Float64Array] = [new Float64Array(nE * nS * nC * width), new Float64Array(nE * nS * nC * width)];
+  const present = new Uint8Array(nE * nS * nC);
+  for (let key = 0; key < keySlot.length; key++) {
+    const at = key * width;
+    // A key whose runs are none in both periods has no slice (as the runs themselves would give none).
+    if (sums[0][at] === 0 && sums[1][at] === 0) continue;
+    const slot = keySlot[key]!;
+    for (const s of slotSegments[slot]!) {
+      const b = (slotEngine[slot]! * nS + s) * nC + keyCountry[key]!;
+      present[b] = 1;
+      for (let side = 0; side < 2; side++) for (let e = 0; e < width; e++) base[side]![b * width + e]! += sums[side]![at + e]!;
     }
   }
-  for (const [e, p, country, competitor, n] of t.hits) {
-    const at = entities.get(competitor);
-    if (at === undefined || !keep(e, p)) continue;
-    for (const c of cellsFor(e, p, country)) c.mentioned[at]! += n;
+  // The slices: engine (0 all, then each), segment, country (0 all, then each but none).
+  const countryNames = [...countryAt.keys()];
+  const cells = new Map<number, Cell>();
+  for (let e = 0; e < nE; e++) {
+    for (let s = 0; s < nS; s++) {
+      for (let c = 0; c < nC; c++) {
+        const b = (e * nS + s) * nC + c;
+        if (present[b] === 0) continue;
+        for (const ce of [0, e + 1]) {
+          for (const cc of c === 0 ? [0] : [0, c]) {
+            const at = (ce * nS + s) * nC + cc;
+            let cell = cells.get(at);
+            if (cell === undefined) {
+              const zeros = (): number[] => new Array<number>(width - 1).fill(0);
+              cells.set(at, (cell = {
+                engine: ce === 0 ? null : engineIds[e]!, segment: s === 0 ? null : segmentIds[s - 1]!, country: cc === 0 ? null : countryNames[c]!,
+                runs: [0, 0], mentioned: [zeros(), zeros()],
+              }));
+            }
+            for (let side = 0; side < 2; side++) {
+              const from = base[side]!;
+              cell.runs[side] += from[b * width]!;
+              const m = cell.mentioned[side]!;
+              for (let x = 1; x < width; x++) m[x - 1]! += from[b * width + x]!;
+            }
+          }
+        }
+      }
+    }
   }
-  return cells;
+  return [...cells.values()];
 }
 
 /** A slice's counts in both periods: x1 of n1 now, x2 of n2 before. */
@@ -157,29 +263,38 @@ interface Slice extends SliceCounts {
 function signalsOf(store: ReadStore, projectId: string, engineIds: string[] | null, current: Window, previous: Window): { tested: number; skipped: number; signals: Signal[] } {
   const counting: Counting = countingOf(store, projectId);
   const engines = engineIds === null ? null : new Set(engineIds);
-  const keep = (e: string, p: string): boolean => counts(counting, engines, e, p);
   const segments = new Map(activeSegments(store, projectId).map((s) => [s.id, s.name]));
   const segmentsOf = new Map<string, string[]>();
   for (const { segment_id: s, prompt_id: p } of segmentPrompts(store, projectId)) {
     if (segments.has(s)) segmentsOf.set(p, [...(segmentsOf.get(p) ?? []), s]);
   }
   const competitors = trackedCompetitors(store, projectId);
-  const tracked = new Set(competitors.map((c) => c.id));
-  // Each tracked competitor's place in a cell's counts (0 is the brand's).
-  const entities = new Map([...tracked].map((id, i) => [id, i + 1]));
-  const now = cellsOf(store, projectId, current, keep, segmentsOf, entities);
-  const before = cellsOf(store, projectId, previous, keep, segmentsOf, entities);
+  const tracked = [...new Set(competitors.map((c) => c.id))];
+  const numbered = keyNumbers(store, [...counting.engines, ...counting.prompts, ...tracked]);
+  const numbers = (ids: Iterable<string>): Map<number, string> => {
+    const out = new Map<number, string>();
+    for (const id of ids) {
+      const n = numbered.get(id);
+      if (n !== undefined) out.set(n, id);
+    }
+    return out;
+  };
+  const cells = cellsOf(store, projectId, [current, previous], {
+    engines: numbers([...counting.engines].filter((e) => engines === null || engines.has(e))),
+    prompts: numbers(counting.prompts),
+    tracked: tracked.length,
+    // Each tracked competitor's place in a cell's counts (0 is the brand's).
+    places: new Map(tracked.flatMap((id, i) => (numbered.has(id) ? [[numbered.get(id)!, i + 1] as const] : []))),
+    countries: new Map([...dimsByNumber(store, projectId)].map(([n, [country]]) => [n, country ?? ''])),
+  }, segmentsOf, [...segments.keys()]);
 
   // Every slice with counted runs in either period, for the brand and each tracked competitor.
   const slices: Slice[] = [];
-  for (const key of new Set([...now.keys(), ...before.keys()])) {
-    const a = now.get(key);
-    const b = before.get(key);
-    const where = (a ?? b)!;
+  for (const c of cells) {
     ['', ...tracked].forEach((entity, i) => {
       slices.push({
-        entity, engine: where.engine, segment: where.segment, country: where.country,
-        x1: a?.mentioned[i] ?? 0, n1: a?.runs ?? 0, x2: b?.mentioned[i] ?? 0, n2: b?.runs ?? 0,
+        entity, engine: c.engine, segment: c.segment, country: c.country,
+        x1: c.mentioned[0][i]!, n1: c.runs[0], x2: c.mentioned[1][i]!, n2: c.runs[1],
       });
     });
   }

@@ -16,6 +16,7 @@ export {
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
 export { hitTotals, pairTotals, totalsEngines, type HitTotalRow, type PairTotalRow } from './range-totals';
+export { countryCode, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';
