@@ -3,7 +3,7 @@
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
 import { countingOf, dimsOf } from './counted-runs';
-import { addStored, periodsOf } from './sums';
+import { addStored, periodsOf, type EnginePromptSums } from './sums';
 import {
   activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
   sliceSumsOfDays, zeroSums, type CountedPairs, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
@@ -95,18 +95,21 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
  * counted rows summed in SQL per engine, prompt, period and dimension value only when a key needs
  * them, so a group adds the sums of a few rows, not of every pair or run.
  */
-export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[]): VisibilityGroup[] {
+export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[], measured: readonly EnginePromptSums[] | null = null): VisibilityGroup[] {
+  const defs = keys.map(keyDefs(store, s.projectId));
+  // Keys of the engine, the prompt and the segment alone: the report's own sums per engine and prompt
+  // (promptSums: the same counted runs, the same filters) hold every group, a few thousand rows
+  // already read, whatever the range.
+  if (measured !== null && keys.every(byPair)) return groupRows(defs, measured);
   const counting = countingOf(store, s.projectId, s.filter ?? null);
   const engines = s.engineIds === null ? null : new Set(s.engineIds);
-  const defs = keys.map(keyDefs(store, s.projectId));
   // Summed in SQL by the finest period a key needs and the dimensions the keys name: rows per pair, period and value.
   const periods = keys.filter((k) => k === 'day' || k === 'week' || k === 'month');
   const grouping: SliceGrouping = {
     period: periods.length === 0 ? null : periods.length === 1 ? periods[0]! : 'day',
     dimensions: keys.filter((k): k is SliceDimension => k === 'country' || k === 'persona' || k === 'model'),
   };
-  // By the first key's value, then the second's (null with one key): maps, so no value can collide with another.
-  const groups = new Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>();
+  const groups: Groups = new Map();
   // The counting rule (and the engine filter) decided in SQL, and the rows summed there over the
   // engines and prompts no key needs: a group_by by country or month hands over a row per value, not per pair.
   const pairs: CountedPairs = {
@@ -118,20 +121,45 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
   const rows = sliceSumsOfDays(store, s.projectId, s.start, s.end, grouping,
     filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null, byMonthsToo(s.filter), pairs);
   for (const [day, engineId, promptId, country, persona, model, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
-    const run: RunOfSlice = { engineId, promptId, day, dims: [country, persona, model, null] };
-    // Every combination of the row's values (a prompt in two segments is in both segments' groups).
-    // One or two keys: the row's groups are the combinations of its values of each (several only for segments).
-    const first = defs[0]!.of(run);
-    const second = defs.length > 1 ? defs[1]!.of(run) : null;
-    for (const a of first) for (const b of second ?? [undefined]) {
-      let inner = groups.get(a);
-      if (!inner) groups.set(a, (inner = new Map()));
-      const k = b === undefined ? null : b;
-      let g = inner.get(k);
-      if (!g) inner.set(k, (g = { values: b === undefined ? [a] : [a, b], sums: zeroSums() }));
-      addStored(g.sums, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
-    }
+    addToGroups(groups, defs, { engineId, promptId, day, dims: [country, persona, model, null] }, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
   }
+  return groupsOut(groups, defs);
+}
+
+/** Keys a group of the report's sums per engine and prompt can be told by. */
+const byPair = (k: GroupKey): boolean => k === 'engine' || k === 'prompt' || k === 'segment';
+
+/** Groups of keys in byPair from the report's sums per engine and prompt. */
+function groupRows(defs: readonly KeyDef[], measured: readonly EnginePromptSums[]): VisibilityGroup[] {
+  const groups: Groups = new Map();
+  for (const r of measured) {
+    addToGroups(groups, defs, { engineId: r.engine_id, promptId: r.prompt_id, day: '', dims: undefined }, r.runs, r.mentioned, r.position_sum, r.rr_fixed, r.sentiment_fixed, r.sentiment_n);
+  }
+  return groupsOut(groups, defs);
+}
+
+/** By the first key's value, then the second's (null with one key): maps, so no value can collide with another. */
+type Groups = Map<Value, Map<Value, { values: Value[]; sums: MentionSums }>>;
+
+/** A row's sums added to each of its groups. */
+function addToGroups(groups: Groups, defs: readonly KeyDef[], run: RunOfSlice, runs: number, brandRuns: number, positionSum: number, rrFixed: number,
+  sentimentFixed: number, sentimentN: number): void {
+  // Every combination of the row's values (a prompt in two segments is in both segments' groups).
+  // One or two keys: the row's groups are the combinations of its values of each (several only for segments).
+  const first = defs[0]!.of(run);
+  const second = defs.length > 1 ? defs[1]!.of(run) : null;
+  for (const a of first) for (const b of second ?? [undefined]) {
+    let inner = groups.get(a);
+    if (!inner) groups.set(a, (inner = new Map()));
+    const k = b === undefined ? null : b;
+    let g = inner.get(k);
+    if (!g) inner.set(k, (g = { values: b === undefined ? [a] : [a, b], sums: zeroSums() }));
+    addStored(g.sums, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
+  }
+}
+
+/** The groups as the report's rows, in the keys' order. */
+function groupsOut(groups: Groups, defs: readonly KeyDef[]): VisibilityGroup[] {
   const order = (values: Value[]): string[] => values.map((v, i) => defs[i]!.order(v));
   return [...groups.values()].flatMap((inner) => [...inner.values()])
     .map((g) => ({ g, o: order(g.values) }))
