@@ -3,10 +3,11 @@
 import type { VisibilityGroup } from './bodies.gen';
 import type { QueryArgs } from './params.gen';
 import { countingOf, dimsOf } from './counted-runs';
-import { addStored, periodsOf, type EnginePromptSums } from './sums';
+import { addStored, engineSumsByPeriod, periodsOf, type EnginePromptSums } from './sums';
 import {
   activeSegments, averageRank, compareStrings, engineNames, mentionRate, mentionRateCi, promptTexts, score, segmentPrompts, sentiment,
-  sliceSumsOfDays, zeroSums, type CountedPairs, type MentionSums, type ReadStore, type SliceDimension, type SliceGrouping,
+  MAX_UNCOUNTED_PROMPTS, sliceSumsOfDays, sliceValueSums, uncountedPrompts, zeroSums, type CountedPairs, type MentionSums, type ReadStore,
+  type SliceDimension, type SliceGrouping, type ValueDimension,
 } from './store';
 import { byMonthsToo, filtersDims, type Slice } from './windows';
 
@@ -109,11 +110,14 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
     period: periods.length === 0 ? null : periods.length === 1 ? periods[0]! : 'day',
     dimensions: keys.filter((k): k is SliceDimension => k === 'country' || k === 'persona' || k === 'model'),
   };
+  const engineIds = [...counting.engines].filter((e) => engines === null || engines.has(e));
+  const byValues = valueGroups(store, s, keys, defs, grouping, engineIds, counting.prompts);
+  if (byValues !== null) return byValues;
   const groups: Groups = new Map();
   // The counting rule (and the engine filter) decided in SQL, and the rows summed there over the
   // engines and prompts no key needs: a group_by by country or month hands over a row per value, not per pair.
   const pairs: CountedPairs = {
-    engineIds: [...counting.engines].filter((e) => engines === null || engines.has(e)),
+    engineIds,
     promptIds: [...counting.prompts],
     byEngine: keys.includes('engine'),
     byPrompt: keys.includes('prompt') || keys.includes('segment'),
@@ -122,6 +126,43 @@ export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly Grou
     filtersDims(s.filter) ? dimsOf(store, s.projectId, s.filter) : null, byMonthsToo(s.filter), pairs);
   for (const [day, engineId, promptId, country, persona, model, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
     addToGroups(groups, defs, { engineId, promptId, day, dims: [country, persona, model, null] }, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
+  }
+  return groupsOut(groups, defs);
+}
+
+const DIMENSION_OF: Record<SliceDimension, ValueDimension> = { country: 1, persona: 2, model: 3 };
+
+/**
+ * Groups of keys that name no prompt nor segment and at most one dimension, over a slice filtered on
+ * no dimension: by periods alone from the sums per period and engine, by a dimension from the sums
+ * per engine and value (migration 028: a year by country is ~12 rows per engine and value plus the
+ * ragged days), with the runs of the few prompts with runs that do not count taken away; null when another read must answer (a filter on dimensions or segments, two
+ * dimensions, many prompts not counted).
+ */
+function valueGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[], defs: readonly KeyDef[], g: SliceGrouping, engineIds: readonly string[],
+  counted: ReadonlySet<string>): VisibilityGroup[] | null {
+  if (s.filter?.segmentIds || filtersDims(s.filter) || g.dimensions.length > 1 || keys.includes('prompt') || keys.includes('segment')) return null;
+  const groups: Groups = new Map();
+  if (g.dimensions.length === 0) {
+    // By periods (and engine) alone: the counted runs' sums per period and engine the trend reads
+    // (agg_engine_day, or its recount), a row per day and engine at most.
+    const only = new Set(engineIds);
+    for (const r of engineSumsByPeriod(store, s.projectId, s.start, s.end, g.period ?? 'month').engines) {
+      if (r.runs === 0 || !only.has(r.engine_id)) continue;
+      addToGroups(groups, defs, { engineId: r.engine_id, promptId: '', day: r.day, dims: undefined }, r.runs, r.mentioned, r.position_sum, r.rr_fixed,
+        r.sentiment_fixed, r.sentiment_n);
+    }
+    return groupsOut(groups, defs);
+  }
+  const uncounted = uncountedPrompts(store, s.projectId, [...counted]);
+  if (uncounted.length > MAX_UNCOUNTED_PROMPTS) return null;
+  const dimension = DIMENSION_OF[g.dimensions[0]!];
+  const rows = sliceValueSums(store, s.projectId, s.start, s.end, { period: g.period, dimension, byEngine: keys.includes('engine') }, engineIds, uncounted);
+  for (const [period, engineId, v, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN] of rows) {
+    const value = v === '' ? null : v;
+    const dims: [Value, Value, Value, Value] = [null, null, null, null];
+    dims[dimension - 1] = value;
+    addToGroups(groups, defs, { engineId, promptId: '', day: period, dims }, runs, brandRuns, positionSum, rrFixed, sentimentFixed, sentimentN);
   }
   return groupsOut(groups, defs);
 }

@@ -4,6 +4,7 @@ import { addMention, isZero, zeroMention, type MentionDelta } from './contributi
 import { Dims } from './dims';
 import { Keys } from './keys';
 import type { RunFacts } from './run-store';
+import { SliceValues } from './slice-values';
 
 /**
  * slice_days and slice_hits (migration 022): every succeeded run's sums per project, day, engine,
@@ -90,10 +91,13 @@ export class SliceSums {
   /** The countries of dims keys seen (a project names a few dozen keys). */
   private readonly countries = new Map<string, string>();
   private readonly stmts;
+  /** The same moves per engine and dimension value (migration 028). */
+  private readonly values: SliceValues;
 
   constructor(db: Db) {
     this.keys = new Keys(db);
     this.dims = new Dims(db);
+    this.values = new SliceValues(db);
     this.stmts = {
       day: db.prepare(`INSERT INTO slice_days (project, day, engine, prompt, dims, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -165,6 +169,7 @@ export class SliceSums {
     for (const row of this.rows.values()) writeMove(row, day);
     const month = { row: this.stmts.month, hit: this.stmts.monthHit, drop: this.stmts.dropMonth, dropHits: this.stmts.dropMonthHits };
     for (const m of months.values()) writeMove(m, month);
+    this.values.write(this.rows.values());
     this.rows.clear();
   }
 
@@ -177,5 +182,6 @@ export class SliceSums {
     this.rows.clear();
     this.keys.fail();
     this.dims.fail();
+    this.values.fail();
   }
 }

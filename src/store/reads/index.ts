@@ -15,6 +15,7 @@ export {
   dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type CountedPairs, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
+export { MAX_UNCOUNTED_PROMPTS, sliceValueSums, uncountedPrompts, type SliceValueRow, type ValueDimension, type ValueGrouping } from './slice-values';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';
