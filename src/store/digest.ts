@@ -19,6 +19,9 @@ const SLICE_SUMS = 's.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n
 /** slice_months or slice_month_hits (migration 023) with the ids of their numbers. */
 const MONTHS = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`;
 const MONTH_KEY = 'p.id, s.month, e.id, q.id, s.country';
+/** slice_values or slice_value_months (migration 028) with the ids of their numbers. */
+const VALUES = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine`;
+const VALUE_KEY = (period: string): string => `p.id, s.dimension, s.${period}, e.id, s.value`;
 
 /**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
@@ -56,6 +59,9 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: `${SLICE('slice_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${SLICE_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${SLICE_KEY}, c.id` },
   { table: MONTHS('slice_months'), columns: `${MONTH_KEY}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: MONTH_KEY },
   { table: `${MONTHS('slice_month_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${MONTH_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${MONTH_KEY}, c.id` },
+  { table: VALUES('slice_values'), columns: `${VALUE_KEY('day')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('day') },
+  { table: VALUES('slice_value_months'), columns: `${VALUE_KEY('month')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('month') },
+  { table: 'slice_prompts s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt', columns: 'p.id, q.id, s.runs', order: 'p.id, q.id' },
 ];
 
 export function digest(db: Db): string {
