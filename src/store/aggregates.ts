@@ -85,6 +85,7 @@ type KnownRefs = Record<RefKind, Set<string>>;
  * - agg_engine_day: the counted sums per project, day and engine (engine-days.ts);
  * - the week and month roll-ups (rollups.ts), written once per period;
  * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts);
+ *   with them, per month and country (023) and per engine and one dimension's value (028: slice-values.ts);
  * - run_refs: what the runs name, so a change of what counts knows whether stored runs are concerned.
  * Runs are collected as the batch applies them and summed at its end, when the entity tables hold
  * the batch's own changes: what counts is what the batch leaves. Nothing reads a bucket back, so
