@@ -92,9 +92,11 @@ function keyDefs(store: ReadStore, projectId: string): (key: GroupKey) => KeyDef
 
 /**
  * The brand's figures per group of `keys` over the slice's counted runs (its engine filter and
- * filters applied), from slice_days (migration 022) and whole months of slice_months (023): the
- * counted rows summed in SQL per engine, prompt, period and dimension value only when a key needs
- * them, so a group adds the sums of a few rows, not of every pair or run.
+ * filters applied). Read from the fewest rows that hold them: keys of the engine, prompt and segment
+ * from `measured` (the report's sums per engine and prompt, when given); periods and one dimension
+ * from the sums per period and engine or per value (valueGroups); otherwise from slice_days
+ * (migration 022) and whole months of slice_months (023), the counted rows summed in SQL per engine,
+ * prompt, period and dimension value only when a key needs them.
  */
 export function visibilityGroups(store: ReadStore, s: Slice, keys: readonly GroupKey[], measured: readonly EnginePromptSums[] | null = null): VisibilityGroup[] {
   const defs = keys.map(keyDefs(store, s.projectId));
