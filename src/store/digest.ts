@@ -61,7 +61,6 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
   { table: `${MONTHS('slice_month_hits')} JOIN keys c ON c.n = s.competitor`, columns: `${MONTH_KEY}, c.id, s.runs, ${SLICE_SUMS}`, order: `${MONTH_KEY}, c.id` },
   { table: VALUES('slice_values'), columns: `${VALUE_KEY('day')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('day') },
   { table: VALUES('slice_value_months'), columns: `${VALUE_KEY('month')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('month') },
-  { table: 'slice_prompts s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt', columns: 'p.id, q.id, s.runs', order: 'p.id, q.id' },
 ];
 
 export function digest(db: Db): string {

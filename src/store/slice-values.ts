@@ -4,8 +4,8 @@ import { isZero, zeroMention, type MentionDelta } from './contributions';
 
 /**
  * slice_values and slice_value_months (migration 028): the moves of slice_days added per engine and
- * one dimension's value (0: every run; 1 country, 2 persona, 3 model), without the prompt; and
- * slice_prompts, the succeeded runs per project and prompt. Written from the batch's day moves
+ * one dimension's value (0: every run; 1 country, 2 persona, 3 model), without the prompt. Written
+ * from the batch's day moves
  * (slice-sums.ts), in its transaction; a row whose runs fall to 0 is deleted, so the tables hold the
  * same rows whatever the batching.
  */
@@ -21,6 +21,26 @@ interface ValueMove {
   key: [project: number, period: string, engine: number, dimension: number, value: string];
   runs: number;
   brand: MentionDelta;
+}
+
+/** The moves of one project, period and engine, per dimension (0-3) by value. */
+interface Period {
+  project: number;
+  period: string;
+  engine: number;
+  byValue: Array<Map<string, ValueMove>>;
+}
+
+const newPeriod = (project: number, period: string, engine: number): Period => ({ project, period, engine, byValue: [new Map(), new Map(), new Map(), new Map()] });
+
+function addMove(p: Period, dimension: number, value: string, runs: number, brand: MentionDelta): void {
+  const byValue = p.byValue[dimension]!;
+  let v = byValue.get(value);
+  if (v === undefined) byValue.set(value, (v = { key: [p.project, p.period, p.engine, dimension, value], runs: 0, brand: zeroMention() }));
+  v.runs += runs;
+  const b = v.brand;
+  b.runs += brand.runs; b.position_sum += brand.position_sum; b.rr_fixed += brand.rr_fixed;
+  b.sentiment_fixed += brand.sentiment_fixed; b.sentiment_n += brand.sentiment_n;
 }
 
 /** The dimensions' values of no dims row: the run names none. */
@@ -44,9 +64,6 @@ export class SliceValues {
       month: db.prepare(upsert('slice_value_months', 'month')),
       dropDay: db.prepare('DELETE FROM slice_values WHERE project = ? AND day = ? AND engine = ? AND dimension = ? AND value = ? AND runs = 0'),
       dropMonth: db.prepare('DELETE FROM slice_value_months WHERE project = ? AND month = ? AND engine = ? AND dimension = ? AND value = ? AND runs = 0'),
-      prompt: db.prepare(`INSERT INTO slice_prompts (project, prompt, runs) VALUES (?, ?, ?)
-        ON CONFLICT (project, prompt) DO UPDATE SET runs = runs + excluded.runs`),
-      dropPrompt: db.prepare('DELETE FROM slice_prompts WHERE project = ? AND prompt = ? AND runs = 0'),
     };
   }
 
@@ -61,43 +78,31 @@ export class SliceValues {
     return v;
   }
 
-  /** The batch's day moves added per engine and value, by day and by month, and per prompt; written. */
+  /** The batch's day moves added per engine and value, by day and then by month; written. */
   write(moves: Iterable<DayMove>): void {
-    const days = new Map<string, ValueMove>();
-    const months = new Map<string, ValueMove>();
-    const prompts = new Map<string, [number, number, number]>();
-    const into = (to: Map<string, ValueMove>, project: number, period: string, engine: number, dimension: number, value: string, m: DayMove): void => {
-      const id = `${project} ${period} ${engine} ${dimension} ${value}`;
-      let v = to.get(id);
-      if (v === undefined) to.set(id, (v = { key: [project, period, engine, dimension, value], runs: 0, brand: zeroMention() }));
-      v.runs += m.runs;
-      const b = v.brand;
-      b.runs += m.brand.runs; b.position_sum += m.brand.position_sum; b.rr_fixed += m.brand.rr_fixed;
-      b.sentiment_fixed += m.brand.sentiment_fixed; b.sentiment_n += m.brand.sentiment_n;
-    };
+    // Per (project, day, engine): a map per dimension by value. One string key a move (the values
+    // are the dims rows' strings, whose hashes the maps keep), and the months summed from the days.
+    const days = new Map<string, Period>();
     for (const m of moves) {
       if (m.runs === 0 && isZero(m.brand)) continue;
-      const [project, day, engine, prompt, dims] = m.key;
-      const month = `${day.slice(0, 8)}01`;
+      const [project, day, engine, , dims] = m.key;
+      const id = `${project} ${day} ${engine}`;
+      let d = days.get(id);
+      if (d === undefined) days.set(id, (d = newPeriod(project, day, engine)));
       const values = this.valuesOf(dims);
-      into(days, project, day, engine, 0, '', m);
-      into(months, project, month, engine, 0, '', m);
-      for (let i = 0; i < 3; i++) {
-        into(days, project, day, engine, i + 1, values[i]!, m);
-        into(months, project, month, engine, i + 1, values[i]!, m);
-      }
-      const pid = `${project} ${prompt}`;
-      const p = prompts.get(pid);
-      if (p === undefined) prompts.set(pid, [project, prompt, m.runs]);
-      else p[2] += m.runs;
+      addMove(d, 0, '', m.runs, m.brand);
+      for (let k = 0; k < 3; k++) addMove(d, k + 1, values[k]!, m.runs, m.brand);
     }
-    for (const v of days.values()) this.move(v, this.stmts.day, this.stmts.dropDay);
-    for (const v of months.values()) this.move(v, this.stmts.month, this.stmts.dropMonth);
-    for (const [project, prompt, runs] of prompts.values()) {
-      if (runs === 0) continue;
-      this.stmts.prompt.run(project, prompt, runs);
-      if (runs < 0) this.stmts.dropPrompt.run(project, prompt);
+    const months = new Map<string, Period>();
+    for (const d of days.values()) {
+      const month = `${d.period.slice(0, 8)}01`;
+      const id = `${d.project} ${month} ${d.engine}`;
+      let p = months.get(id);
+      if (p === undefined) months.set(id, (p = newPeriod(d.project, month, d.engine)));
+      d.byValue.forEach((byValue, k) => { for (const v of byValue.values()) addMove(p!, k, v.key[4], v.runs, v.brand); });
+      for (const byValue of d.byValue) for (const v of byValue.values()) this.move(v, this.stmts.day, this.stmts.dropDay);
     }
+    for (const p of months.values()) for (const byValue of p.byValue) for (const v of byValue.values()) this.move(v, this.stmts.month, this.stmts.dropMonth);
   }
 
   private move(v: ValueMove, row: Statement, drop: Statement): void {

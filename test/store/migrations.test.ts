@@ -36,8 +36,8 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 028 adds: the sums per engine and dimension value, and the prompts with runs. */
-const UNDO_028 = 'DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE slice_prompts;';
+/** What 028 adds: the sums per engine and dimension value. */
+const UNDO_028 = 'DROP TABLE slice_values; DROP TABLE slice_value_months;';
 
 /** What 023 adds: the sums per month and country; 028 first. */
 const UNDO_023 = `${UNDO_028} DROP TABLE slice_months; DROP TABLE slice_month_hits;`;

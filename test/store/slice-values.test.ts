@@ -1,4 +1,4 @@
-// slice_values, slice_value_months and slice_prompts (migration 028): what the writer keeps per day or
+// slice_values and slice_value_months (migration 028): what the writer keeps per day or
 // month, engine and one dimension's value is the sum of slice_days over its prompts and dims, whatever
 // the batching and the corrections, and what the migration computes; a read of them, with the prompts
 // that do not count taken away, gives what slice_days' counted rows give.
@@ -58,10 +58,6 @@ function summedDays(db: Db, monthly: boolean): unknown[][] {
     GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`).raw().all() as unknown[][]);
 }
 
-function prompts(db: Db): unknown[][] {
-  return db.prepare('SELECT p.id, q.id, s.runs FROM slice_prompts s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt ORDER BY 1, 2').raw().all() as unknown[][];
-}
-
 function project(file: string, batches: Ev[][]): Db {
   const db = openDb(file);
   const projector = new Projector(db);
@@ -84,23 +80,18 @@ t.test('each value row is the sum of its day rows, whatever the batching and the
   for (const db of [one, each]) {
     t.same(values(db, 'slice_values'), summedDays(db, false), 'per day: the day rows summed');
     t.same(values(db, 'slice_value_months'), summedDays(db, true), 'per month: the day rows summed');
-    t.same(prompts(db), db.prepare(`SELECT p.id, q.id, sum(s.runs) FROM slice_days s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt
-      GROUP BY 1, 2 ORDER BY 1, 2`).raw().all(), 'per prompt: the day rows summed');
   }
   for (const table of ['slice_values', 'slice_value_months'] as const) t.same(values(each, table), values(one, table), `${table}: the same rows whatever the batching`);
-  t.same(prompts(each), prompts(one), 'slice_prompts: the same rows whatever the batching');
   const days = values(one, 'slice_values');
   t.notOk(days.some((r) => (r[5] as number) <= 0), 'no row is left without runs');
   t.notOk(days.some((r) => r[3] === W.engineB && r[2] === '2026-02-02'), 'the run that failed after all left no row');
   t.ok(days.some((r) => r[1] === 1 && r[2] === '2026-02-07' && r[4] === 'FR'), 'the run moved to February counts there, under its new country');
-  t.ok(prompts(one).some((r) => r[1] === STRAY), 'a prompt no upsert names is listed with its runs');
 
-  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE slice_prompts; PRAGMA user_version = 27;');
+  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; PRAGMA user_version = 27;');
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());
   for (const table of ['slice_values', 'slice_value_months'] as const) t.same(values(migrated, table), values(each, table), `migration 028 gives the writer's ${table}`);
-  t.same(prompts(migrated), prompts(each), "migration 028 gives the writer's slice_prompts");
 });
 
 t.test('a read of the value rows, the prompts that do not count taken away, gives what the counted day rows give', async (t) => {

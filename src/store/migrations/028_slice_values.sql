@@ -9,8 +9,8 @@
 -- - value: the run's value as the dims row keeps it ('' when the run names none, or no dimension).
 -- The counting rule (non-deleted prompts of the project, known engines) is the reader's, as for
 -- slice_days: the engine is in the key; the prompt is not, so a reader takes away the sums of the few
--- prompts with runs that do not count (their slice_days rows). slice_prompts lists, per project, the
--- prompts with succeeded runs (and how many), so the reader knows which those are without a scan.
+-- prompts with runs that do not count (their slice_days rows; which prompts a project's runs name is
+-- in run_refs, migration 011).
 -- Kept by the writer with slice_days in the same transaction and with the same moves
 -- (src/store/slice-values.ts): a row is deleted when its runs fall to 0, so the rows are the same
 -- whatever the batching. Keyed by the dimension before the day: a read takes one dimension's rows of a
@@ -43,13 +43,6 @@ CREATE TABLE slice_value_months (
   sentiment_fixed  INTEGER NOT NULL,
   sentiment_n      INTEGER NOT NULL,
   PRIMARY KEY (project, dimension, month, engine, value)
-) WITHOUT ROWID;
-
-CREATE TABLE slice_prompts (
-  project  INTEGER NOT NULL,
-  prompt   INTEGER NOT NULL,
-  runs     INTEGER NOT NULL,
-  PRIMARY KEY (project, prompt)
 ) WITHOUT ROWID;
 
 -- Filled from slice_days, one dimension at a time.
@@ -92,6 +85,3 @@ INSERT INTO slice_value_months (project, month, engine, dimension, value, runs, 
   SELECT s.project, substr(s.day, 1, 8) || '01', s.engine, 3, coalesce(d.model, ''), sum(s.runs), sum(s.brand_runs), sum(s.position_sum), sum(s.rr_fixed), sum(s.sentiment_fixed), sum(s.sentiment_n)
   FROM slice_days s LEFT JOIN dims d ON d.n = s.dims
   GROUP BY 1, 4, 2, 3, 5 ORDER BY 1, 4, 2, 3, 5;
-
-INSERT INTO slice_prompts (project, prompt, runs)
-  SELECT project, prompt, sum(runs) FROM slice_days GROUP BY 1, 2 ORDER BY 1, 2;

@@ -23,10 +23,14 @@ export const MAX_UNCOUNTED_PROMPTS = 20;
 
 const NUMBERS_OF = (param: string): string => `(SELECT k.n FROM json_each(${param}) j JOIN keys k ON k.id = j.value)`;
 
-/** The project's prompts with succeeded runs that are not among `promptIds` (JSON list): their numbers. */
-const UNCOUNTED = `SELECT s.prompt FROM slice_prompts s WHERE s.project = ${KEY_OF} AND s.prompt NOT IN ${NUMBERS_OF('?')}`;
+/**
+ * The prompts the project's runs name (run_refs, migration 011: every run's, a superset of those with
+ * succeeded runs) that are not among `promptIds` (a JSON list): their numbers.
+ */
+const UNCOUNTED = `SELECT k.n FROM run_refs r JOIN keys k ON k.id = r.ref_id
+  WHERE r.kind = 'prompt' AND r.project_id = ? AND r.ref_id NOT IN (SELECT value FROM json_each(?)) ORDER BY k.n`;
 
-/** The numbers of the project's prompts with runs that do not count (slice_prompts, migration 028). */
+/** The numbers of the prompts the project's runs name that do not count (none of their sums may be read). */
 export function uncountedPrompts(store: ReadStore, projectId: string, countedPromptIds: readonly string[]): number[] {
   return store.column<number>(UNCOUNTED, projectId, JSON.stringify(countedPromptIds));
 }
