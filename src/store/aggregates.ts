@@ -86,6 +86,7 @@ type KnownRefs = Record<RefKind, Set<string>>;
  * - agg_engine_day: the counted sums per project, day and engine (engine-days.ts);
  * - the week and month roll-ups (rollups.ts), written once per period;
  * - slice_days and slice_hits: every succeeded run's sums per day, engine, prompt and dimensions, whatever counts (slice-sums.ts),
+ *   with them, per month and country (023) and per engine and one dimension's value (026: slice-values.ts),
  *   and its runs per dims number and pair over every day (slice-dims.ts: /dimensions);
  * - range_totals and range_hit_totals: the same sums as running totals per pair (and prompt x competitor) and day (range-totals.ts);
  * - run_refs: what the runs name, so a change of what counts knows whether stored runs are concerned.

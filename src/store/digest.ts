@@ -20,6 +20,9 @@ const SLICE_SUMS = 's.position_sum, s.rr_fixed, s.sentiment_fixed, s.sentiment_n
 const MONTHS = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine JOIN keys q ON q.n = s.prompt`;
 const MONTH_KEY = 'p.id, s.month, e.id, q.id, s.country';
 const DIMS_VALUES = 'd.country, d.persona, d.model, d.surface';
+/** slice_values or slice_value_months (migration 026) with the ids of their numbers. */
+const VALUES = (table: string): string => `${table} s JOIN keys p ON p.n = s.project JOIN keys e ON e.n = s.engine`;
+const VALUE_KEY = (period: string): string => `p.id, s.dimension, s.${period}, e.id, s.value`;
 
 /**
  * The read-model data, table by table: what a client can see, never versions, positions, dead
@@ -65,6 +68,8 @@ export const DIGEST_TABLES: ReadonlyArray<{ table: string; columns: string; orde
     columns: `p.id, e.id, q.id, s.day, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: 'p.id, e.id, q.id, s.day' },
   { table: `range_hit_totals s JOIN keys p ON p.n = s.project JOIN keys q ON q.n = s.prompt JOIN keys c ON c.n = s.competitor`,
     columns: `p.id, q.id, c.id, s.day, s.runs, ${SLICE_SUMS}`, order: 'p.id, q.id, c.id, s.day' },
+  { table: VALUES('slice_values'), columns: `${VALUE_KEY('day')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('day') },
+  { table: VALUES('slice_value_months'), columns: `${VALUE_KEY('month')}, s.runs, s.brand_runs, ${SLICE_SUMS}`, order: VALUE_KEY('month') },
 ];
 
 export function digest(db: Db): string {

@@ -72,7 +72,7 @@ export function cutShard(db: Db, shard: Shard, partitions: number, eventTopics: 
     for (const table of PROJECT_DATA) db.prepare(`DELETE FROM ${table} WHERE project_id IN (SELECT value FROM json_each(?))`).run(foreign);
     const numbers = 'SELECT n FROM keys WHERE id IN (SELECT value FROM json_each(?))';
     runs = db.prepare(`DELETE FROM runs WHERE project IN (${numbers})`).run(foreign).changes;
-    for (const table of ['slice_days', 'slice_hits', 'slice_months', 'slice_month_hits', 'slice_dims', 'slice_pairs', 'slice_pair_dims', 'range_totals', 'range_hit_totals']) db.prepare(`DELETE FROM ${table} WHERE project IN (${numbers})`).run(foreign);
+    for (const table of ['slice_days', 'slice_hits', 'slice_months', 'slice_month_hits', 'slice_dims', 'slice_pairs', 'slice_pair_dims', 'range_totals', 'range_hit_totals', 'slice_values', 'slice_value_months']) db.prepare(`DELETE FROM ${table} WHERE project IN (${numbers})`).run(foreign);
     db.prepare(`DELETE FROM dims WHERE project IN (${numbers})`).run(foreign);
     db.prepare('DELETE FROM run_ids WHERE run NOT IN (SELECT rowid FROM runs)').run();
     db.prepare('DELETE FROM forum_post_fields WHERE post_id NOT IN (SELECT id FROM forum_posts)').run();

@@ -5,6 +5,7 @@ import { Dims } from './dims';
 import { Keys } from './keys';
 import { SliceDims } from './slice-dims';
 import type { RunFacts } from './run-store';
+import { SliceValues } from './slice-values';
 
 /**
  * slice_days and slice_hits (migration 022): every succeeded run's sums per project, day, engine,
@@ -93,11 +94,14 @@ export class SliceSums {
   /** The same moves over every day, per dims number and pair (migration 024: /dimensions). */
   private readonly totals: SliceDims;
   private readonly stmts;
+  /** The same moves per engine and dimension value (migration 026). */
+  private readonly values: SliceValues;
 
   constructor(db: Db) {
     this.keys = new Keys(db);
     this.dims = new Dims(db);
     this.totals = new SliceDims(db);
+    this.values = new SliceValues(db);
     this.stmts = {
       day: db.prepare(`INSERT INTO slice_days (project, day, engine, prompt, dims, runs, brand_runs, position_sum, rr_fixed, sentiment_fixed, sentiment_n)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -170,6 +174,7 @@ export class SliceSums {
     const month = { row: this.stmts.month, hit: this.stmts.monthHit, drop: this.stmts.dropMonth, dropHits: this.stmts.dropMonthHits };
     for (const m of months.values()) writeMove(m, month);
     this.totals.write(this.rows.values());
+    this.values.write(this.rows.values());
     this.rows.clear();
   }
 
@@ -184,5 +189,6 @@ export class SliceSums {
     this.totals.clear();
     this.keys.fail();
     this.dims.fail();
+    this.values.fail();
   }
 }

@@ -76,7 +76,10 @@ t.test('filters and group_by against the oracle, over HTTP', async (t) => {
     }
   }
 
-  const groupings: Array<Parameters<typeof groupsOracle>[4]> = [['country'], ['persona', 'month'], ['segment', 'model'], ['week', 'engine'], ['prompt']];
+  // Also each path of the groups' reads: by one dimension (alone, with the engine, by month or week:
+  // the sums per value, migration 026), by periods alone (the engine-day sums), by pair keys (the report's own sums).
+  const groupings: Array<Parameters<typeof groupsOracle>[4]> = [['country'], ['persona', 'month'], ['segment', 'model'], ['week', 'engine'], ['prompt'],
+    ['model'], ['engine', 'country'], ['country', 'week'], ['day'], ['engine', 'segment']];
   for (const keys of groupings) {
     for (const [start, end, range] of ranges) {
       const q = `start_date=${start}&end_date=${end}&${keys.map((k) => `group_by=${k}`).join('&')}`;

@@ -40,7 +40,9 @@ t.test('while a project is counted again, every body is the one built after', as
   const events = [...generateWorld(WORLD)].map((line) => JSON.parse(line) as Ev);
   const during = replayed(t, events);
   const after = replayed(t, events);
-  const cases = [...buildCases(after.db, { onlyRanges: false }), ...buildCases(after.db, { onlyRanges: true }), ...buildCases(after.db, { onlyRanges: false, onlySlices: true })];
+  // The tiers' requests too: group_by by each key (each path of the groups' reads) while a deleted prompt is counted again.
+  const cases = [...buildCases(after.db, { onlyRanges: false }), ...buildCases(after.db, { onlyRanges: true }), ...buildCases(after.db, { onlyRanges: false, onlySlices: true }),
+    ...buildCases(after.db, { onlyRanges: false, tier: true }).filter((c) => c.name.includes('group_by'))];
   const projectId = cases.find((c) => c.endpoint.scope === 'project')!.args.projectId;
   // A prompt of the busiest project (the one the cases read) deleted, and a competitor of it.
   const prompt = events.find((e) => e.type === 'prompt.upserted' && e.data.project_id === projectId)!.data;

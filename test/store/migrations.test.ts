@@ -36,8 +36,11 @@ function events(): ReturnType<typeof world> {
 const UNDO_012 = `DROP TRIGGER trend_engine_added; DROP TRIGGER trend_engine_renamed; DROP TRIGGER trend_engine_dropped;
   DROP TRIGGER trend_day_added; DROP TRIGGER trend_day_changed; DROP TRIGGER trend_day_dropped; DROP TABLE trend_days; DROP TABLE trend_days_stale;`;
 
-/** What 025 adds: the running totals per pair and per prompt and competitor. */
-const UNDO_025 = 'DROP TABLE range_totals; DROP TABLE range_hit_totals;';
+/** What 026 adds: the sums per engine and dimension value. */
+const UNDO_026 = 'DROP TABLE slice_values; DROP TABLE slice_value_months;';
+
+/** What 025 adds: the running totals per pair and per prompt and competitor; 026 first. */
+const UNDO_025 = `${UNDO_026} DROP TABLE range_totals; DROP TABLE range_hit_totals;`;
 
 /** What 024 adds: the runs per dims number and pair over every day; 025 first. */
 const UNDO_024 = `${UNDO_025} DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims;`;

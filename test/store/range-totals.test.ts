@@ -95,7 +95,7 @@ t.test('the running totals are the days added up, whatever the batching and the 
   t.notOk(pairs.some((r) => r[1] === W.engineB && r[3] === '2026-03-10'), 'and not on its old day');
   t.equal(totals(one, 'range_hit_totals').filter((r) => r[3] === '2026-01-02').length, 0, 'nor does that day have competitor rows');
 
-  one.exec('DROP TABLE range_totals; DROP TABLE range_hit_totals; PRAGMA user_version = 24;');
+  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; PRAGMA user_version = 24;');
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

@@ -89,7 +89,7 @@ t.test('each month is the sum of its days per country, whatever the batching and
   t.equal(brand.reduce((n, r) => n + (r[6] as number), 0), 5, 'five succeeded runs');
 
   // The migration computes the same rows from the day rows.
-  one.exec('DROP TABLE range_totals; DROP TABLE range_hit_totals; DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims; DROP TABLE slice_months; DROP TABLE slice_month_hits; PRAGMA user_version = 22;');
+  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims; DROP TABLE slice_months; DROP TABLE slice_month_hits; PRAGMA user_version = 22;');
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

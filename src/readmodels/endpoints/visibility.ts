@@ -27,7 +27,7 @@ export const endpoint: Endpoint = {
     const now = measure(store, slice);
     const body = report(args.projectId, slice, tracked, now);
     // Only with group_by: a v1 request's body keeps its bytes.
-    if (args.groupBy) body.groups = slice ? visibilityGroups(store, slice, args.groupBy) : [];
+    if (args.groupBy) body.groups = slice ? visibilityGroups(store, slice, args.groupBy, now.rows) : [];
     const comparison = comparisonOf(store, args, slice);
     return comparison === null ? body : compared(body, comparison.period, rateCounts(now), rateCounts(measure(store, comparison.slice)));
   },

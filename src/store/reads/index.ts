@@ -17,6 +17,7 @@ export {
 } from './slice-tallies';
 export { hitTotals, pairTotals, totalsEngines, type HitTotalRow, type PairTotalRow } from './range-totals';
 export { countryCode, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
+export { MAX_UNCOUNTED_PROMPTS, sliceValueSums, uncountedPrompts, type SliceValueRow, type ValueDimension, type ValueGrouping } from './slice-values';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
 export type { ChangeKind } from '../versions';

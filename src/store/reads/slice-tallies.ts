@@ -14,7 +14,7 @@ import type { ReadStore } from '../read-store';
 const NO_DAYS: readonly [string, string] = ['9999-12-31', '0000-01-01'];
 
 /** start..end as [days before, whole months (their first days), days after], each a BETWEEN's bounds. */
-function monthSplit(start: string, end: string): Array<readonly [string, string]> {
+export function monthSplit(start: string, end: string): Array<readonly [string, string]> {
   const first = start.endsWith('-01') ? start : nextMonth(start);
   let last = `${end.slice(0, 8)}01`; // the first day of the last whole month
   if (periodEnd(last, 'month') !== end) last = `${addDays(last, -1).slice(0, 8)}01`;
