@@ -204,6 +204,18 @@ class Candidate {
     return [...acc.values()].map((a) => this.cited(a)).sort((x, y) => y.citation_count - x.citation_count || compareStrings(x.url, y.url));
   }
 
+  /** Every column of one URL over the pieces, read by the URL's index. */
+  private urlOver(u: number, pieces: Piece[]): CitedUrl {
+    const acc = new Map<number, Acc>();
+    for (const p of pieces) {
+      for (const r of this.stmts.ofUrl.iterate(u, GRAIN[p.grain], p.start, p.end) as IterableIterator<Row>) {
+        this.add(acc, r);
+        this.rowsRead += 1;
+      }
+    }
+    return this.cited(acc.get(u)!);
+  }
+
   /** A page of citations in two passes, the first in SQL: the page's URLs (runs summed by SQLite), then every column of those only. */
   pageSql(pieces: Piece[]): CitedUrl[] {
     const where = pieces.map(() => '(grain = ? AND day BETWEEN ? AND ?)').join(' OR ');
@@ -211,16 +223,7 @@ class Candidate {
       ORDER BY g.n DESC, u.url LIMIT ${PAGE}`).pluck().all(...pieces.flatMap((p) => [GRAIN[p.grain], p.start, p.end])) as number[];
     // Every column of the page's URLs, piece by piece by the URL's index (one statement with IN and
     // the pieces OR'ed is planned as a walk of the pieces: ~20x slower).
-    return top.map((u) => {
-      const acc = new Map<number, Acc>();
-      for (const p of pieces) {
-        for (const r of this.stmts.ofUrl.iterate(u, GRAIN[p.grain], p.start, p.end) as IterableIterator<Row>) {
-          this.add(acc, r);
-          this.rowsRead += 1;
-        }
-      }
-      return this.cited(acc.get(u)!);
-    });
+    return top.map((u) => this.urlOver(u, pieces));
   }
 
   /** A page of citations in two passes: the runs per URL, then every column of the page's URLs only. */
@@ -237,16 +240,7 @@ class Candidate {
     const floor = counts[Math.min(PAGE, counts.length) - 1] ?? 0;
     const candidates = [...runs].filter(([, n]) => n >= floor).map(([u, n]) => ({ u, n, url: this.stmts.url.get(u) as string }))
       .sort((a, b) => b.n - a.n || compareStrings(a.url, b.url)).slice(0, PAGE);
-    return candidates.map(({ u }) => {
-      const acc = new Map<number, Acc>();
-      for (const p of pieces) {
-        for (const r of this.stmts.ofUrl.iterate(u, GRAIN[p.grain], p.start, p.end) as IterableIterator<Row>) {
-          this.add(acc, r);
-          this.rowsRead += 1;
-        }
-      }
-      return this.cited(acc.get(u)!);
-    });
+    return candidates.map(({ u }) => this.urlOver(u, pieces));
   }
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb, Projector, type Db } from '../../src/store';
+import { asSource, type Ev } from './events';
 
 const made: string[] = [];
 
@@ -33,4 +34,17 @@ export function freshDb(tt: { teardown(fn: () => void): void }): { db: Db; proje
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
   return { db, projector, file };
+}
+
+/** A database at `file` with `batches` applied, one batch a transaction, and settled: the writer's rows as a replay in those batches leaves them. */
+export function projectBatches(file: string, batches: Ev[][]): Db {
+  const db = openDb(file);
+  const projector = new Projector(db);
+  let at = 1;
+  for (const b of batches) {
+    projector.applyBatch(asSource(b, 'test', at));
+    at += b.length;
+  }
+  projector.settle();
+  return db;
 }

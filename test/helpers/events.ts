@@ -27,6 +27,13 @@ export function ev(type: string, data: Record<string, unknown>, occurred_at = '2
   return { event_id: event_id ?? id(counter, 'eeeeeeee'), type, schema_version: 1, occurred_at, data };
 }
 
+/** A run re-sent later under a new event, changed: the newer version replaces the stored one. */
+export function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
+  const data = structuredClone(e.data);
+  change(data);
+  return ev(e.type, data, at);
+}
+
 export function asSource(events: Array<Ev | string>, source = 'test', start = 1): SourceEvent[] {
   return events.map((e, i) => ({ raw: typeof e === 'string' ? e : JSON.stringify(e), source, position: start + i }));
 }

@@ -8,14 +8,8 @@ import t from 'tap';
 import { openDb, Projector, ReadStore, type Db } from '../../src/store';
 import { hitTotals, pairTotals, totalsEngines } from '../../src/store/reads';
 import { promptSums } from '../../src/readmodels/sums';
-import { asSource, ev, run, W, world, type Ev } from '../helpers/events';
-import { tmpDir } from '../helpers/db';
-
-function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
-  const data = structuredClone(e.data);
-  change(data);
-  return ev(e.type, data, at);
-}
+import { asSource, type Ev, resent, run, W, world } from '../helpers/events';
+import { projectBatches, tmpDir } from '../helpers/db';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -37,18 +31,6 @@ function events(): Ev[] {
     resent(f, '2026-03-12T00:00:00Z', (x) => { x.completed_at = '2026-01-03T12:00:00Z'; }),
     resent(g, '2026-03-12T00:00:00Z', (x) => { x.status = 'failed'; }),
   ];
-}
-
-function project(file: string, batches: Ev[][]): Db {
-  const db = openDb(file);
-  const projector = new Projector(db);
-  let at = 1;
-  for (const b of batches) {
-    projector.applyBatch(asSource(b, 'test', at));
-    at += b.length;
-  }
-  projector.settle();
-  return db;
 }
 
 const SUMS = ['position_sum', 'rr_fixed', 'sentiment_fixed', 'sentiment_n'];
@@ -76,10 +58,10 @@ t.test('the running totals are the days added up, whatever the batching and the 
   const dir = tmpDir('range-totals-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const all = events();
-  const one = project(path.join(dir, 'one.db'), [all]);
-  const each = project(path.join(dir, 'each.db'), all.map((e) => [e]));
+  const one = projectBatches(path.join(dir, 'one.db'), [all]);
+  const each = projectBatches(path.join(dir, 'each.db'), all.map((e) => [e]));
   // Halves: the second half's corrections move runs of days the first wrote, and to days before them.
-  const half = project(path.join(dir, 'half.db'), [all.slice(0, 12), all.slice(12)]);
+  const half = projectBatches(path.join(dir, 'half.db'), [all.slice(0, 12), all.slice(12)]);
   t.teardown(() => { one.close(); each.close(); half.close(); });
   for (const [name, db] of [['one batch', one], ['one event a batch', each], ['two batches', half]] as const) {
     t.same(totals(db, 'range_totals'), runningDays(db, 'slice_days'), `${name}: the pairs' totals are their days added up`);
@@ -107,7 +89,7 @@ t.test('two writers taking turns on one file leave the rows one writer leaves', 
   const dir = tmpDir('range-totals-two-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const all = events();
-  const one = project(path.join(dir, 'one.db'), [all]);
+  const one = projectBatches(path.join(dir, 'one.db'), [all]);
   // Each writer's last rows go stale when the other commits: it must not append from them.
   const file = path.join(dir, 'two.db');
   const a = openDb(file);
@@ -123,7 +105,7 @@ t.test('two writers taking turns on one file leave the rows one writer leaves', 
 t.test('a range read from the running totals is what its days add up to', async (t) => {
   const dir = tmpDir('range-totals-read-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = project(path.join(dir, 'w.db'), events().map((e) => [e]));
+  const db = projectBatches(path.join(dir, 'w.db'), events().map((e) => [e]));
   t.teardown(() => db.close());
   const store = new ReadStore(db);
   const sorted = <T>(rows: Iterable<T>): T[] => [...rows].map((r) => JSON.stringify(r)).sort().map((r) => JSON.parse(r) as T);

@@ -9,18 +9,12 @@ import t from 'tap';
 import { openDb, Projector, ReadStore, type Db } from '../../src/store';
 import { endpoint as dimensions } from '../../src/readmodels/endpoints/dimensions';
 import type { Dimensions } from '../../src/readmodels/bodies.gen';
-import { asSource, ev, id, run, W, world, type Ev } from '../helpers/events';
+import { asSource, ev, type Ev, id, resent, run, W, world } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 import { readArgs } from '../helpers/readmodels';
 
 const engineC = id(3, 'cccccccc');
 const foreignPrompt = id(9, 'ffffffff');
-
-function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
-  const data = structuredClone(e.data);
-  change(data);
-  return ev(e.type, data, at);
-}
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, country: 'US', persona: 'Founder' });

@@ -5,16 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, Projector, ReadStore, type Db } from '../../src/store';
+import { openDb, ReadStore, type Db } from '../../src/store';
 import { dimsMatching, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays } from '../../src/store/reads';
-import { asSource, ev, run, W, world, type Ev } from '../helpers/events';
-import { tmpDir } from '../helpers/db';
-
-function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
-  const data = structuredClone(e.data);
-  change(data);
-  return ev(e.type, data, at);
-}
+import { type Ev, resent, run, W, world } from '../helpers/events';
+import { projectBatches, tmpDir } from '../helpers/db';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -53,24 +47,12 @@ function summedDays(db: Db, table: 'slice_days' | 'slice_hits'): unknown[][] {
     ${hits ? 'JOIN keys c ON c.n = s.competitor GROUP BY 1, 2, 3, 4, 5, 6' : 'GROUP BY 1, 2, 3, 4, 5'} ORDER BY 1, 2, 3, 4, 5, 6`).raw().all() as unknown[][];
 }
 
-function project(file: string, batches: Ev[][]): Db {
-  const db = openDb(file);
-  const projector = new Projector(db);
-  let at = 1;
-  for (const b of batches) {
-    projector.applyBatch(asSource(b, 'test', at));
-    at += b.length;
-  }
-  projector.settle();
-  return db;
-}
-
 t.test('each month is the sum of its days per country, whatever the batching and the corrections', async (t) => {
   const dir = tmpDir('slice-months-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const all = events();
-  const one = project(path.join(dir, 'one.db'), [all]);
-  const each = project(path.join(dir, 'each.db'), all.map((e) => [e]));
+  const one = projectBatches(path.join(dir, 'one.db'), [all]);
+  const each = projectBatches(path.join(dir, 'each.db'), all.map((e) => [e]));
   t.teardown(() => { one.close(); each.close(); });
   for (const db of [one, each]) {
     t.same(months(db, 'slice_months'), summedDays(db, 'slice_days'), 'brand: the days summed');
@@ -100,7 +82,7 @@ t.test('each month is the sum of its days per country, whatever the batching and
 t.test('a range read with its whole months from the month rows gives what its days give', async (t) => {
   const dir = tmpDir('slice-months-read-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = project(path.join(dir, 'w.db'), [events()]);
+  const db = projectBatches(path.join(dir, 'w.db'), [events()]);
   t.teardown(() => db.close());
   const store = new ReadStore(db);
   const sorted = <T>(rows: Iterable<T>): T[] => [...rows].map((r) => JSON.stringify(r)).sort().map((r) => JSON.parse(r) as T);

@@ -4,16 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, Projector, type Db } from '../../src/store';
-import { asSource, ev, run, W, world, type Ev } from '../helpers/events';
-import { tmpDir } from '../helpers/db';
-
-/** A run re-sent later under a new event: the newer version replaces the stored one. */
-function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
-  const data = structuredClone(e.data);
-  change(data);
-  return ev(e.type, data, at);
-}
+import { openDb, type Db } from '../../src/store';
+import { type Ev, resent, run, W, world } from '../helpers/events';
+import { projectBatches, tmpDir } from '../helpers/db';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -39,24 +32,12 @@ function rows(db: Db, table: 'slice_days' | 'slice_hits'): unknown[][] {
     .map((r) => r.filter((_, i) => i < (table === 'slice_hits' ? 8 : 7) || i >= (table === 'slice_hits' ? 14 : 12)));
 }
 
-function project(file: string, batches: Ev[][]): Db {
-  const db = openDb(file);
-  const projector = new Projector(db);
-  let at = 1;
-  for (const b of batches) {
-    projector.applyBatch(asSource(b, 'test', at));
-    at += b.length;
-  }
-  projector.settle();
-  return db;
-}
-
 t.test('the writer sums every stored succeeded run, whatever the batching and the corrections', async (t) => {
   const dir = tmpDir('slice-sums-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const all = events();
-  const one = project(path.join(dir, 'one.db'), [all]);
-  const each = project(path.join(dir, 'each.db'), all.map((e) => [e]));
+  const one = projectBatches(path.join(dir, 'one.db'), [all]);
+  const each = projectBatches(path.join(dir, 'each.db'), all.map((e) => [e]));
   t.teardown(() => { one.close(); each.close(); });
   for (const table of ['slice_days', 'slice_hits'] as const) t.same(rows(each, table), rows(one, table), `${table}: one batch or one event a batch`);
 

@@ -5,16 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, Projector, ReadStore, type Db } from '../../src/store';
+import { openDb, ReadStore, type Db } from '../../src/store';
 import { sliceValueSums, uncountedPrompts, type ValueDimension, type ValueGrouping } from '../../src/store/reads';
-import { asSource, ev, id, run, W, world, type Ev } from '../helpers/events';
-import { tmpDir } from '../helpers/db';
-
-function resent(e: Ev, at: string, change: (data: Record<string, unknown>) => void): Ev {
-  const data = structuredClone(e.data);
-  change(data);
-  return ev(e.type, data, at);
-}
+import { type Ev, id, resent, run, W, world } from '../helpers/events';
+import { projectBatches, tmpDir } from '../helpers/db';
 
 /** A prompt no upsert names (its runs never count). */
 const STRAY = id(9, 'ffffffff');
@@ -58,24 +52,12 @@ function summedDays(db: Db, monthly: boolean): unknown[][] {
     GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`).raw().all() as unknown[][]);
 }
 
-function project(file: string, batches: Ev[][]): Db {
-  const db = openDb(file);
-  const projector = new Projector(db);
-  let at = 1;
-  for (const b of batches) {
-    projector.applyBatch(asSource(b, 'test', at));
-    at += b.length;
-  }
-  projector.settle();
-  return db;
-}
-
 t.test('each value row is the sum of its day rows, whatever the batching and the corrections; the migration gives the same', async (t) => {
   const dir = tmpDir('slice-values-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const all = events();
-  const one = project(path.join(dir, 'one.db'), [all]);
-  const each = project(path.join(dir, 'each.db'), all.map((e) => [e]));
+  const one = projectBatches(path.join(dir, 'one.db'), [all]);
+  const each = projectBatches(path.join(dir, 'each.db'), all.map((e) => [e]));
   t.teardown(() => { one.close(); each.close(); });
   for (const db of [one, each]) {
     t.same(values(db, 'slice_values'), summedDays(db, false), 'per day: the day rows summed');
@@ -97,7 +79,7 @@ t.test('each value row is the sum of its day rows, whatever the batching and the
 t.test('a read of the value rows, the prompts that do not count taken away, gives what the counted day rows give', async (t) => {
   const dir = tmpDir('slice-values-read-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = project(path.join(dir, 'w.db'), [events()]);
+  const db = projectBatches(path.join(dir, 'w.db'), [events()]);
   t.teardown(() => db.close());
   const store = new ReadStore(db);
   const sorted = (rows: Iterable<unknown>): unknown[] => [...rows].map((r) => JSON.stringify(r)).sort().map((r) => JSON.parse(r) as unknown);
