@@ -10,6 +10,7 @@ import { hitTotals, pairTotals, totalsEngines } from '../../src/store/reads';
 import { promptSums } from '../../src/readmodels/sums';
 import { asSource, type Ev, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
+import { takeBackTo } from '../helpers/migrations';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -77,7 +78,7 @@ t.test('the running totals are the days added up, whatever the batching and the 
   t.notOk(pairs.some((r) => r[1] === W.engineB && r[3] === '2026-03-10'), 'and not on its old day');
   t.equal(totals(one, 'range_hit_totals').filter((r) => r[3] === '2026-01-02').length, 0, 'nor does that day have competitor rows');
 
-  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; PRAGMA user_version = 24;');
+  takeBackTo(one, 24);
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

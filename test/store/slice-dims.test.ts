@@ -12,6 +12,7 @@ import type { Dimensions } from '../../src/readmodels/bodies.gen';
 import { asSource, ev, type Ev, id, resent, run, W, world } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 import { readArgs } from '../helpers/readmodels';
+import { takeBackTo } from '../helpers/migrations';
 
 const engineC = id(3, 'cccccccc');
 const foreignPrompt = id(9, 'ffffffff');
@@ -87,7 +88,7 @@ t.test('the totals are the days summed, whatever the batching and the correction
   t.notOk(byDims!.some((r) => r[1] === null && r[2] === null && r[3] === null), 'a run naming no dimension is not listed');
   t.equal(pairs!.reduce((n: number, r) => n + (r[3] as number), 0), 6, 'six succeeded runs name a dimension');
 
-  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims; PRAGMA user_version = 23;');
+  takeBackTo(one, 23);
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

@@ -9,6 +9,7 @@ import { openDb, ReadStore, type Db } from '../../src/store';
 import { dimsMatching, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays } from '../../src/store/reads';
 import { type Ev, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
+import { takeBackTo } from '../helpers/migrations';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -71,7 +72,7 @@ t.test('each month is the sum of its days per country, whatever the batching and
   t.equal(brand.reduce((n, r) => n + (r[6] as number), 0), 5, 'five succeeded runs');
 
   // The migration computes the same rows from the day rows.
-  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims; DROP TABLE slice_months; DROP TABLE slice_month_hits; PRAGMA user_version = 22;');
+  takeBackTo(one, 22);
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

@@ -7,6 +7,7 @@ import t from 'tap';
 import { openDb, type Db } from '../../src/store';
 import { type Ev, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
+import { takeBackTo } from '../helpers/migrations';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -49,9 +50,7 @@ t.test('the writer sums every stored succeeded run, whatever the batching and th
   t.notOk(days.some((r) => (r[7] as number) <= 0), 'no row is left without runs');
 
   // The migration computes the same rows from the runs.
-  one.exec(`DROP TABLE slice_values; DROP TABLE slice_value_months; DROP TABLE range_totals; DROP TABLE range_hit_totals; DROP TABLE slice_dims; DROP TABLE slice_pairs; DROP TABLE slice_pair_dims; DROP TABLE slice_months; DROP TABLE slice_month_hits; DROP TABLE slice_days; DROP TABLE slice_hits;
-    CREATE INDEX runs_slices ON runs (project, dims, completed_at, id, json_remove(facts, '$[7]')) WHERE status = 'succeeded' AND dims IS NOT NULL;
-    PRAGMA user_version = 21;`);
+  takeBackTo(one, 21);
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());

@@ -9,6 +9,7 @@ import { openDb, ReadStore, type Db } from '../../src/store';
 import { sliceValueSums, uncountedPrompts, type ValueDimension, type ValueGrouping } from '../../src/store/reads';
 import { type Ev, id, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
+import { takeBackTo } from '../helpers/migrations';
 
 /** A prompt no upsert names (its runs never count). */
 const STRAY = id(9, 'ffffffff');
@@ -69,7 +70,7 @@ t.test('each value row is the sum of its day rows, whatever the batching and the
   t.notOk(days.some((r) => r[3] === W.engineB && r[2] === '2026-02-02'), 'the run that failed after all left no row');
   t.ok(days.some((r) => r[1] === 1 && r[2] === '2026-02-07' && r[4] === 'FR'), 'the run moved to February counts there, under its new country');
 
-  one.exec('DROP TABLE slice_values; DROP TABLE slice_value_months; PRAGMA user_version = 25;');
+  takeBackTo(one, 25);
   one.close();
   const migrated = openDb(path.join(dir, 'one.db'));
   t.teardown(() => migrated.close());
