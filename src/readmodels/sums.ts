@@ -5,7 +5,7 @@ import type { Period } from './args';
 import { countingOf, counts, dimsOf, rollupRows, type Counting } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
-  addMention, addSums, compareStrings, engineDayRows, engineNames, engineSumsOf, hitTotals, pairTotals, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
+  addMention, addSums, compareStrings, dayHitRows, dayPairRows, engineDayRows, keyNumbers, engineNames, engineSumsOf, hitTotals, pairTotals, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
   sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, totalsEngines, trackedCompetitorIds, zeroMention, zeroSums, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
@@ -79,17 +79,24 @@ type StoredRow = [number, number, ...number[]];
 /** A report without a slice (no runs, no range) measured nothing. */
 export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors: [] });
 
-/** Ranges of at most this many days are read by their days (slice_days; a whole week at most, from its roll-up). */
-const SHORT_RANGE_DAYS = 7;
+/**
+ * Ranges of at most this many days are read as their day rows by number (dayRowSums); longer ones from
+ * the running totals. On a 1,000 x 8 project a day's rows cost about a third of the totals' four seeks a
+ * pair, three days about as much (docs/decisions.md, "A short range's sums").
+ */
+const DAY_ROWS_DAYS = 2;
+
+/** Whether a range is one whole ISO week: its roll-up row (one JSON text a list) costs less than the totals' seeks. */
+const wholeWeek = (s: Slice): boolean => addDays(s.start, 6) === s.end && rangePieces(s.start, s.end, 'total').every((p) => p.grain === 'week');
 
 /** A range's sums per engine and prompt alone. */
 const NO_GROUPING: SliceGrouping = { period: null, dimensions: [] };
 
 /**
- * Both sums of a slice: per pair from the running totals (migration 025), two reads a pair whatever
- * the range's length, unless the range is a week or less or the slice filters on the runs'
- * dimensions; then, and for the competitors of a slice that leaves out an engine with runs, by the
- * range's pieces (piecesSums).
+ * Both sums of a slice: a range of DAY_ROWS_DAYS or less from its day rows (dayRowSums); a longer one
+ * per pair from the running totals (migration 025), two reads a pair whatever the range's length,
+ * unless it is one whole ISO week or the slice filters on the runs' dimensions; then, and for the competitors of a slice that
+ * leaves out an engine with runs, by the range's pieces (piecesSums).
  */
 export function promptSums(store: ReadStore, s: Slice): PromptSums {
   const counting = countingOf(store, s.projectId, s.filter ?? null);
@@ -114,8 +121,11 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     return r;
   };
   let fromPieces = { brand: true, competitors: true };
-  // A week or less: its days' rows (a few a pair) cost less than the totals' four seeks a pair.
-  if (!filtersDims(s.filter) && addDays(s.start, SHORT_RANGE_DAYS) <= s.end) {
+  if (!filtersDims(s.filter) && addDays(s.start, DAY_ROWS_DAYS) > s.end) {
+    // A day or two: its rows (about one a pair and day) cost less than the totals' seeks.
+    dayRowSums(store, s, counting, engines, tracked, brandOf, competitorOf);
+    fromPieces = { brand: false, competitors: false };
+  } else if (!filtersDims(s.filter) && !wholeWeek(s)) {
     // The running totals (migration 025): two reads per pair, whatever the range's length.
     const engineIds = [...counting.engines].filter((id) => engines === null || engines.has(id));
     for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of pairTotals(store, s.projectId, s.start, s.end, engineIds, [...counting.prompts])) {
@@ -143,6 +153,30 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     }
   }
   return { brand, competitors: [...competitorOut.values()].flatMap((m) => [...m.values()]).sort(byCompetitorPrompt) };
+}
+
+/**
+ * promptSums of a short unfiltered range from its day rows as numbers (store/reads/day-rows.ts): the
+ * numbers of what counts named once, and a row whose engine, prompt or competitor is not among them
+ * left out, as counts() and the tracked competitors decide for ids. The same integers as piecesSums.
+ */
+function dayRowSums(store: ReadStore, s: Slice, counting: Counting, engines: ReadonlySet<string> | null, tracked: ReadonlySet<string>,
+  brandOf: (engineId: string, promptId: string) => EnginePromptSums,
+  competitorOf: (competitorId: string, promptId: string) => CompetitorPromptSums): void {
+  const named = (ids: Iterable<string>): Map<number, string> => new Map([...keyNumbers(store, [...ids])].map(([id, n]) => [n, id]));
+  const engineOf = named([...counting.engines].filter((id) => engines === null || engines.has(id)));
+  const promptOf = named(counting.prompts);
+  for (const [e, q, runs, mentioned, ps, rr, sf, sn] of dayPairRows(store, s.projectId, s.start, s.end)) {
+    const engineId = engineOf.get(e);
+    const promptId = promptOf.get(q);
+    if (engineId !== undefined && promptId !== undefined) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+  }
+  const competitorIdOf = named(tracked);
+  for (const [e, q, c, mentioned, ps, rr, sf, sn] of dayHitRows(store, s.projectId, s.start, s.end)) {
+    const competitorId = competitorIdOf.get(c);
+    const promptId = promptOf.get(q);
+    if (competitorId !== undefined && promptId !== undefined && engineOf.has(e)) addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+  }
 }
 
 /**
