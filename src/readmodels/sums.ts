@@ -5,7 +5,7 @@ import type { Period } from './args';
 import { countingOf, counts, dimsOf, rollupRows, type Counting } from './counted-runs';
 import { EVERY_PERIOD_STALE, rangePieces, stalePeriods, type Stale } from './range-pieces';
 import {
-  addMention, addSums, compareStrings, dayHitRows, dayPairRows, engineDayRows, keyNumbers, engineNames, engineSumsOf, hitTotals, pairTotals, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
+  addMention, addSums, compareStrings, dayHitRows, dayPairRows, engineDayRows, keyNumbers, engineNames, engineSumsOf, hitTotalNumbers, pairTotalNumbers, periodStart, promptIdsOfDays, promptRows, promptTexts, recountingProject, rollupLists,
   sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, totalsEngines, trackedCompetitorIds, zeroMention, zeroSums, type DayEngineSums, type MentionSums, type PromptRow, type ReadStore,
   type SliceGrouping,
 } from './store';
@@ -126,16 +126,19 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     dayRowSums(store, s, counting, engines, tracked, brandOf, competitorOf);
     fromPieces = { brand: false, competitors: false };
   } else if (!filtersDims(s.filter) && !wholeWeek(s)) {
-    // The running totals (migration 025): two reads per pair, whatever the range's length.
-    const engineIds = [...counting.engines].filter((id) => engines === null || engines.has(id));
-    for (const [engineId, promptId, runs, mentioned, ps, rr, sf, sn] of pairTotals(store, s.projectId, s.start, s.end, engineIds, [...counting.prompts])) {
-      addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
+    // The running totals (migration 025): two reads per pair, whatever the range's length, keyed by
+    // the numbers of what counts (named once, as dayRowSums does).
+    const engineOf = numbered(store, [...counting.engines].filter((id) => engines === null || engines.has(id)));
+    const promptOf = numbered(store, counting.prompts);
+    for (const [e, q, runs, mentioned, ps, rr, sf, sn] of pairTotalNumbers(store, s.projectId, s.start, s.end, [...engineOf.keys()], [...promptOf.keys()])) {
+      addStored(brandOf(engineOf.get(e)!, promptOf.get(q)!), runs, mentioned, ps, rr, sf, sn);
     }
     // A competitor's totals are over every engine: read when every engine with runs is read, else by pieces.
     const everyEngine = totalsEngines(store, s.projectId).every((id) => counting.engines.has(id) && (engines === null || engines.has(id)));
     if (everyEngine) {
-      for (const [promptId, competitorId, mentioned, ps, rr, sf, sn] of hitTotals(store, s.projectId, s.start, s.end, [...counting.prompts], [...tracked])) {
-        addStored(competitorOf(competitorId, promptId), 0, mentioned, ps, rr, sf, sn);
+      const competitorIdOf = numbered(store, tracked);
+      for (const [q, c, mentioned, ps, rr, sf, sn] of hitTotalNumbers(store, s.projectId, s.start, s.end, [...promptOf.keys()], [...competitorIdOf.keys()])) {
+        addStored(competitorOf(competitorIdOf.get(c)!, promptOf.get(q)!), 0, mentioned, ps, rr, sf, sn);
       }
     }
     fromPieces = { brand: false, competitors: !everyEngine };
@@ -155,6 +158,11 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
   return { brand, competitors: [...competitorOut.values()].flatMap((m) => [...m.values()]).sort(byCompetitorPrompt) };
 }
 
+/** The ids by their numbers (keys, migration 013): an id no stored row names has none, and no row to count. */
+function numbered(store: ReadStore, ids: Iterable<string>): Map<number, string> {
+  return new Map([...keyNumbers(store, [...ids])].map(([id, n]) => [n, id]));
+}
+
 /**
  * promptSums of a short unfiltered range from its day rows as numbers (store/reads/day-rows.ts): the
  * numbers of what counts named once, and a row whose engine, prompt or competitor is not among them
@@ -163,15 +171,14 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
 function dayRowSums(store: ReadStore, s: Slice, counting: Counting, engines: ReadonlySet<string> | null, tracked: ReadonlySet<string>,
   brandOf: (engineId: string, promptId: string) => EnginePromptSums,
   competitorOf: (competitorId: string, promptId: string) => CompetitorPromptSums): void {
-  const named = (ids: Iterable<string>): Map<number, string> => new Map([...keyNumbers(store, [...ids])].map(([id, n]) => [n, id]));
-  const engineOf = named([...counting.engines].filter((id) => engines === null || engines.has(id)));
-  const promptOf = named(counting.prompts);
+  const engineOf = numbered(store, [...counting.engines].filter((id) => engines === null || engines.has(id)));
+  const promptOf = numbered(store, counting.prompts);
   for (const [e, q, runs, mentioned, ps, rr, sf, sn] of dayPairRows(store, s.projectId, s.start, s.end)) {
     const engineId = engineOf.get(e);
     const promptId = promptOf.get(q);
     if (engineId !== undefined && promptId !== undefined) addStored(brandOf(engineId, promptId), runs, mentioned, ps, rr, sf, sn);
   }
-  const competitorIdOf = named(tracked);
+  const competitorIdOf = numbered(store, tracked);
   for (const [e, q, c, mentioned, ps, rr, sf, sn] of dayHitRows(store, s.projectId, s.start, s.end)) {
     const competitorId = competitorIdOf.get(c);
     const promptId = promptOf.get(q);

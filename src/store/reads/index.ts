@@ -15,7 +15,9 @@ export {
   dimsRunCounts, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays, type CountedPairs, type HitTally, type RunTally, type SliceDimension, type SliceGrouping, type SliceHitRow,
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
-export { hitTotals, pairTotals, totalsEngines, type HitTotalRow, type PairTotalRow } from './range-total-rows';
+export {
+  hitTotalNumbers, hitTotals, pairTotalNumbers, pairTotals, totalsEngines, type HitTotalNumbers, type HitTotalRow, type PairTotalNumbers, type PairTotalRow,
+} from './range-total-rows';
 export { dayHitRows, dayPairRows, type DayHitRow, type DayPairRow } from './day-rows';
 export { countryCode, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
 export { MAX_UNCOUNTED_PROMPTS, sliceValueSums, uncountedPrompts, type SliceValueRow, type ValueDimension, type ValueGrouping } from './slice-value-rows';
