@@ -86,8 +86,12 @@ export const NO_PROMPT_SUMS: PromptSums = Object.freeze({ brand: [], competitors
  */
 const DAY_ROWS_DAYS = 2;
 
-/** Whether a range is one whole ISO week: its roll-up row (one JSON text a list) costs less than the totals' seeks. */
-const wholeWeek = (s: Slice): boolean => addDays(s.start, 6) === s.end && rangePieces(s.start, s.end, 'total').every((p) => p.grain === 'week');
+/**
+ * Whether a range is one whole ISO week whose roll-up row is written (one JSON text a list: less than
+ * the totals' seeks). A pending week (a live project's current one, migration 010) reads the totals.
+ */
+const wholeWeek = (store: ReadStore, s: Slice): boolean =>
+  addDays(s.start, 6) === s.end && rangePieces(s.start, s.end, 'total', sliceStale(store, s)).every((p) => p.grain === 'week');
 
 /** A range's sums per engine and prompt alone. */
 const NO_GROUPING: SliceGrouping = { period: null, dimensions: [] };
@@ -125,7 +129,7 @@ export function promptSums(store: ReadStore, s: Slice): PromptSums {
     // A day or two: its rows (about one a pair and day) cost less than the totals' seeks.
     dayRowSums(store, s, counting, engines, tracked, brandOf, competitorOf);
     fromPieces = { brand: false, competitors: false };
-  } else if (!filtersDims(s.filter) && !wholeWeek(s)) {
+  } else if (!filtersDims(s.filter) && !wholeWeek(store, s)) {
     // The running totals (migration 025): two reads per pair, whatever the range's length, keyed by
     // the numbers of what counts (named once, as dayRowSums does).
     const engineOf = numbered(store, [...counting.engines].filter((id) => engines === null || engines.has(id)));

@@ -4,11 +4,11 @@
 // same bytes whichever read answers it.
 import path from 'node:path';
 import t from 'tap';
-import { ReadStore, type Db } from '../../src/store';
+import { openDb, Projector, ReadStore, type Db } from '../../src/store';
 import { ENDPOINTS, type ReadArgs } from '../../src/readmodels';
 import { promptSums } from '../../src/readmodels/sums';
 import { queryArgs } from '../../src/serve/request/params';
-import { type Ev, run, W, world } from '../helpers/events';
+import { asSource, type Ev, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
 
 // 2026-02-02 is a Monday: the week 02-02..02-08 has a roll-up row.
@@ -71,4 +71,21 @@ t.test('a short range, a long one and a whole week: the sums of their days, the 
   t.equal(brandOf('2026-01-31', '2026-02-02'), brandOf('2026-01-31', '2026-02-01') + brandOf('2026-02-02', '2026-02-02'), 'three days (totals) = two days + one (day rows)');
   t.equal(brandOf('2026-02-02', '2026-02-09'), brandOf('2026-02-02', '2026-02-08') + brandOf('2026-02-09', '2026-02-09'), 'eight days (totals) = the week (roll-up) + a day');
   t.ok(brandOf('2026-02-03', '2026-02-03') > 0 && brandOf('2026-02-05', '2026-02-05') === 0, 'a day with runs has sums, a day without none');
+});
+
+t.test("a whole week still pending (a live project's current week, its roll-up not written) is read from the running totals: the same bytes", async (t) => {
+  const dir = tmpDir('short-ranges-pending-');
+  const upToSunday = events().filter((e) => !JSON.stringify(e).includes('2026-02-09'));
+  const settled = projectBatches(path.join(dir, 'settled.db'), [upToSunday]);
+  const live = openDb(path.join(dir, 'live.db'));
+  t.teardown(() => { settled.close(); live.close(); });
+  new Projector(live).applyBatch(asSource(upToSunday, 'test', 1));
+  t.ok(live.prepare("SELECT count(*) FROM rollup_pending WHERE grain = 'week' AND day = '2026-02-02'").pluck().get() as number > 0, 'the week is pending on the live file');
+  t.equal(settled.prepare("SELECT count(*) FROM rollup_pending").pluck().get(), 0, 'and written on the settled one');
+  const visibility = ENDPOINTS.find((e) => e.name === 'visibility')!;
+  for (const engineIds of [null, [W.engineB]]) {
+    const args: ReadArgs = { accountId: W.account, projectId: W.project, runGroupId: '', windowDays: 7, ...queryArgs({}, visibility, 7), startDate: '2026-02-02', endDate: '2026-02-08', engineIds };
+    t.equal(JSON.stringify(visibility.build(new ReadStore(live), args)), JSON.stringify(visibility.build(new ReadStore(settled), args)),
+      `pending or written, the week's report is the same bytes${engineIds ? ', one engine' : ''}`);
+  }
 });
