@@ -12,17 +12,31 @@ export type DayMove = { readonly key: readonly [project: number, day: string, en
 
 interface Level {
   add: Statement;
+  /** ROWS_A_STATEMENT rows added in one statement. */
+  addMany: Statement;
   drop: Statement;
   moves: Map<string, { key: number[]; runs: number }>;
 }
+
+/** Rows upserted per statement: a batch moves ~1,000 rows of each level, and one statement for many costs less. */
+const ROWS_A_STATEMENT = 64;
+
+/** Sorted by key: consecutive rows share the table's pages. */
+const byKey = (a: { key: number[] }, b: { key: number[] }): number => {
+  for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!;
+  return 0;
+};
 
 export class SliceDims {
   private readonly levels: Level[];
 
   constructor(db: Db) {
+    const upsert = (table: string, columns: string[], rows: number): string => `INSERT INTO ${table} (${columns.join(', ')}, runs)
+      VALUES ${Array.from({ length: rows }, () => `(${columns.map(() => '?').join(', ')}, ?)`).join(', ')}
+      ON CONFLICT (${columns.join(', ')}) DO UPDATE SET runs = runs + excluded.runs`;
     const level = (table: string, columns: string[]): Level => ({
-      add: db.prepare(`INSERT INTO ${table} (${columns.join(', ')}, runs) VALUES (${columns.map(() => '?').join(', ')}, ?)
-        ON CONFLICT (${columns.join(', ')}) DO UPDATE SET runs = runs + excluded.runs`),
+      add: db.prepare(upsert(table, columns, 1)),
+      addMany: db.prepare(upsert(table, columns, ROWS_A_STATEMENT)),
       drop: db.prepare(`DELETE FROM ${table} WHERE ${columns.map((c) => `${c} = ?`).join(' AND ')} AND runs = 0`),
       moves: new Map(),
     });
@@ -50,11 +64,16 @@ export class SliceDims {
       add(pairDims, `${pair} ${n}`, () => [project, engine, prompt, n], runs);
     }
     for (const l of this.levels) {
-      for (const m of l.moves.values()) {
-        if (m.runs === 0) continue;
-        l.add.run(...m.key, m.runs);
-        if (m.runs < 0) l.drop.run(...m.key);
+      const rows = [...l.moves.values()].filter((m) => m.runs !== 0).sort(byKey);
+      let i = 0;
+      for (; i + ROWS_A_STATEMENT <= rows.length; i += ROWS_A_STATEMENT) {
+        const params: number[] = [];
+        for (let j = i; j < i + ROWS_A_STATEMENT; j++) params.push(...rows[j]!.key, rows[j]!.runs);
+        l.addMany.run(params);
       }
+      for (; i < rows.length; i++) l.add.run(...rows[i]!.key, rows[i]!.runs);
+      // After every add: a row whose runs fell to 0 goes.
+      for (const m of rows) if (m.runs < 0) l.drop.run(...m.key);
       l.moves.clear();
     }
   }
