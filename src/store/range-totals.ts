@@ -11,15 +11,14 @@ import { isZero, zeroMention, type MentionDelta } from './contributions';
  */
 
 /**
- * The statements of one table: append a row after the key's last (its totals known), add to one
- * day's row, add to the rows after a day (returning them), add a day's move to its row or make it from the day before's
- * (returning the row), drop a day's row when its day has no runs.
+ * The statements of one table: write a key's row whose totals are known (after its last row, or its
+ * last row again), add to the rows after a day (returning them), add a day's move to its row or make
+ * it from the day before's (returning the row), drop a day's row when its day has no runs.
  */
 interface TotalStatements {
   append: Statement;
-  /** APPEND_ROWS rows appended in one statement. */
+  /** APPEND_ROWS rows written in one statement. */
   appendMany: Statement;
-  addOn: Statement;
   addAfter: Statement;
   upsert: Statement;
   drop: Statement;
@@ -28,8 +27,9 @@ interface TotalStatements {
 const SUMS = ['position_sum', 'rr_fixed', 'sentiment_fixed', 'sentiment_n'] as const;
 
 /**
- * Rows appended per statement. Appends are nearly every row a batch writes (runs come in day order);
- * one statement for many of them, the keys in order, costs less than a statement each.
+ * Rows written per statement. Rows whose totals are known (appended, or a day's row again when its
+ * runs come over two batches) are nearly every row a batch writes (runs come in day order); one
+ * statement for many of them, the keys in order, costs less than a statement each.
  */
 const APPEND_ROWS = 64;
 
@@ -68,10 +68,11 @@ function statements(db: Db, table: string, keyColumns: readonly string[], sums: 
   const previous = `SELECT ${sums.join(', ')} FROM ${table} WHERE ${key} AND day < ? ORDER BY day DESC LIMIT 1`;
   const columns = `${keyColumns.join(', ')}, day, ${sums.join(', ')}`;
   const row = `(${[...keyColumns, 'day', ...sums].map(() => '?').join(', ')})`;
+  const setTotals = `ON CONFLICT (${keyColumns.join(', ')}, day) DO UPDATE SET ${sums.map((c) => `${c} = excluded.${c}`).join(', ')}`;
   return {
-    append: db.prepare(`INSERT INTO ${table} (${columns}) VALUES ${row}`),
-    appendMany: db.prepare(`INSERT INTO ${table} (${columns}) VALUES ${Array.from({ length: APPEND_ROWS }, () => row).join(', ')}`),
-    addOn: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day = ?`),
+    // A new row, or the key's last row (a day's runs arrive over several batches) set to its totals.
+    append: db.prepare(`INSERT INTO ${table} (${columns}) VALUES ${row} ${setTotals}`),
+    appendMany: db.prepare(`INSERT INTO ${table} (${columns}) VALUES ${Array.from({ length: APPEND_ROWS }, () => row).join(', ')} ${setTotals}`),
     addAfter: db.prepare(`UPDATE ${table} SET ${sums.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${key} AND day > ? RETURNING day, ${sums.join(', ')}`).raw(true),
     // The day's row: its move added, or, when the key had none that day, the day before's totals (0 when none) and the move.
     upsert: db.prepare(`INSERT INTO ${table} (${columns})
@@ -103,9 +104,8 @@ function writeDay(id: string, key: readonly number[], day: string, values: reado
     // The last row's totals moved in place: this writer's own copy.
     const sums = last.sums;
     for (let i = 0; i < sums.length; i++) sums[i] = sums[i]! + values[i]!;
-    // (An append waiting is another key's, or this key's earlier day: not the row addOn moves.)
-    if (day > last.day) appends.push(key, day, sums);
-    else stmts.addOn.run(...values, ...key, day);
+    // A new row, or its day's row set to the totals: one multi-row statement takes both.
+    appends.push(key, day, sums);
     last.day = day;
     return;
   }
