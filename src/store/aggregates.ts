@@ -205,19 +205,18 @@ export class Aggregator {
       this.engineDays.left(run);
       this.rollups.left(run.project_id, run.day);
       this.slices.add(run, -1);
-      this.totals.add(run, -1);
     }
     for (const run of this.added) {
       if (run.status !== 'succeeded') continue;
       const counted = counts(run);
       this.slices.add(run, 1);
-      this.totals.add(run, 1);
       this.rollups.add(run, counted);
       if (counted && !recount.engineDays.has(run.project_id)) this.engineDays.add(run, trackedOf(run));
     }
     this.engineDays.write(counting, trackedOf);
+    // The running totals from the same moves, before slices.write() forgets them.
+    this.totals.write(this.slices.moves());
     this.slices.write();
-    this.totals.write();
     for (const projectId of recount.engineDays) {
       if (!sliced) {
         this.recountProject(projectId, recount.cited.has(projectId), counting);

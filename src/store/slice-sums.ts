@@ -5,6 +5,7 @@ import { Dims } from './dims';
 import { Keys } from './keys';
 import { SliceDims } from './slice-dims';
 import type { RunFacts } from './run-store';
+import type { SliceMove } from './range-totals';
 import { SliceValues } from './slice-values';
 
 /**
@@ -150,6 +151,11 @@ export class SliceSums {
       if (d === undefined) row.hits.set(c, (d = zeroMention()));
       addMention(d, h.position, h.sentiment, sign);
     }
+  }
+
+  /** The batch's moves so far, one a slice_days row (the running totals are summed from them: range-totals.ts). */
+  moves(): Iterable<SliceMove> {
+    return this.rows.values();
   }
 
   /** The batch's moves into their rows, the days' and the months'; rows left without runs deleted. */
