@@ -144,9 +144,10 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
     }
     return key;
   };
-  periods.forEach((w, side) => {
-    const acc = sums[side]!;
-    const add = ({ sign, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number) => number, hits: boolean): void => {
+  const add = ({ signs, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number) => number, hits: boolean): void => {
+    signs.forEach((sign, side) => {
+      if (sign === 0) return;
+      const acc = sums[side]!;
       for (let i = 0; i < pair.length; i++) {
         const key = keyOf(pair[i]!, countryOf(where[i]!));
         if (key < 0) continue;
@@ -159,18 +160,19 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
           acc[at + 1]! += sign * fourth[i]!;
         }
       }
-    };
-    const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
-    // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
-    const byCode = (code: number): number => {
-      const at = codeCountry.get(code);
-      if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
-      return at;
-    };
-    for (const [kind, read] of signalReads(store, projectId, w.start, w.end, span)) {
-      add(read, kind === 'days' || kind === 'dayHits' ? byDims : byCode, kind === 'dayHits' || kind === 'monthHits');
-    }
-  });
+    });
+  };
+  const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
+  // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
+  const byCode = (code: number): number => {
+    const at = codeCountry.get(code);
+    if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
+    return at;
+  };
+  // Both periods' rows, each piece read once for both (signalPieces: adjacent periods often share a month).
+  for (const [kind, read] of signalReads(store, projectId, periods, span)) {
+    add(read, kind === 'days' || kind === 'dayHits' ? byDims : byCode, kind === 'dayHits' || kind === 'monthHits');
+  }
 
   // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.
   const [nE, nS, nC] = [engineIds.length, segmentIds.length + 1, countryAt.size];
