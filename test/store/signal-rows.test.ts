@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { openDb, Projector, ReadStore, type Db } from '../../src/store';
-import { countryCode, pairSpan, signalPieces, signalReads, type DayRange, type SignalRead } from '../../src/store/reads';
+import { pairSpan, signalPieces, signalReads, type DayRange, type SignalRead } from '../../src/store/reads';
 import { asSource, run, W, world, type Ev } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 
@@ -95,12 +95,11 @@ t.test("the pieces' signed sums per engine, prompt and country are the range's d
   const store = new ReadStore(db);
   const span = pairSpan(store);
   const countryOf = new Map(db.prepare('SELECT n, country FROM dims').raw().all() as Array<[number, string]>);
-  const byCode = new Map([...countryOf.values(), ''].map((c) => [countryCode(c), c]));
   const byKey = (out: Map<string, number>, reads: readonly SignalRead[], hits: boolean, months: boolean, side: number): void => {
     for (const { signs, columns: [pair, where, third, fourth] } of reads) {
       const sign = signs[side]!;
       for (let i = 0; i < pair.length; i++) {
-        const country = months ? byCode.get(where[i]!)! : countryOf.get(where[i]!) ?? '';
+        const country = months ? (where[i] as string) : countryOf.get(where[i] as number) ?? '';
         const e = Math.floor(pair[i]! / span);
         const p = pair[i]! % span;
         const keys = hits ? [`${e} ${p} ${country} c${third[i]!}`] : [`${e} ${p} ${country} runs`, `${e} ${p} ${country} brand`];

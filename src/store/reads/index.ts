@@ -16,7 +16,7 @@ export {
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
 export { hitTotals, pairTotals, totalsEngines, type HitTotalRow, type PairTotalRow } from './range-total-rows';
-export { countryCode, type DayRange, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
+export { type DayRange, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
 export { MAX_UNCOUNTED_PROMPTS, sliceValueSums, uncountedPrompts, type SliceValueRow, type ValueDimension, type ValueGrouping } from './slice-value-rows';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
