@@ -40,6 +40,7 @@ const CASES: Array<[string, string[], RegExp]> = [
   ['builds', ['--tier', 'large', '--days', '0'], /^bench builds: --days: "0" is not a positive integer$/],
   ['builds', ['--tier', 'small', '--case-seconds', 'x'], /^bench builds: --case-seconds: "x" is not a positive number$/],
   ['builds-ab', [], /^bench builds-ab: --base DIR is required/],
+  ['builds-ab', ['--cpu=yes'], /^bench builds-ab: Option '--cpu' does not take an argument/],
   ['cited-rows', [], /^bench cited-rows: --db FILE \(a tier database\) is required$/],
   ['kafka', ['--events'], /^bench kafka: Option '--events <value>' argument missing$/],
   ['kafka', ['--rates', '1000,-5'], /^bench kafka: --rates: "-5" is not a positive number$/],

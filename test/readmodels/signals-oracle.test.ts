@@ -2,8 +2,8 @@
 // counting, z-test, Wilson/Newcombe and Benjamini-Hochberg; nothing of src/): on a generated world
 // of two engines, two segments (a prompt in both) and two countries (some runs naming none)
 // where one competitor's mention rate on one engine jumps in the second period, the jump is found and
-// every signal agrees with the oracle; on a world without any change there are none; another
-// account's key gets a 404.
+// every signal agrees with the oracle (and over periods that cross a month and overlap, with a
+// prompt deleted); on a world without any change there are none; another account's key gets a 404.
 import t from 'tap';
 import { mulberry32 } from '../../fixtures/random';
 import { tmpDb } from '../helpers/db';
@@ -34,8 +34,11 @@ const steady: Chance = (_c, _e, _p, entity) => BASE[entity]!;
 /** Wile on Perplexity: 25 % before, 70 % now. */
 const planted: Chance = (c, e, p, entity) => (c && e === W.engineB && entity === W.competitor ? 0.7 : steady(c, e, p, entity));
 
-/** The world: prompt1 in Buyers, prompt2 in Buyers and Sellers, prompt3 in none; 2 runs a day per engine x prompt over 28 days; some failed. */
-function events(seed: number, chance: Chance): Ev[] {
+/**
+ * The world: prompt1 in Buyers, prompt2 in Buyers and Sellers, prompt3 in none; 2 runs a day per
+ * engine x prompt over `from`..`to` (28 days unless told), some failed; `chance`'s current period from `currentFrom`.
+ */
+function events(seed: number, chance: Chance, from = PREVIOUS[0]!, to = CURRENT[1]!, currentFrom = CURRENT[0]!): Ev[] {
   const r = mulberry32(seed);
   const out: Ev[] = [
     ...world().filter((e) => e.type !== 'prompt.upserted'),
@@ -46,8 +49,8 @@ function events(seed: number, chance: Chance): Ev[] {
     ev('competitor.upserted', { id: RIVAL, project_id: W.project, name: 'Roadrunner Inc', domain: 'rr.com', aliases: [] }),
   ];
   let n = 0;
-  for (const day of days(PREVIOUS[0]!, CURRENT[1]!)) {
-    const current = day >= CURRENT[0]!;
+  for (const day of days(from, to)) {
+    const current = day >= currentFrom;
     for (const engine of ENGINES) {
       for (const prompt of PROMPTS) {
         for (let k = 0; k < 2; k++) {
@@ -98,26 +101,29 @@ interface OracleSignal {
   p: number; q: number; low: number; high: number;
 }
 
-function oracle(evs: Ev[]): { tested: OracleSignal[]; skipped: number } {
+/** The slices of `current` against `previous` (a run in both, when they overlap, counts in both); a deleted prompt's runs count in neither. */
+function oracle(evs: Ev[], current: readonly string[] = CURRENT, previous: readonly string[] = PREVIOUS): { tested: OracleSignal[]; skipped: number } {
   const segs = new Map<string, string[]>();
   for (const e of evs) if (e.type === 'prompt.upserted') segs.set(String(e.data.id), e.data.segment_ids as string[]);
+  for (const e of evs) if (e.type === 'prompt.deleted') segs.delete(String(e.data.id));
   // slice key -> [runs, Map<entity, mentioned>] per period
   const tally = [new Map<string, { runs: number; m: Map<string, number> }>(), new Map<string, { runs: number; m: Map<string, number> }>()];
   for (const e of evs) {
-    if (e.type !== 'prompt_run.completed' || e.data.status !== 'succeeded') continue;
+    if (e.type !== 'prompt_run.completed' || e.data.status !== 'succeeded' || !segs.has(String(e.data.prompt_id))) continue;
     const day = String(e.data.completed_at).slice(0, 10);
-    const period = day >= CURRENT[0]! && day <= CURRENT[1]! ? 0 : day >= PREVIOUS[0]! && day <= PREVIOUS[1]! ? 1 : -1;
-    if (period < 0) continue;
-    const named = new Set((e.data.mentions as Array<{ entity_type: string; competitor_id?: string }>)
-      .map((m) => (m.entity_type === 'brand' ? '' : m.competitor_id!)).filter((x) => x === '' || COMPETITORS.includes(x)));
-    const country = e.data.country === undefined ? [null] : [null, String(e.data.country)];
-    for (const engine of [null, String(e.data.engine_id)]) {
-      for (const segment of [null, ...segs.get(String(e.data.prompt_id))!]) for (const k of country) {
-        const key = `${engine}|${segment}|${k}`;
-        let c = tally[period]!.get(key);
-        if (!c) tally[period]!.set(key, (c = { runs: 0, m: new Map() }));
-        c.runs += 1;
-        for (const x of named) c.m.set(x, (c.m.get(x) ?? 0) + 1);
+    for (const [period, [from, to]] of [current, previous].entries()) {
+      if (day < from! || day > to!) continue;
+      const named = new Set((e.data.mentions as Array<{ entity_type: string; competitor_id?: string }>)
+        .map((m) => (m.entity_type === 'brand' ? '' : m.competitor_id!)).filter((x) => x === '' || COMPETITORS.includes(x)));
+      const country = e.data.country === undefined ? [null] : [null, String(e.data.country)];
+      for (const engine of [null, String(e.data.engine_id)]) {
+        for (const segment of [null, ...segs.get(String(e.data.prompt_id))!]) for (const k of country) {
+          const key = `${engine}|${segment}|${k}`;
+          let c = tally[period]!.get(key);
+          if (!c) tally[period]!.set(key, (c = { runs: 0, m: new Map() }));
+          c.runs += 1;
+          for (const x of named) c.m.set(x, (c.m.get(x) ?? 0) + 1);
+        }
       }
     }
   }
@@ -221,6 +227,33 @@ t.test('a planted jump is found, and every signal is the oracle\'s', async (t) =
   const window = (await api.get('')).json as Body;
   t.same([window.start_date, window.end_date, window.compare_start_date, window.compare_end_date], ['2026-01-22', '2026-01-28', '2026-01-15', '2026-01-21'],
     'no range: the current window (7 days to the latest run) against the 7 days before');
+});
+
+t.test('periods that cross a month and overlap, a prompt deleted: every slice is the oracle\'s', async (t) => {
+  // Runs over 2025-12-20..2026-02-28, the jump from February on; prompt3 deleted (its runs count in
+  // neither period); the periods each cross a month's end and share 2026-01-25..31 (a run of those days is in both).
+  const evs = [...events(43, planted, '2025-12-20', '2026-02-28', '2026-02-01'), ev('prompt.deleted', { id: PROMPT3, project_id: W.project }, '2026-03-01T00:00:00.000Z')];
+  const [current, previous] = [['2026-01-25', '2026-02-27'], ['2025-12-25', '2026-01-31']];
+  const o = oracle(evs, current, previous);
+  const api = await serve(evs);
+  t.teardown(api.close);
+  const r = await api.get(`?start_date=${current[0]}&end_date=${current[1]}&compare_start_date=${previous[0]}&compare_end_date=${previous[1]}`);
+  t.equal(r.status, 200);
+  const b = r.json as Body;
+  t.same([b.start_date, b.end_date, b.compare_start_date, b.compare_end_date], [...current, ...previous], 'the periods asked for');
+  t.same([b.slices_tested, b.slices_skipped], [o.tested.length, o.skipped], 'slices tested and skipped');
+  const key = (entity: string, engine: string | null, segment: string | null, country: string | null): string => `${entity}|${engine}|${segment}|${country}`;
+  const served = new Map(b.signals.map((s) => [key(s.competitor_id ?? '', s.engine_id, s.segment_id, s.country), s]));
+  const expected = o.tested.filter((s) => s.q <= 0.05 - 1e-6);
+  const doubtful = o.tested.filter((s) => Math.abs(s.q - 0.05) <= 1e-6).map((s) => key(s.entity, s.engine, s.segment, s.country));
+  t.ok(expected.length > 0, `${expected.length} signals`);
+  for (const s of expected) {
+    const got = served.get(key(s.entity, s.engine, s.segment, s.country));
+    if (!t.ok(got, `signal ${key(s.entity, s.engine, s.segment, s.country)} (q ${s.q})`) || !got) continue;
+    t.same([got.current.mentioned, got.current.runs, got.previous.mentioned, got.previous.runs], [s.x1, s.n1, s.x2, s.n2], 'counts');
+    t.ok(near(got.q_value, s.q, 1e-6 * s.q + 1e-12), `q ${got.q_value} ~ ${s.q}`);
+  }
+  t.equal(b.signals.filter((s) => !doubtful.includes(key(s.competitor_id ?? '', s.engine_id, s.segment_id, s.country))).length, expected.length, 'no other signal');
 });
 
 t.test('a world without any change yields no signal', async (t) => {

@@ -6,7 +6,7 @@ import { countingOf, type Counting } from '../counted-runs';
 import { benjaminiHochberg, FALSE_DISCOVERY_RATE, newcombe, twoProportionP } from '../differences';
 import type { Endpoint } from '../endpoint';
 import {
-  activeSegments, compareStrings, countryCode, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalReads, type SignalRead, trackedCompetitors,
+  activeSegments, compareStrings, dimsByNumber, engineNames, keyNumbers, pairSpan, projectName, segmentPrompts, signalReads, type SignalRead, trackedCompetitors,
   type ReadStore,
 } from '../store';
 import { requestedWindow, type Window } from '../windows';
@@ -101,13 +101,7 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
     return i;
   };
   const dimsCountry = new Map<number, number>();
-  const codeCountry = new Map<number, number>([[0, 0]]); // a month row's country by its countryCode
-  for (const [n, country] of numbers.countries) {
-    const at = countryIndex(country);
-    dimsCountry.set(n, at);
-    if ((codeCountry.get(countryCode(country)) ?? at) !== at) throw new Error(`two countries of one code: ${country}`);
-    codeCountry.set(countryCode(country), at);
-  }
+  for (const [n, country] of numbers.countries) dimsCountry.set(n, countryIndex(country));
   const engineIds = [...numbers.engines.values()];
   const engineAt = new Map(engineIds.map((id, i) => [id, i]));
   const segmentAt = new Map(segmentIds.map((id, i) => [id, i + 1])); // 0: all segments
@@ -144,9 +138,10 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
     }
     return key;
   };
-  periods.forEach((w, side) => {
-    const acc = sums[side]!;
-    const add = ({ sign, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number) => number, hits: boolean): void => {
+  const add = ({ signs, columns: [pair, where, third, fourth] }: SignalRead, countryOf: (where: number | string) => number, hits: boolean): void => {
+    signs.forEach((sign, side) => {
+      if (sign === 0) return;
+      const acc = sums[side]!;
       for (let i = 0; i < pair.length; i++) {
         const key = keyOf(pair[i]!, countryOf(where[i]!));
         if (key < 0) continue;
@@ -159,18 +154,19 @@ function cellsOf(store: ReadStore, projectId: string, periods: readonly [Window,
           acc[at + 1]! += sign * fourth[i]!;
         }
       }
-    };
-    const byDims = (dims: number): number => dimsCountry.get(dims) ?? 0;
-    // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
-    const byCode = (code: number): number => {
-      const at = codeCountry.get(code);
-      if (at === undefined) throw new Error(`a month row names a country no dims row does (${code})`);
-      return at;
-    };
-    for (const [kind, read] of signalReads(store, projectId, w.start, w.end, span)) {
-      add(read, kind === 'days' || kind === 'dayHits' ? byDims : byCode, kind === 'dayHits' || kind === 'monthHits');
-    }
-  });
+    });
+  };
+  const byDims = (dims: number | string): number => dimsCountry.get(dims as number) ?? 0;
+  // A month row's country is a dims row's (migration 023): one the dims do not name is a broken store.
+  const byName = (country: number | string): number => {
+    const at = countryAt.get(country as string);
+    if (at === undefined) throw new Error(`a month row names a country no dims row does (${country})`);
+    return at;
+  };
+  // Both periods' rows, each piece read once for both (signalPieces: adjacent periods often share a month).
+  for (const [kind, read] of signalReads(store, projectId, periods, span)) {
+    add(read, kind === 'days' || kind === 'dayHits' ? byDims : byName, kind === 'dayHits' || kind === 'monthHits');
+  }
 
   // Per engine, segment (0 all) and country (0 none): the keys' sums, and whether any key with runs adds to it.
   const [nE, nS, nC] = [engineIds.length, segmentIds.length + 1, countryAt.size];

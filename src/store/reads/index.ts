@@ -19,7 +19,7 @@ export {
   hitTotalNumbers, hitTotals, pairTotalNumbers, pairTotals, totalsEngines, type HitTotalNumbers, type HitTotalRow, type PairTotalNumbers, type PairTotalRow,
 } from './range-total-rows';
 export { dayHitRows, dayPairRows, type DayHitRow, type DayPairRow } from './day-rows';
-export { countryCode, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
+export { type DayRange, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
 export { MAX_UNCOUNTED_PROMPTS, sliceValueSums, uncountedPrompts, type SliceValueRow, type ValueDimension, type ValueGrouping } from './slice-value-rows';
 export { anyStaleTrendDay, engineDayRows, firstRunDay, latestRunDay, pendingPeriods, recountingProject, promptIdsNewestFirst, promptIdsOfDays, rollupLists, trendDayPoints, type RollupList } from './period-rows';
 
