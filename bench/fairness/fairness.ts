@@ -1,4 +1,4 @@
-// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50)]
+// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50) --serve-root DIR --db FILE]
 // --tier: the project size of bench:builds' tiers (medium 300 prompts x 6 engines, large 1,000 x 8),
 // each of the two accounts one such project; --prompts and --engines override it.
 // Fair sharing between accounts: one account (A) floods the most expensive reports it can ask for,
@@ -19,7 +19,8 @@
 // so loaded that B alone cannot keep up) and its cached answers
 // (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
-// BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise).
+// BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise). serve runs
+// with MALLOC_ARENA_MAX=2, as the image sets it (another value from the environment wins).
 // --serve-root DIR runs `serve` from another checkout's build (DIR/bin/visibility-api.js) on this
 // world (--db FILE: a copy of the world at that build's schema, e.g. replayed by it), for paired
 // runs against a base build; the server's memory at its largest RSS
@@ -220,6 +221,9 @@ async function measureB(port: number, b: Party, coldPaths: string[], hot: string
 
 let server: ChildProcess | null = null;
 
+/** glibc's malloc arenas for serve: the image's setting (Dockerfile, docs/operations.md) unless the environment sets one. */
+const ARENAS = process.env.MALLOC_ARENA_MAX ?? '2';
+
 /** smaps_rollup's lines in kB (Rss, Anonymous, ...), or null once the process is gone. */
 function rollup(pid: number): Record<string, number> | null {
   try {
@@ -245,7 +249,7 @@ async function startServe(dbFile: string): Promise<{ port: number; opsPort: numb
   const port = await freePort();
   const opsPort = await freePort();
   const child = spawn(process.execPath, [SERVE_CLI, 'serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-port', String(opsPort)],
-    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: ARENAS } });
   server = child;
   for (let i = 0; i < 600; i++) {
     const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((r) => r.ok, () => false);
@@ -261,7 +265,7 @@ async function main(): Promise<void> {
   const [a, b] = parties(dbFile);
   const s = await startServe(dbFile);
   const threads = process.env.BUILD_THREADS ?? 'default';
-  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
+  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}; MALLOC_ARENA_MAX=${ARENAS}, as the image); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
   // B's cold reports: every day x (no filter, each engine), never asked twice; when three phases
   // need more than a world's days give, two-day ranges too, then three-day ones, shuffled together
   // so that every phase draws the same mix.
