@@ -1,4 +1,4 @@
-// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50)]
+// npm run bench:fairness [-- --tier medium|large --prompts N (300) --engines N (6) --days N (60) --seconds S (6) --cold-ms N (50) --serve-root DIR --db FILE]
 // --tier: the project size of bench:builds' tiers (medium 300 prompts x 6 engines, large 1,000 x 8),
 // each of the two accounts one such project; --prompts and --engines override it.
 // Fair sharing between accounts: one account (A) floods the most expensive reports it can ask for,
@@ -19,7 +19,12 @@
 // so loaded that B alone cannot keep up) and its cached answers
 // (5 URLs warmed before, asked in turn every 100 ms). Reported: B's p50/p99 of each and the ratios
 // to alone; what A got (200, stale, 429, other); the server's peak RSS (VmHWM).
-// BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise).
+// BUILD_THREADS=N in the environment sets serve's build threads (its default otherwise). serve runs
+// with MALLOC_ARENA_MAX=2, as the image sets it (another value from the environment wins).
+// --serve-root DIR runs `serve` from another checkout's build (DIR/bin/visibility-api.js) on this
+// world (--db FILE: a copy of the world at that build's schema, e.g. replayed by it), for paired
+// runs against a base build; the server's memory at its largest RSS
+// (/proc/PID/smaps_rollup, sampled every 250 ms) is printed split into anonymous and file-backed.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -33,7 +38,7 @@ import { numberFlag, orExit, parseFlags } from '../lib/bench-flags';
 import { CLI, freePort, highWaterKb, runBench, writeLog } from '../lib/lib';
 import { fmt, machineLine } from '../lib/machine';
 
-const { values } = parseFlags({ options: { tier: { type: 'string' }, prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' }, 'cold-ms': { type: 'string' } } });
+const { values } = parseFlags({ options: { tier: { type: 'string' }, prompts: { type: 'string' }, engines: { type: 'string' }, days: { type: 'string' }, seconds: { type: 'string' }, 'cold-ms': { type: 'string' }, 'serve-root': { type: 'string' }, db: { type: 'string' } } });
 /** bench/builds.ts's tiers, by project size (the world is the same generator's: fixtures/world.ts). */
 const TIERS: Record<string, { prompts: number; engines: number }> = { medium: { prompts: 300, engines: 6 }, large: { prompts: 1000, engines: 8 } };
 const TIER = orExit(() => {
@@ -47,6 +52,12 @@ const DAYS = numberFlag('days', values.days, 60, 'positive integer');
 const SECONDS = numberFlag('seconds', values.seconds, 6, 'positive number');
 const COLD_MS = numberFlag('cold-ms', values['cold-ms'], 50, 'positive integer');
 const ROOT = packageRoot();
+const SERVE_CLI = orExit(() => {
+  if (values['serve-root'] === undefined) return CLI;
+  const cli = path.join(path.resolve(values['serve-root']), 'bin', 'visibility-api.js');
+  if (!fs.existsSync(cli)) throw new Error(`--serve-root: no ${cli}`);
+  return cli;
+});
 const OUT = path.join(ROOT, 'bench', 'out');
 const END_DAY = '2026-11-15';
 
@@ -210,11 +221,35 @@ async function measureB(port: number, b: Party, coldPaths: string[], hot: string
 
 let server: ChildProcess | null = null;
 
+/** glibc's malloc arenas for serve: the image's setting (Dockerfile, docs/operations.md) unless the environment sets one. */
+const ARENAS = process.env.MALLOC_ARENA_MAX ?? '2';
+
+/** smaps_rollup's lines in kB (Rss, Anonymous, ...), or null once the process is gone. */
+function rollup(pid: number): Record<string, number> | null {
+  try {
+    const out: Record<string, number> = {};
+    for (const m of fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').matchAll(/^(\w+):\s+(\d+) kB/gm)) out[m[1]!] = Number(m[2]);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** The server's memory at its largest RSS seen, sampled every 250 ms while the phases run. */
+function sampleMemory(pid: number): { stop: () => Record<string, number> | null } {
+  let top: Record<string, number> | null = null;
+  const timer = setInterval(() => {
+    const r = rollup(pid);
+    if (r && (top === null || (r.Rss ?? 0) > (top.Rss ?? 0))) top = r;
+  }, 250);
+  return { stop: () => { clearInterval(timer); return top; } };
+}
+
 async function startServe(dbFile: string): Promise<{ port: number; opsPort: number; pid: number }> {
   const port = await freePort();
   const opsPort = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-port', String(opsPort)],
-    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, [SERVE_CLI, 'serve', '--db', dbFile, '--host', '127.0.0.1', '--port', String(port), '--ops-port', String(opsPort)],
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: ARENAS } });
   server = child;
   for (let i = 0; i < 600; i++) {
     const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then((r) => r.ok, () => false);
@@ -226,11 +261,11 @@ async function startServe(dbFile: string): Promise<{ port: number; opsPort: numb
 
 async function main(): Promise<void> {
   console.log(machineLine());
-  const dbFile = await ensureWorld();
+  const dbFile = values.db === undefined ? await ensureWorld() : path.resolve(values.db);
   const [a, b] = parties(dbFile);
   const s = await startServe(dbFile);
   const threads = process.env.BUILD_THREADS ?? 'default';
-  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
+  console.log(`world: 2 accounts x 1 project, ${PROMPTS} prompts x ${ENGINES} engines x ${DAYS} days; serve with its defaults (build threads: ${threads}; MALLOC_ARENA_MAX=${ARENAS}, as the image); ${SECONDS} s a phase; B's cold report every ${COLD_MS} ms`);
   // B's cold reports: every day x (no filter, each engine), never asked twice; when three phases
   // need more than a world's days give, two-day ranges too, then three-day ones, shuffled together
   // so that every phase draws the same mix.
@@ -248,6 +283,7 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2500)); // A's bucket refills
 
   const perPhase = Math.ceil((SECONDS * 1000) / COLD_MS) + 2;
+  const memory = sampleMemory(s.pid);
   const rows: Array<{ phase: string; m: Measured; f: Flood | null; load: number }> = [];
   const aloneM = await measureB(s.port, b, cold.splice(0, perPhase), hot);
   rows.push({ phase: 'alone', m: aloneM, f: null, load: os.loadavg()[0]! });
@@ -265,6 +301,7 @@ async function main(): Promise<void> {
   const alone = rows[0]!.m;
   const metrics = await fetch(`http://127.0.0.1:${s.opsPort}/metrics`).then((r) => r.text());
   const rss = highWaterKb(s.pid);
+  const top = memory.stop();
   console.log('');
   console.log(`${'phase'.padEnd(32)}${'cold p50'.padStart(10)}${'cold p99'.padStart(10)}${'x alone'.padStart(9)}${'hit p50'.padStart(9)}${'hit p99'.padStart(9)}${'x alone'.padStart(9)}${'B errs'.padStart(8)}${'load'.padStart(7)}   A got`);
   for (const { phase, m, f, load } of rows) {
@@ -277,6 +314,10 @@ async function main(): Promise<void> {
   }
   console.log(`(B: ${alone.cold.length} cold and ${alone.cached.length} cached requests a phase; ms; B errs: B's answers other than 200; load: the host's 1-minute load average after the phase)`);
   console.log(`server peak RSS (VmHWM): ${rss === null ? '?' : fmt(rss / 1024, 0)} MB`);
+  if (top !== null) {
+    const mb = (k: string): string => fmt((top![k] ?? 0) / 1024, 0);
+    console.log(`at the largest RSS sampled: ${mb('Rss')} MB, anonymous ${mb('Anonymous')} MB, file-backed ${fmt(((top.Rss ?? 0) - (top.Anonymous ?? 0)) / 1024, 0)} MB`);
+  }
   const throttled = new RegExp(`^visibility_account_throttled\\{account="[^"]+"\\} (\\d+)$`, 'gm');
   console.log(`429s per account on /metrics: ${[...metrics.matchAll(throttled)].map((m) => m[1]).join(', ') || 'none'}`);
   const perAccount = (name: string): number[] => [...metrics.matchAll(new RegExp(`^${name}\\{account="[^"]+"\\} (\\S+)$`, 'gm'))].map((m) => Number(m[1]));

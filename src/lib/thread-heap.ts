@@ -12,6 +12,8 @@ export interface ThreadHeap {
   thread: string;
   used: number;
   total: number;
+  /** The most the heap may grow to: its resource limits (old and young generation) as V8 applies them. */
+  limit: number;
 }
 
 /** In a worker thread: its heap figures now and every 5 s (never keeping the thread alive). */
@@ -20,7 +22,7 @@ export function reportHeap(name: string): void {
   channel.unref();
   const post = (): void => {
     const h = v8.getHeapStatistics();
-    channel.postMessage({ thread: `${name}-${threadId}`, used: h.used_heap_size, total: h.total_heap_size } satisfies ThreadHeap);
+    channel.postMessage({ thread: `${name}-${threadId}`, used: h.used_heap_size, total: h.total_heap_size, limit: h.heap_size_limit } satisfies ThreadHeap);
   };
   post();
   setInterval(post, EVERY_MS).unref();

@@ -75,13 +75,14 @@ export function createMetrics(cache: BodyCache, ingest?: () => IngestFigures | n
   }
   if (threads) {
     new Gauge({
-      name: 'visibility_thread_heap_bytes', help: 'V8 heap of each worker thread (build, ingest), used and total, as it last reported (every 5 s)',
+      name: 'visibility_thread_heap_bytes', help: 'V8 heap of each worker thread (build, ingest), used, total and its limit, as it last reported (every 5 s)',
       labelNames: ['thread', 'kind'], registers: [registry],
       collect() {
         this.reset();
         for (const h of threads.list()) {
           this.set({ thread: h.thread, kind: 'used' }, h.used);
           this.set({ thread: h.thread, kind: 'total' }, h.total);
+          this.set({ thread: h.thread, kind: 'limit' }, h.limit);
         }
       },
     });

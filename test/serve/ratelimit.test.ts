@@ -106,6 +106,10 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
     t.equal(f.r, 0, `${what}: r=0`);
     t.ok(Number(r.headers['retry-after']) >= f.t && f.t >= 1, `${what}: Retry-After (${String(r.headers['retry-after'])}) >= t (${f.t})`);
   }
+  // The hit's 429 is answered without resolving the request again: the same answer as the miss's.
+  const names = (r: Reply): string[] => Object.keys(r.headers).sort();
+  t.same(names(limitedHits[0]!), names(limitedHits[1]!), 'the same header fields on both 429s');
+  t.equal(limitedHits[0]!.headers['x-error-code'], limitedHits[1]!.headers['x-error-code']);
 
   const other = await request(`${api.base}/projects`, withKey(b));
   t.equal(other.status, 200);

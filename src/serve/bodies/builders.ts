@@ -156,7 +156,14 @@ export type StartBuildThread = (data: BuildThreadData) => Worker;
  */
 export const BUILD_HEAP_MB = 128;
 
-const startBuildThread: StartBuildThread = (data) => startWorker(__filename, data, { maxOldGenerationSizeMb: BUILD_HEAP_MB });
+/**
+ * Young-generation cap of a build thread. V8 picks 48 MB here (three 16 MB semi-spaces) and a thread
+ * building big bodies back to back fills it: a build's garbage (rows, the body's objects and text)
+ * is dead when the build ends, so a smaller young generation holds less of it at once.
+ */
+export const BUILD_YOUNG_MB = 16;
+
+const startBuildThread: StartBuildThread = (data) => startWorker(__filename, data, { maxYoungGenerationSizeMb: BUILD_YOUNG_MB, maxOldGenerationSizeMb: BUILD_HEAP_MB });
 
 export interface WorkerJob {
   id: number;

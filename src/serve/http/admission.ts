@@ -83,6 +83,15 @@ export class Admission {
   admit(endpoint: Endpoint, input: RequestInput, out: Outcome, o: { charge?: boolean; req?: IncomingMessage } = {}): Resolved {
     this.ready();
     const charge = o.charge ?? true;
+    // A request the hot path resolved (key, parameters, scope all good) and turned away for its rate:
+    // its 429 at once, without resolving it again. A flooding key's requests are mostly these.
+    if (charge && o.req !== undefined && input.keyHash !== null && this.limited.has(o.req)) {
+      const account = this.o.access.account(input.keyHash);
+      if (account !== null) {
+        out.account?.(account);
+        this.charge(input.keyHash, out, 1, undefined, o.req);
+      }
+    }
     let resolved: Resolved;
     try {
       resolved = this.o.responder.resolve(endpoint, input);
