@@ -135,9 +135,10 @@ export function openReadStore(file: string): ReadStore {
 
 /**
  * Page cache of a read store (the serving thread's, each build thread's): SQLite's default is 2 MiB,
- * 125 of the store's 16 KiB pages, so a year read from the runs (a filter on dimensions: one row of
- * every few pages) went to the file for nearly every row. 32 MiB holds a busy project's year of those
- * pages: a year with two filters read from the runs in half the time (docs/benchmarks.md); filled
- * only as pages are read, and bounded.
+ * 125 of the store's 16 KiB pages. 8 MiB holds a report's read-model pages (migrations 022-026: rows
+ * per pair and period, no longer a year of runs) with room; filled only as pages are read, and
+ * bounded. It was 32 MiB when filtered years read the runs: three connections full of it were ~70 MB
+ * of a serve's memory under a flood, for builds no faster (docs/decisions.md, "Memory outside the
+ * body cache").
  */
-const READ_CACHE_KIB = 32 * 1024;
+const READ_CACHE_KIB = 8 * 1024;
