@@ -111,14 +111,18 @@ export class RateLimiter {
    * single request). `detail` ends the message (e.g. what a batch costs).
    */
   exceeded(keyHash: string, detail?: string): HttpError {
-    const b = this.refill(keyHash);
-    const field = this.field(b.tokens);
+    const { retryAfter, field } = this.refusal(keyHash);
     const message = `Rate limit of ${this.rate} requests per second per API key exceeded${detail === undefined ? '' : `: ${detail}`}`;
-    return httpError('rate_limited', message, {
-      'Retry-After': String(Math.max(1, this.secondsToFull(b.tokens))),
-      'RateLimit-Policy': this.policy,
-      RateLimit: field,
-    });
+    return httpError('rate_limited', message, { 'Retry-After': retryAfter, 'RateLimit-Policy': this.policy, RateLimit: field });
+  }
+
+  /**
+   * The two values of exceeded()'s headers that follow the key's bucket, alone: the hot path answers
+   * a flood's 429s from one prepared answer with only these written in (hot.ts).
+   */
+  refusal(keyHash: string): { retryAfter: string; field: string } {
+    const b = this.refill(keyHash);
+    return { retryAfter: String(Math.max(1, this.secondsToFull(b.tokens))), field: this.field(b.tokens) };
   }
 
   /** r is what take() would still grant (a take needs a whole token); t per the class comment. */
