@@ -117,7 +117,7 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
     ['429 for a hit (hot path)', await request(url, withKey(a))],
     // A repeated header makes the hot path hand the same request to Koa (hotHeaders in hot.ts).
     ['429 for a hit (Koa path)', await request(url, { headers: { 'x-api-key': a, 'x-request-id': ['one', 'two'] } })],
-    ['429 for a miss', await request(`${api.base}/projects/${project}/terms`, withKey(a))],
+    ['429 for a miss (the hot path resolves it, has no body)', await request(`${api.base}/projects/${project}/terms`, withKey(a))],
   ];
   for (const [what, r] of limited) {
     t.equal(r.status, 429, what);

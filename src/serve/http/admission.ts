@@ -122,6 +122,16 @@ export class Admission {
     return limiter.take(keyHash, 1, extraCost(0, ready.json.length)) ?? false;
   }
 
+  /**
+   * Step 3 as a question, for a request the hot path resolved but has no body for: true when its one
+   * request would be refused (charge() would throw the 429), so the hot path answers that 429 itself
+   * instead of handing a flooding key's requests to the Koa path. Nothing is charged.
+   */
+  overRate(keyHash: string): boolean {
+    const limiter = this.o.limiter;
+    return limiter !== undefined && limiter.on && limiter.short(keyHash);
+  }
+
   /** The failure hook: an error no row of the table stands for, which the transport answers as a 500. */
   failed(err: unknown): void {
     this.o.onFailure?.(err);

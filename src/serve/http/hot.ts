@@ -94,8 +94,8 @@ export interface HotPathOptions {
   responder: Responder;
   /**
    * The admission step every transport shares: the hot path takes its steps in its order (ready,
-   * key, resolve, charge), answers a rate refusal (429) itself and hands any other to the Koa path,
-   * which answers it (admission.ts).
+   * key, resolve, charge), answers the 429 of a request it resolved itself and hands any other
+   * refusal to the Koa path, which answers it (admission.ts).
    */
   admission: Admission;
   onResponse?: ResponseObserver;
@@ -104,7 +104,7 @@ export interface HotPathOptions {
 /**
  * The hot path: a GET or HEAD whose body is already in the cache is answered straight from
  * node:http with the ready bytes and prepared headers (no Koa, no JSON.stringify, no ajv, no
- * SQLite unless data changed), and so is such a request's 429 when its key is over its rate.
+ * SQLite unless data changed), and so is the 429 of a request it resolved whose key is over its rate.
  * Everything else (misses, other errors, other methods) returns false and goes to the Koa app, which
  * shares the same Responder and error fields, so both paths give the same answer.
  *
@@ -251,7 +251,12 @@ export function createHotPath(o: HotPathOptions): HotPath {
     }
     // A current body, or one within the staleness bound (whose rebuild this starts); else the Koa path waits for a build.
     const answer = o.responder.cached(r.resolved, fresh);
-    if (!answer) return false;
+    if (!answer) {
+      // No body, and the key over its rate: the Koa path would resolve it as here and answer 429.
+      if (!o.admission.overRate(keyHash)) return false;
+      refuse(res, r, keyHash, method, headers.xRequestId, started);
+      return true;
+    }
     // One request, and what its bytes cost beyond that (ratelimit.ts extraCost: a cached body cost no build).
     const rateLimit = o.admission.chargeHit(keyHash, answer.ready);
     if (rateLimit === false) {

@@ -78,6 +78,11 @@ export class RateLimiter {
     return this.field(b.tokens);
   }
 
+  /** Whether take(keyHash, cost) would refuse, without charging anything. Only called when `on`. */
+  short(keyHash: string, cost = 1): boolean {
+    return this.refill(keyHash).tokens < cost;
+  }
+
   /**
    * Charges what an answer cost once it is known (its build, its bytes: extraCost), without turning
    * it away: the bucket may go below empty, down to minus one burst, and the key's next requests
