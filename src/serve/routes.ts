@@ -45,7 +45,7 @@ export function createKoaApp(parts: KoaAppParts): Koa {
       const fresh = wantsFresh(ctx.get('cache-control') || undefined);
       // parseQuery, not ctx.query: Koa's parser drops the pairs past 1000, which must be a 400 instead.
       const input = { params: (ctx as unknown as { params: Record<string, string> }).params, query: parseQuery(ctx.querystring), keyHash: presentedKeyHash(ctx.req.headers), fresh };
-      const resolved = admission.admit(endpoint, input, outcome(ctx), { req: ctx.req });
+      const resolved = admission.admit(endpoint, input, outcome(ctx));
       const { answer, built } = await admission.respond(resolved, fresh);
       const rateLimit = admission.debit(resolved.keyHash, built, answer.ready.json.length);
       if (rateLimit !== undefined) ctx.set('RateLimit', rateLimit);

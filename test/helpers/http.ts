@@ -44,13 +44,16 @@ export async function snapshotPort(t: Test, db: Db, file: string, token?: string
 export interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
+  /** The header lines as sent: names in their case and order, then their values. */
+  rawHeaders: string[];
   raw: Buffer;
   text: string;
   json: unknown;
 }
 
 /** A request with node:http (not fetch) so we see the bytes as sent, compressed or not. */
-export function request(url: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+/** A header given a list of values is sent as that many lines. */
+export function request(url: string, opts: { method?: string; headers?: Record<string, string | string[]> } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -66,7 +69,7 @@ export function request(url: string, opts: { method?: string; headers?: Record<s
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, raw, text, json });
       });
     });
     req.on('error', reject);

@@ -105,14 +105,18 @@ function parseRaw(text: string): Reply {
   const end = text.indexOf('\r\n\r\n');
   const [statusLine = '', ...lines] = text.slice(0, end < 0 ? text.length : end).split('\r\n');
   const headers: Record<string, string> = {};
+  const rawHeaders: string[] = [];
   for (const l of lines) {
     const i = l.indexOf(':');
-    if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+    if (i > 0) {
+      headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+      rawHeaders.push(l.slice(0, i).trim(), l.slice(i + 1).trim());
+    }
   }
   const body = end < 0 ? '' : text.slice(end + 4);
   let json: unknown;
   try { json = body ? JSON.parse(body) : undefined; } catch { json = undefined; }
-  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, raw: Buffer.from(body, 'latin1'), text: body, json };
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, rawHeaders, raw: Buffer.from(body, 'latin1'), text: body, json };
 }
 
 t.test('answers conform to the served OpenAPI document', async (t) => {

@@ -1,9 +1,11 @@
 // Rate-limit headers: the IETF RateLimit-Policy and RateLimit fields on every
 // answer to a rate-limited key, on the hot path and the Koa path, and Retry-After on 429. The
 // limiter's clock is stopped (and moved by hand), so nothing here depends on timing.
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { accountFigures, createMetrics, createOpsServer, Throttled } from '../../src/ops';
 import { RateLimiter } from '../../src/serve/http/ratelimit';
+import type { Served } from '../../src/serve/http/served';
 import { activeKeys, demoDb } from '../helpers/demo';
 import { request, startApi, withKey, type Reply } from '../helpers/http';
 
@@ -67,8 +69,21 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
   const { db } = await demoDb();
   let now = 0;
   // Every request counts one here: a build is not charged its time (ratelimit-cost.test.ts tests that).
-  const api = await startApi({ db, rateLimit: 5, rateLimitClock: () => now, chargeBuildTime: false });
-  t.teardown(() => api.close().then(() => db.close()));
+  // The ops port's /metrics fed as the service's is (start/service-parts.ts): the per-account 429s.
+  const served: Served[] = [];
+  const throttled = new Throttled();
+  const api = await startApi({ db, rateLimit: 5, rateLimitClock: () => now, chargeBuildTime: false, onResponse: (s) => {
+    served.push(s);
+    throttled.observe(s.status, s.accountId);
+  } });
+  const accounts = accountFigures(api.service.builder, api.service.cache, throttled);
+  const ops = createOpsServer({ cache: api.service.cache, readiness: () => ({ ready: true, reasons: [] }), metrics: createMetrics(api.service.cache, undefined, undefined, undefined, accounts).render, accounts });
+  await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', resolve));
+  const opsUrl = `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  t.teardown(() => {
+    ops.close();
+    return api.close().then(() => db.close());
+  });
   const [a, b] = [activeKeys[0]!.key, activeKeys[1]!.key];
   const policy = '"per-key";q=10;w=2';
   const remaining: number[] = [];
@@ -87,6 +102,7 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
   check(await request(url, withKey(a)), 200, 'Koa path, a miss');
   const hit = await request(url, withKey(a));
   check(hit, 200, 'hot path, a hit');
+  const account = served.at(-1)!.accountId!;
   check(await request(url, withKey(a, { 'if-none-match': hit.headers.etag! })), 304, 'hot path, 304');
   check(await request(url, { ...withKey(a), method: 'HEAD' }), 200, 'hot path, HEAD');
   check(await rawGet(url, [`X-API-Key: ${a}`, 'Accept-Encoding: gzip', 'Accept-Encoding: br']), 200, 'Koa path, a hit');
@@ -96,9 +112,14 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
   check(await request(url, withKey(a)), 200, 'hot path, the last request of the burst');
   t.same(remaining, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0], 'r counts every request of the key down by one, to 0 and no further');
 
-  const limitedHits: Reply[] = [await request(url, withKey(a)), await request(`${api.base}/projects/${project}/terms`, withKey(a))];
-  for (const [i, r] of limitedHits.entries()) {
-    const what = i === 0 ? '429 for a hit (hot path hands it to Koa)' : '429 for a miss';
+  const hitsBefore = served.length;
+  const limited: Array<[string, Reply]> = [
+    ['429 for a hit (hot path)', await request(url, withKey(a))],
+    // A repeated header makes the hot path hand the same request to Koa (hotHeaders in hot.ts).
+    ['429 for a hit (Koa path)', await request(url, { headers: { 'x-api-key': a, 'x-request-id': ['one', 'two'] } })],
+    ['429 for a miss (the hot path resolves it, has no body)', await request(`${api.base}/projects/${project}/terms`, withKey(a))],
+  ];
+  for (const [what, r] of limited) {
     t.equal(r.status, 429, what);
     t.same(r.json, { error: true, message: 'Rate limit of 5 requests per second per API key exceeded' });
     t.equal(r.headers['ratelimit-policy'], policy);
@@ -106,10 +127,21 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
     t.equal(f.r, 0, `${what}: r=0`);
     t.ok(Number(r.headers['retry-after']) >= f.t && f.t >= 1, `${what}: Retry-After (${String(r.headers['retry-after'])}) >= t (${f.t})`);
   }
-  // The hit's 429 is answered without resolving the request again: the same answer as the miss's.
-  const names = (r: Reply): string[] => Object.keys(r.headers).sort();
-  t.same(names(limitedHits[0]!), names(limitedHits[1]!), 'the same header fields on both 429s');
-  t.equal(limitedHits[0]!.headers['x-error-code'], limitedHits[1]!.headers['x-error-code']);
+  // The hot path writes its 429 itself: the same status, header lines (names, case, order, values)
+  // and body bytes as the Koa path's for the same key and clock; only the request id and Date differ.
+  const lines = (r: Reply): string[] => r.rawHeaders.map((v, i) => (i % 2 === 1 && /^(x-request-id|date)$/i.test(r.rawHeaders[i - 1]!) ? '*' : v));
+  const [hot, koa, miss] = limited.map(([, r]) => r) as [Reply, Reply, Reply];
+  t.same(lines(hot), lines(koa), 'the hot path\'s 429 has the Koa path\'s header lines');
+  t.same(lines(miss), lines(koa), 'a miss\'s 429 has them too');
+  t.ok(hot.raw.equals(koa.raw) && miss.raw.equals(koa.raw), 'the same body bytes');
+  t.match(hot.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'the hot path\'s 429 has its request id');
+  t.equal((await request(url, withKey(a, { 'x-request-id': 'flood-1' }))).headers['x-request-id'], 'flood-1', 'a caller\'s id is echoed');
+  // Reported as the Koa path reports its 429s: the account, the route, not a hit (its access line is written).
+  const reports = served.slice(hitsBefore).map(({ seconds: _seconds, requestId: _id, ...rest }) => rest);
+  const hitReport = { method: 'GET', route: 'visibility', template: '/v1/public/projects/:project_id/visibility', status: 429, bytes: hot.raw.length, accountId: account, hit: false };
+  t.same(reports, [hitReport, hitReport, { ...hitReport, route: 'terms', template: '/v1/public/projects/:project_id/terms' }, hitReport], 'reported as the Koa path reports them');
+  const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
+  t.match(metrics, new RegExp(`^visibility_account_throttled\\{account="${account}"\\} 4$`, 'm'), '/metrics counts the four 429s for the account');
 
   const other = await request(`${api.base}/projects`, withKey(b));
   t.equal(other.status, 200);

@@ -3,7 +3,6 @@
 // (400, 404), charge (429), respond, then what the answer cost; a failure no error of the table stands
 // for goes to the failure hook. Each transport only encodes the outcome: headers and an error body
 // over HTTP, a tool error over MCP, a stream over the feed. docs/operations.md "Admission".
-import type { IncomingMessage } from 'node:http';
 import type { Endpoint } from '../../readmodels';
 import { buildTimeOf } from '../bodies/builders';
 import type { Answer } from '../bodies/cache';
@@ -33,12 +32,6 @@ export interface Outcome {
 }
 
 export class Admission {
-  /**
-   * Requests the hot path turned away for their rate: the Koa path answers 429 without charging
-   * again. A hit of a rate-limited key carries RateLimit-Policy and RateLimit (see ratelimit.ts).
-   */
-  private readonly limited = new WeakSet<IncomingMessage>();
-
   constructor(private readonly o: AdmissionOptions) {}
 
   get limiter(): RateLimiter | undefined {
@@ -65,12 +58,11 @@ export class Admission {
 
   /**
    * Step 3: `n` requests against the key's rate, their RateLimit fields on the answer whatever it
-   * turns out to be, or the 429. `req`: a request the hot path already charged and turned away.
+   * turns out to be, or the 429.
    */
-  charge(keyHash: string, out: Outcome, n = 1, detail?: string, req?: IncomingMessage): void {
+  charge(keyHash: string, out: Outcome, n = 1, detail?: string): void {
     const limiter = this.o.limiter;
     if (limiter === undefined) return;
-    if (req !== undefined && this.limited.has(req)) throw limiter.exceeded(keyHash);
     out.fields?.(limiter.charge(keyHash, n, detail));
   }
 
@@ -80,18 +72,9 @@ export class Admission {
    * has no key to count against (and a bucket per made-up key would be memory for anyone to fill).
    * `charge` false: the request was charged already (a tool call of a POST /mcp that paid per message).
    */
-  admit(endpoint: Endpoint, input: RequestInput, out: Outcome, o: { charge?: boolean; req?: IncomingMessage } = {}): Resolved {
+  admit(endpoint: Endpoint, input: RequestInput, out: Outcome, o: { charge?: boolean } = {}): Resolved {
     this.ready();
     const charge = o.charge ?? true;
-    // A request the hot path resolved (key, parameters, scope all good) and turned away for its rate:
-    // its 429 at once, without resolving it again. A flooding key's requests are mostly these.
-    if (charge && o.req !== undefined && input.keyHash !== null && this.limited.has(o.req)) {
-      const account = this.o.access.account(input.keyHash);
-      if (account !== null) {
-        out.account?.(account);
-        this.charge(input.keyHash, out, 1, undefined, o.req);
-      }
-    }
     let resolved: Resolved;
     try {
       resolved = this.o.responder.resolve(endpoint, input);
@@ -99,12 +82,12 @@ export class Admission {
       const account = input.keyHash === null ? null : this.o.access.account(input.keyHash);
       if (account !== null && err instanceof HttpError) {
         out.account?.(account);
-        if (charge) this.charge(input.keyHash!, out, 1, undefined, o.req);
+        if (charge) this.charge(input.keyHash!, out);
       }
       throw err;
     }
     out.account?.(resolved.args.accountId);
-    if (charge) this.charge(resolved.keyHash, out, 1, undefined, o.req);
+    if (charge) this.charge(resolved.keyHash, out);
     return resolved;
   }
 
@@ -130,16 +113,23 @@ export class Admission {
 
   /**
    * Steps 3 and 5 at once for a cached body on the hot path: one request and its bytes, or false
-   * (nothing charged) when the key has not enough left; the request is then remembered, so the Koa
-   * path answers its 429 without charging again. The RateLimit field ('' with the limiter off).
+   * (nothing charged) when the key has not enough left, which the hot path answers 429 itself
+   * (limiter.refusal). The RateLimit field ('' with the limiter off).
    */
-  chargeHit(req: IncomingMessage, keyHash: string, ready: Ready): string | false {
+  chargeHit(keyHash: string, ready: Ready): string | false {
     const limiter = this.o.limiter;
     if (limiter === undefined || !limiter.on) return '';
-    const field = limiter.take(keyHash, 1, extraCost(0, ready.json.length));
-    if (field !== null) return field;
-    this.limited.add(req);
-    return false;
+    return limiter.take(keyHash, 1, extraCost(0, ready.json.length)) ?? false;
+  }
+
+  /**
+   * Step 3 as a question, for a request the hot path resolved but has no body for: true when its one
+   * request would be refused (charge() would throw the 429), so the hot path answers that 429 itself
+   * instead of handing a flooding key's requests to the Koa path. Nothing is charged.
+   */
+  overRate(keyHash: string): boolean {
+    const limiter = this.o.limiter;
+    return limiter !== undefined && limiter.on && limiter.short(keyHash);
   }
 
   /** The failure hook: an error no row of the table stands for, which the transport answers as a 500. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Endpoint } from '../../readmodels';
 import { keyFrom, keyHash as hashOf } from '../request/api-key';
+import { errorBody, errorFields, NOSNIFF, NOSNIFF_HEADER } from '../request/errors';
 import { parseQuery } from '../request/params';
 import type { Admission } from './admission';
 import { wantsFresh, type Resolved, type Responder } from './responder';
@@ -93,7 +94,8 @@ export interface HotPathOptions {
   responder: Responder;
   /**
    * The admission step every transport shares: the hot path takes its steps in its order (ready,
-   * key, resolve, charge) and hands any refusal to the Koa path, which answers it (admission.ts).
+   * key, resolve, charge), answers the 429 of a request it resolved itself and hands any other
+   * refusal to the Koa path, which answers it (admission.ts).
    */
   admission: Admission;
   onResponse?: ResponseObserver;
@@ -102,8 +104,9 @@ export interface HotPathOptions {
 /**
  * The hot path: a GET or HEAD whose body is already in the cache is answered straight from
  * node:http with the ready bytes and prepared headers (no Koa, no JSON.stringify, no ajv, no
- * SQLite unless data changed). Everything else (misses, errors, other methods) returns false and
- * goes to the Koa app, which shares the same Responder, so both paths give the same answer.
+ * SQLite unless data changed), and so is the 429 of a request it resolved whose key is over its rate.
+ * Everything else (misses, other errors, other methods) returns false and goes to the Koa app, which
+ * shares the same Responder and error fields, so both paths give the same answer.
  *
  * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until keys
  * or sight may have changed (Responder.sight); after any other commit only its data version is read
@@ -174,6 +177,39 @@ export function createHotPath(o: HotPathOptions): HotPath {
     return entry;
   }
 
+  // The 429 of a key over its rate, as the Koa path writes it (errors.ts errorFields, errorBody):
+  // the status, header list and body made once from the limiter's own error, for the first key
+  // refused; a refusal writes its request id, Retry-After and RateLimit into their slots. A flooding
+  // key's requests are mostly these: through Koa each cost the serving thread tens of microseconds.
+  let refused: { status: number; list: string[]; idSlot: number; retrySlot: number; fieldSlot: number; body: Buffer } | undefined;
+  function refusalFor(keyHash: string): NonNullable<typeof refused> {
+    if (refused !== undefined) return refused;
+    const err = limiter!.exceeded(keyHash);
+    const body = Buffer.from(errorBody(err.message));
+    // The order the Koa path sets them: the request id (served.ts noteRequest), nosniff (app.ts), the error's.
+    const list = ['X-Request-Id', '', NOSNIFF_HEADER, NOSNIFF, ...errorFields(err), 'Content-Length', String(body.length)];
+    const slot = (name: string): number => list.findIndex((v, i) => i % 2 === 0 && v === name) + 1;
+    return (refused = { status: err.status, list, idSlot: 1, retrySlot: slot('Retry-After'), fieldSlot: slot('RateLimit'), body });
+  }
+
+  function refuse(res: ServerResponse, r: Resolution, keyHash: string, method: string, xRequestId: string | undefined, started: number): void {
+    const answer = refusalFor(keyHash);
+    const { retryAfter, field } = limiter!.refusal(keyHash);
+    const requestId = requestIdFrom(xRequestId);
+    const list = answer.list;
+    list[answer.idSlot] = requestId;
+    list[answer.retrySlot] = retryAfter;
+    list[answer.fieldSlot] = field;
+    res.writeHead(answer.status, list);
+    const body = method === 'HEAD' ? undefined : answer.body;
+    res.end(body);
+    // As the Koa path would report it: not a hit (the access log writes every such line), the account's 429.
+    o.onResponse?.({
+      method, route: r.resolved.route, template: r.template, status: answer.status, bytes: body === undefined ? 0 : body.length,
+      seconds: (performance.now() - started) / 1000, requestId, accountId: r.resolved.args.accountId, hit: false,
+    });
+  }
+
   function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || !o.admission.isReady()) return false;
@@ -215,10 +251,18 @@ export function createHotPath(o: HotPathOptions): HotPath {
     }
     // A current body, or one within the staleness bound (whose rebuild this starts); else the Koa path waits for a build.
     const answer = o.responder.cached(r.resolved, fresh);
-    if (!answer) return false;
+    if (!answer) {
+      // No body, and the key over its rate: the Koa path would resolve it as here and answer 429.
+      if (!o.admission.overRate(keyHash)) return false;
+      refuse(res, r, keyHash, method, headers.xRequestId, started);
+      return true;
+    }
     // One request, and what its bytes cost beyond that (ratelimit.ts extraCost: a cached body cost no build).
-    const rateLimit = o.admission.chargeHit(req, keyHash, answer.ready);
-    if (rateLimit === false) return false;
+    const rateLimit = o.admission.chargeHit(keyHash, answer.ready);
+    if (rateLimit === false) {
+      refuse(res, r, keyHash, method, headers.xRequestId, started);
+      return true;
+    }
     const rep = represent(answer.ready, headers.acceptEncoding, headers.ifNoneMatch, answer.stale);
     const { list, idSlot } = headerList(rep);
     const requestId = requestIdFrom(headers.xRequestId);

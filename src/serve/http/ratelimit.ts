@@ -78,6 +78,11 @@ export class RateLimiter {
     return this.field(b.tokens);
   }
 
+  /** Whether take(keyHash, cost) would refuse, without charging anything. Only called when `on`. */
+  short(keyHash: string, cost = 1): boolean {
+    return this.refill(keyHash).tokens < cost;
+  }
+
   /**
    * Charges what an answer cost once it is known (its build, its bytes: extraCost), without turning
    * it away: the bucket may go below empty, down to minus one burst, and the key's next requests
@@ -111,14 +116,18 @@ export class RateLimiter {
    * single request). `detail` ends the message (e.g. what a batch costs).
    */
   exceeded(keyHash: string, detail?: string): HttpError {
-    const b = this.refill(keyHash);
-    const field = this.field(b.tokens);
+    const { retryAfter, field } = this.refusal(keyHash);
     const message = `Rate limit of ${this.rate} requests per second per API key exceeded${detail === undefined ? '' : `: ${detail}`}`;
-    return httpError('rate_limited', message, {
-      'Retry-After': String(Math.max(1, this.secondsToFull(b.tokens))),
-      'RateLimit-Policy': this.policy,
-      RateLimit: field,
-    });
+    return httpError('rate_limited', message, { 'Retry-After': retryAfter, 'RateLimit-Policy': this.policy, RateLimit: field });
+  }
+
+  /**
+   * The two values of exceeded()'s headers that follow the key's bucket, alone: the hot path answers
+   * a flood's 429s from one prepared answer with only these written in (hot.ts).
+   */
+  refusal(keyHash: string): { retryAfter: string; field: string } {
+    const b = this.refill(keyHash);
+    return { retryAfter: String(Math.max(1, this.secondsToFull(b.tokens))), field: this.field(b.tokens) };
   }
 
   /** r is what take() would still grant (a take needs a whole token); t per the class comment. */
