@@ -17,7 +17,7 @@ import { ChangeFeed, type ChangeFeedOptions } from './feed/change-feed';
 import { NOSNIFF, NOSNIFF_HEADER, type ErrorLogger } from './request/errors';
 import { createHotPath } from './http/hot';
 
-import { createMcpHttpHandler, isMcpRequest } from './mcp/mcp';
+import { acceptsMcp, createMcpHttpHandler, isJson, isMcpRequest, MCP_PATH } from './mcp/mcp';
 import { buildOpenApi } from './docs/openapi';
 import { DEFAULT_MAX_STALENESS_MS, methodology } from '../readmodels/methodology';
 import { type DemoKey } from './docs/pages';
@@ -153,7 +153,9 @@ export function createService(opts: AppOptions): Service {
 
   const app = createKoaApp({ endpoints, admission, feed, openapi, methodology: methodologyBody, log, dashboard: opts.dashboard });
   const koa = app.callback();
-  const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, admission, onResponse: opts.onResponse });
+  // A flooding key's POST /mcp batches get their 429 on the hot path, their bodies never read.
+  const mcpPost = { isFor: isMcpRequest, route: 'mcp', template: MCP_PATH, admits: (accept: string | undefined, type: string | undefined) => acceptsMcp(accept) && isJson(type) };
+  const hot = createHotPath({ basePath: BASE_PATH, endpoints, responder, admission, onResponse: opts.onResponse, post: mcpPost });
   const mcp = createMcpHttpHandler({ endpoints, admission, logger, answerMaxBytes: opts.mcpAnswerMaxBytes });
   const isDraining = opts.isDraining ?? (() => false);
   return {

@@ -1,6 +1,7 @@
 // Rate-limit headers: the IETF RateLimit-Policy and RateLimit fields on every
 // answer to a rate-limited key, on the hot path and the Koa path, and Retry-After on 429. The
 // limiter's clock is stopped (and moved by hand), so nothing here depends on timing.
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { accountFigures, createMetrics, createOpsServer, Throttled } from '../../src/ops';
@@ -37,6 +38,25 @@ function rawGet(url: string, lines: string[]): Promise<{ status: number; headers
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers });
     });
     socket.on('error', reject);
+  });
+}
+
+/** POSTs `body` to /mcp on `agent` (one keep-alive connection); the reply and whether the connection was reused. */
+function postMcp(agent: http.Agent, url: string, headers: Record<string, string | string[]>, body: string): Promise<Reply & { reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
+        let json: unknown;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, raw, text, json, reused: req.reusedSocket });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -161,6 +181,62 @@ t.test('rate-limited key: the fields on hot hits, Koa answers, 304, 400, 404, an
     t.equal(r.headers['ratelimit-policy'], undefined, `${what}: no RateLimit-Policy`);
   }
   t.equal((await request(url, withKey(a))).headers.ratelimit, '"per-key";r=3;t=2', 'the 401s and the document did not count');
+});
+
+t.test('POST /mcp over its rate: the 429 of a refused batch, its unread body discarded, the connection kept', async (t) => {
+  const { db } = await demoDb();
+  const served: Served[] = [];
+  const api = await startApi({ db, rateLimit: 5, rateLimitClock: () => 0, onResponse: (s) => served.push(s) });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => {
+    agent.destroy();
+    return api.close().then(() => db.close());
+  });
+  const key = activeKeys[0]!.key;
+  const mcpUrl = api.base.replace(/\/v1\/public$/, '/mcp');
+  // A batch of 100 calls, as a flooding client sends (about 20 KB): never read when refused.
+  const call = (id: number): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_projects', arguments: { padding: 'x'.repeat(150) } } });
+  const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => call(i)));
+  t.ok(batch.length > 16_000, 'a body larger than one read');
+  for (let i = 0; i < 10; i++) await request(`${api.base}/projects`, withKey(key)); // the burst spent
+  const before = served.length;
+  const limited = [
+    await postMcp(agent, mcpUrl, { 'x-api-key': key }, batch),
+    await postMcp(agent, mcpUrl, { 'x-api-key': key, 'x-request-id': 'mcp-flood-1' }, batch),
+    // A repeated header: the request goes the whole way to the MCP handler (hotHeaders in hot.ts).
+    await postMcp(agent, mcpUrl, { 'x-api-key': key, 'x-request-id': ['one', 'two'] }, batch),
+  ];
+  const policy = '"per-key";q=10;w=2';
+  for (const [i, r] of limited.entries()) {
+    t.equal(r.status, 429, `post ${i}: 429`);
+    t.equal(r.text, '{"error":true,"message":"Rate limit of 5 requests per second per API key exceeded"}', `post ${i}: the body`);
+    t.equal(r.headers['ratelimit-policy'], policy);
+    t.equal(r.headers['x-error-code'], 'rate_limited');
+    t.equal(r.headers.connection, 'keep-alive', `post ${i}: the connection is kept`);
+    if (i > 0) t.ok(r.reused, `post ${i}: on the connection of the one before (its unread body was discarded)`);
+  }
+  // The answer as the MCP handler writes it: header names in this case and order, values but the
+  // request id and Date; the same lines and body bytes whichever path answers.
+  const lines = (r: Reply): string[] => r.rawHeaders.map((v, i) => (i % 2 === 1 && /^(x-request-id|date)$/i.test(r.rawHeaders[i - 1]!) ? '*' : v));
+  t.same(lines(limited[0]!), [
+    'X-Request-Id', '*', 'X-Content-Type-Options', 'nosniff', 'Retry-After', '2', 'RateLimit-Policy', policy, 'RateLimit', '"per-key";r=0;t=2',
+    'X-Error-Code', 'rate_limited', 'Metric-Definitions-Version', limited[0]!.headers['metric-definitions-version'] as string,
+    'Cache-Control', 'private, no-cache', 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(limited[0]!.raw.length),
+    'Date', '*', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5',
+  ], 'the header lines of the 429');
+  t.same(lines(limited[1]!), lines(limited[0]!));
+  t.same(lines(limited[2]!), lines(limited[0]!), 'the handler\'s 429 has the same lines');
+  t.ok(limited[1]!.raw.equals(limited[0]!.raw) && limited[2]!.raw.equals(limited[0]!.raw), 'the same body bytes');
+  t.equal(limited[1]!.headers['x-request-id'], 'mcp-flood-1', 'a caller\'s id is echoed');
+  t.match(limited[0]!.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'else one is made');
+  const account = served[before - 1]!.accountId!;
+  const reports = served.slice(before).map(({ seconds: _seconds, requestId: _id, ...rest }) => rest);
+  const report = { method: 'POST', route: 'mcp', template: '/mcp', status: 429, bytes: limited[0]!.raw.length, accountId: account, hit: false };
+  t.same(reports, [report, report, report], 'each reported as the account\'s 429 on the mcp route');
+  // Another request still follows the refused bodies on the same connection.
+  const after = await postMcp(agent, mcpUrl, {}, batch);
+  t.equal(after.status, 401, 'no key: 401');
+  t.ok(after.reused, 'on the same connection');
 });
 
 t.test('limiter off (the default): no RateLimit fields on any answer', async (t) => {

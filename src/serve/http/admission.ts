@@ -50,10 +50,14 @@ export class Admission {
 
   /** Step 2 on its own (POST /mcp as a whole, before any tool): the presented key's account, else 401. */
   key(keyHash: string | null): { keyHash: string; accountId: string } {
-    this.o.access.refresh();
-    const accountId = keyHash === null ? null : this.o.access.account(keyHash);
+    const accountId = keyHash === null ? null : this.account(keyHash);
     if (keyHash === null || accountId === null) throw httpError('invalid_api_key');
     return { keyHash, accountId };
+  }
+  /** Step 2 as a question, for the hot path (which hands an unknown key to the path that answers its 401): the key's account or null. */
+  account(keyHash: string): string | null {
+    this.o.access.refresh();
+    return this.o.access.account(keyHash);
   }
 
   /**

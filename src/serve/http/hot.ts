@@ -17,6 +17,13 @@ interface Route {
   names: string[];
 }
 
+/** What the access log and /metrics are told of a 429: its route and template, the key's account. */
+interface Refused {
+  route: string;
+  template: string | null;
+  accountId: string;
+}
+
 /** A request line and key resolved to a cache entry: valid for one Access generation. */
 interface Resolution {
   template: string;
@@ -31,13 +38,20 @@ interface HotHeaders {
   ifNoneMatch: string | undefined;
   xRequestId: string | undefined;
   cacheControl: string | undefined;
+  /** Read by POST /mcp's 429 only (its 406 and 415 come first). */
+  accept: string | undefined;
+  contentType: string | undefined;
 }
 
-/** Which of the six a header name is; undefined for any other. Compared by length first. */
+/** Which of the eight a header name is; undefined for any other. Compared by length first. */
 function fieldOf(name: string): keyof HotHeaders | undefined {
   switch (name.length) {
+    case 6: return name.toLowerCase() === 'accept' ? 'accept' : undefined;
     case 9: return name.toLowerCase() === 'x-api-key' ? 'xApiKey' : undefined;
-    case 12: return name.toLowerCase() === 'x-request-id' ? 'xRequestId' : undefined;
+    case 12: {
+      const lower = name.toLowerCase();
+      return lower === 'x-request-id' ? 'xRequestId' : lower === 'content-type' ? 'contentType' : undefined;
+    }
     case 13: {
       const lower = name.toLowerCase();
       return lower === 'authorization' ? 'authorization' : lower === 'if-none-match' ? 'ifNoneMatch' : lower === 'cache-control' ? 'cacheControl' : undefined;
@@ -48,12 +62,12 @@ function fieldOf(name: string): keyof HotHeaders | undefined {
 }
 
 /**
- * The six headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
+ * The eight headers, read from rawHeaders: reading `req.headers` makes node:http build an object of
  * every header, which costs more than the rest of a hit. null when one of them is repeated: node
  * would join the values, and the Koa path (which reads req.headers) answers instead.
  */
 function hotHeaders(raw: string[]): HotHeaders | null {
-  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined, xRequestId: undefined, cacheControl: undefined };
+  const h: HotHeaders = { xApiKey: undefined, authorization: undefined, acceptEncoding: undefined, ifNoneMatch: undefined, xRequestId: undefined, cacheControl: undefined, accept: undefined, contentType: undefined };
   for (let i = 0; i < raw.length; i += 2) {
     const field = fieldOf(raw[i]!);
     if (field === undefined) continue;
@@ -99,13 +113,27 @@ export interface HotPathOptions {
    */
   admission: Admission;
   onResponse?: ResponseObserver;
+  /**
+   * The POST the hot path answers 429 when its key is over its rate (POST /mcp: app.ts), as that
+   * POST's handler would after its earlier refusals; without it every POST goes to the handlers.
+   */
+  post?: RefusablePost;
+}
+
+/** A POST's URL, what the access log names it, and the refusals its handler makes before it charges. */
+export interface RefusablePost {
+  isFor(url: string | undefined): boolean;
+  route: string;
+  template: string;
+  /** Accept and Content-Type would pass the handler (its 406 and 415 come before its 429). */
+  admits(accept: string | undefined, contentType: string | undefined): boolean;
 }
 
 /**
  * The hot path: a GET or HEAD whose body is already in the cache is answered straight from
  * node:http with the ready bytes and prepared headers (no Koa, no JSON.stringify, no ajv, no
- * SQLite unless data changed), and so is the 429 of a request it resolved whose key is over its rate.
- * Everything else (misses, other errors, other methods) returns false and goes to the Koa app, which
+ * SQLite unless data changed), and so is the 429 of a request it resolved whose key is over its rate,
+ * and of a POST /mcp whose key is (HotPathOptions.post). Everything else (misses, other errors, other methods) returns false and goes to the Koa app, which
  * shares the same Responder and error fields, so both paths give the same answer.
  *
  * Resolving a request (route, key, scope, cache key) is remembered per key hash and URL until keys
@@ -192,7 +220,7 @@ export function createHotPath(o: HotPathOptions): HotPath {
     return (refused = { status: err.status, list, idSlot: 1, retrySlot: slot('Retry-After'), fieldSlot: slot('RateLimit'), body });
   }
 
-  function refuse(res: ServerResponse, r: Resolution, keyHash: string, method: string, xRequestId: string | undefined, started: number): void {
+  function refuse(res: ServerResponse, r: Refused, keyHash: string, method: string, xRequestId: string | undefined, started: number): void {
     const answer = refusalFor(keyHash);
     const { retryAfter, field } = limiter!.refusal(keyHash);
     const requestId = requestIdFrom(xRequestId);
@@ -205,13 +233,39 @@ export function createHotPath(o: HotPathOptions): HotPath {
     res.end(body);
     // As the Koa path would report it: not a hit (the access log writes every such line), the account's 429.
     o.onResponse?.({
-      method, route: r.resolved.route, template: r.template, status: answer.status, bytes: body === undefined ? 0 : body.length,
-      seconds: (performance.now() - started) / 1000, requestId, accountId: r.resolved.args.accountId, hit: false,
+      method, route: r.route, template: r.template, status: answer.status, bytes: body === undefined ? 0 : body.length,
+      seconds: (performance.now() - started) / 1000, requestId, accountId: r.accountId, hit: false,
     });
+  }
+  const refusedRead = (r: Resolution): Refused => ({ route: r.resolved.route, template: r.template, accountId: r.resolved.args.accountId });
+
+  /**
+   * A POST /mcp (o.post) from a key over its rate: the 429 its handler would write after its 503,
+   * 401, 406 and 415 (mcp.ts createMcpHttpHandler), from the same prepared answer as a GET's; any
+   * other POST returns false for its handler. The batch's body is never read: node:http discards it
+   * once the answer is written and the connection stays open for the next request, as it did when
+   * the handler answered (a close would make a flooding client open a connection per post, which
+   * costs the serving thread more than the discarded bytes).
+   */
+  function refusePost(req: IncomingMessage, res: ServerResponse): boolean {
+    const post = o.post;
+    if (post === undefined || limiter === undefined || !limiter.on || !post.isFor(req.url) || !o.admission.isReady()) return false;
+    const started = performance.now();
+    const headers = hotHeaders(req.rawHeaders);
+    if (headers === null) return false;
+    const key = keyFrom(headers.xApiKey, headers.authorization);
+    if (key === null || !post.admits(headers.accept, headers.contentType)) return false;
+    const keyHash = hashFor(req, key);
+    // The account first: an unknown key gets no bucket (its 401 is the handler's).
+    const accountId = o.admission.account(keyHash);
+    if (accountId === null || !o.admission.overRate(keyHash)) return false;
+    refuse(res, { route: post.route, template: post.template, accountId }, keyHash, 'POST', headers.xRequestId, started);
+    return true;
   }
 
   function serveHot(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
+    if (method === 'POST') return refusePost(req, res);
     if ((method !== 'GET' && method !== 'HEAD') || !o.admission.isReady()) return false;
     const started = performance.now();
     const headers = hotHeaders(req.rawHeaders);
@@ -254,13 +308,13 @@ export function createHotPath(o: HotPathOptions): HotPath {
     if (!answer) {
       // No body, and the key over its rate: the Koa path would resolve it as here and answer 429.
       if (!o.admission.overRate(keyHash)) return false;
-      refuse(res, r, keyHash, method, headers.xRequestId, started);
+      refuse(res, refusedRead(r), keyHash, method, headers.xRequestId, started);
       return true;
     }
     // One request, and what its bytes cost beyond that (ratelimit.ts extraCost: a cached body cost no build).
     const rateLimit = o.admission.chargeHit(keyHash, answer.ready);
     if (rateLimit === false) {
-      refuse(res, r, keyHash, method, headers.xRequestId, started);
+      refuse(res, refusedRead(r), keyHash, method, headers.xRequestId, started);
       return true;
     }
     const rep = represent(answer.ready, headers.acceptEncoding, headers.ifNoneMatch, answer.stale);

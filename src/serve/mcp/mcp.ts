@@ -318,9 +318,9 @@ function fromTransport(status: number, text: string): HttpError {
 }
 
 /** Accept lists both types streamable HTTP answers with (the SDK's test: a substring test of the list). */
-const acceptsMcp = (accept: string | undefined): boolean => accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
+export const acceptsMcp = (accept: string | undefined): boolean => accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
 /** Content-Type's media type (parameters such as charset aside) is application/json. */
-const isJson = (type: string | undefined): boolean => type !== undefined && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+export const isJson = (type: string | undefined): boolean => type !== undefined && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
 
 export interface McpHttpDeps extends McpDeps {
   /** The bytes of one answer (MCP_ANSWER_MAX_BYTES by default). */
