@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { isZero, zeroMention, type MentionDelta } from './contributions';
+import { addDelta, isZero, zeroMention, type MentionDelta } from './contributions';
 
 /**
  * range_totals and range_hit_totals (migration 025): per pair (and per prompt and competitor) and per
@@ -137,15 +137,6 @@ interface HitMove {
   d: MentionDelta;
 }
 
-/** A delta added into another (integers: exact in any order). */
-function addInto(into: MentionDelta, d: MentionDelta): void {
-  into.runs += d.runs;
-  into.position_sum += d.position_sum;
-  into.rr_fixed += d.rr_fixed;
-  into.sentiment_fixed += d.sentiment_fixed;
-  into.sentiment_n += d.sentiment_n;
-}
-
 const byPairDay = (a: SliceMove, b: SliceMove): number => a.key[0] - b.key[0] || a.key[2] - b.key[2] || a.key[3] - b.key[3] || (a.key[1] < b.key[1] ? -1 : a.key[1] > b.key[1] ? 1 : 0);
 const byHitDay = (a: HitMove, b: HitMove): number => a.project - b.project || a.prompt - b.prompt || a.competitor - b.competitor || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0);
 
@@ -195,7 +186,7 @@ export class RangeTotals {
         const k = pairs[i]!.key;
         if (k[0] !== project || k[2] !== engine || k[3] !== prompt || k[1] !== day) break;
         runs += pairs[i]!.runs;
-        addInto(b, pairs[i]!.brand);
+        addDelta(b, pairs[i]!.brand);
       }
       if (runs === 0 && isZero(b)) continue;
       writeDay(`p ${project} ${engine} ${prompt}`, [project, engine, prompt], day, [runs, b.runs, b.position_sum, b.rr_fixed, b.sentiment_fixed, b.sentiment_n],
@@ -209,7 +200,7 @@ export class RangeTotals {
       for (; i < hits.length; i++) {
         const h = hits[i]!;
         if (h.project !== project || h.prompt !== prompt || h.competitor !== competitor || h.day !== day) break;
-        addInto(b, h.d);
+        addDelta(b, h.d);
       }
       // A competitor row's runs are its mentions: the brand sums' runs column.
       if (isZero(b)) continue;

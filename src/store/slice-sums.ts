@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
-import { addMention, isZero, zeroMention, type MentionDelta } from './contributions';
+import { addDelta, addMention, isZero, zeroMention, type MentionDelta } from './contributions';
 import { Dims } from './dims';
 import { Keys } from './keys';
 import { SliceDims } from './slice-dims';
@@ -62,15 +62,6 @@ function writeMove(m: Pick<MonthRow, 'runs' | 'brand' | 'hits'> & { key: readonl
     stmts.drop.run(...m.key);
     stmts.dropHits.run(...m.key);
   }
-}
-
-/** A delta added into another (integers: exact in any order). */
-function addInto(into: MentionDelta, d: MentionDelta): void {
-  into.runs += d.runs;
-  into.position_sum += d.position_sum;
-  into.rr_fixed += d.rr_fixed;
-  into.sentiment_fixed += d.sentiment_fixed;
-  into.sentiment_n += d.sentiment_n;
 }
 
 /** The country of a dims key (dims.ts dimsKey), '' when it names none, as the dims row keeps it. */
@@ -168,11 +159,11 @@ export class SliceSums {
       let m = months.get(id);
       if (m === undefined) months.set(id, (m = { key: [project, month, engine, prompt, row.country], runs: 0, brand: zeroMention(), hits: new Map() }));
       m.runs += row.runs;
-      addInto(m.brand, row.brand);
+      addDelta(m.brand, row.brand);
       for (const [c, d] of row.hits) {
         let h = m.hits.get(c);
         if (h === undefined) m.hits.set(c, (h = zeroMention()));
-        addInto(h, d);
+        addDelta(h, d);
       }
     }
     const day = { row: this.stmts.day, hit: this.stmts.hit, drop: this.stmts.dropDay, dropHits: this.stmts.dropHits };
