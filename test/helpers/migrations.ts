@@ -1,7 +1,7 @@
 // What the newer migrations add, taken back: a test that checks a migration computes the writer's rows
 // drops them from a file of this build and opens it again. One table, so a new migration is one entry
 // here, not an edit of every test that migrates a file again.
-import { knownSchemaVersion, type Db } from '../../src/store';
+import { knownSchemaVersion, openDb, type Db } from '../../src/store';
 
 /** Each migration's additions taken back (SQL), by its number. */
 const TAKEN_BACK: Readonly<Record<number, string>> = {
@@ -24,7 +24,13 @@ export function undoAfter(version: number): string {
   return out.join(' ');
 }
 
-/** A file of this build taken back to schema `version`: opened again, it runs the newer migrations. */
-export function takeBackTo(db: Db, version: number): void {
+/**
+ * A file of this build taken back to schema `version`, closed and opened again: the newer migrations
+ * run on it, so its rows are what they compute. The caller closes the connection returned.
+ */
+export function migratedAgain(db: Db, version: number): Db {
   db.exec(`${undoAfter(version)} PRAGMA user_version = ${version};`);
+  const file = db.name;
+  db.close();
+  return openDb(file);
 }

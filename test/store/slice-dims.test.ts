@@ -12,7 +12,7 @@ import type { Dimensions } from '../../src/readmodels/bodies.gen';
 import { asSource, ev, type Ev, id, resent, run, W, world } from '../helpers/events';
 import { tmpDir } from '../helpers/db';
 import { readArgs } from '../helpers/readmodels';
-import { takeBackTo } from '../helpers/migrations';
+import { migratedAgain } from '../helpers/migrations';
 
 const engineC = id(3, 'cccccccc');
 const foreignPrompt = id(9, 'ffffffff');
@@ -88,9 +88,7 @@ t.test('the totals are the days summed, whatever the batching and the correction
   t.notOk(byDims!.some((r) => r[1] === null && r[2] === null && r[3] === null), 'a run naming no dimension is not listed');
   t.equal(pairs!.reduce((n: number, r) => n + (r[3] as number), 0), 6, 'six succeeded runs name a dimension');
 
-  takeBackTo(one, 23);
-  one.close();
-  const migrated = openDb(path.join(dir, 'one.db'));
+  const migrated = migratedAgain(one, 23);
   t.teardown(() => migrated.close());
   t.same(tables(migrated), tables(each), "migration 024 gives the writer's rows");
 });

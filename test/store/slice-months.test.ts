@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, ReadStore, type Db } from '../../src/store';
+import { ReadStore, type Db } from '../../src/store';
 import { dimsMatching, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays } from '../../src/store/reads';
 import { type Ev, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
-import { takeBackTo } from '../helpers/migrations';
+import { migratedAgain } from '../helpers/migrations';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -72,9 +72,7 @@ t.test('each month is the sum of its days per country, whatever the batching and
   t.equal(brand.reduce((n, r) => n + (r[6] as number), 0), 5, 'five succeeded runs');
 
   // The migration computes the same rows from the day rows.
-  takeBackTo(one, 22);
-  one.close();
-  const migrated = openDb(path.join(dir, 'one.db'));
+  const migrated = migratedAgain(one, 22);
   t.teardown(() => migrated.close());
   t.same(months(migrated, 'slice_months'), months(each, 'slice_months'), "migration 023 gives the writer's brand rows");
   t.same(months(migrated, 'slice_month_hits'), months(each, 'slice_month_hits'), "migration 023 gives the writer's competitor rows");

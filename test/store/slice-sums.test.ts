@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, type Db } from '../../src/store';
+import type { Db } from '../../src/store';
 import { type Ev, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
-import { takeBackTo } from '../helpers/migrations';
+import { migratedAgain } from '../helpers/migrations';
 
 function events(): Ev[] {
   const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
@@ -50,9 +50,7 @@ t.test('the writer sums every stored succeeded run, whatever the batching and th
   t.notOk(days.some((r) => (r[7] as number) <= 0), 'no row is left without runs');
 
   // The migration computes the same rows from the runs.
-  takeBackTo(one, 21);
-  one.close();
-  const migrated = openDb(path.join(dir, 'one.db'));
+  const migrated = migratedAgain(one, 21);
   t.teardown(() => migrated.close());
   for (const table of ['slice_days', 'slice_hits'] as const) t.same(rows(migrated, table), rows(each, table), `${table}: migration 022 gives the writer's rows`);
 });

@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openDb, ReadStore, type Db } from '../../src/store';
+import { ReadStore, type Db } from '../../src/store';
 import { sliceValueSums, uncountedPrompts, type ValueDimension, type ValueGrouping } from '../../src/store/reads';
 import { type Ev, id, resent, run, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
-import { takeBackTo } from '../helpers/migrations';
+import { migratedAgain } from '../helpers/migrations';
 
 /** A prompt no upsert names (its runs never count). */
 const STRAY = id(9, 'ffffffff');
@@ -70,9 +70,7 @@ t.test('each value row is the sum of its day rows, whatever the batching and the
   t.notOk(days.some((r) => r[3] === W.engineB && r[2] === '2026-02-02'), 'the run that failed after all left no row');
   t.ok(days.some((r) => r[1] === 1 && r[2] === '2026-02-07' && r[4] === 'FR'), 'the run moved to February counts there, under its new country');
 
-  takeBackTo(one, 25);
-  one.close();
-  const migrated = openDb(path.join(dir, 'one.db'));
+  const migrated = migratedAgain(one, 25);
   t.teardown(() => migrated.close());
   for (const table of ['slice_values', 'slice_value_months'] as const) t.same(values(migrated, table), values(each, table), `migration 026 gives the writer's ${table}`);
 });
