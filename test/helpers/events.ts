@@ -112,6 +112,21 @@ export function run(r: RunSpec): Ev {
   }, `${day}T12:00:01Z`);
 }
 
+/**
+ * Five succeeded runs across two months, both engines, both prompts, three countries, two personas and
+ * a model, some naming the competitor: the common runs of the slice tables' tests, which add their
+ * own runs and corrections to them.
+ */
+export function sliceRuns(): [a: Ev, b: Ev, c: Ev, d: Ev, e: Ev] {
+  return [
+    run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' }),
+    run({ n: 2, brand: 7, sentiment: -0.1, country: 'DE', day: '2026-01-31' }),
+    run({ n: 3, competitor: 1, day: '2026-02-02', engine: W.engineB, country: 'US' }),
+    run({ n: 4, brand: 1, day: '2026-02-03', prompt: W.prompt2, model: 'gpt-x' }),
+    run({ n: 7, brand: 4, competitor: 2, day: '2026-02-03', country: 'US', persona: 'CTO' }),
+  ];
+}
+
 export function uniqueSuffix(): string {
   counter += 1;
   return String(counter);

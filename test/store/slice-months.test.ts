@@ -7,16 +7,12 @@ import path from 'node:path';
 import t from 'tap';
 import { ReadStore, type Db } from '../../src/store';
 import { dimsMatching, runTallies, sliceHitsOfDays, sliceMentionsOfDays, sliceSumsOfDays } from '../../src/store/reads';
-import { type Ev, resent, run, W, world } from '../helpers/events';
+import { type Ev, resent, run, sliceRuns, W, world } from '../helpers/events';
 import { projectBatches, tmpDir } from '../helpers/db';
 import { migratedAgain } from '../helpers/migrations';
 
 function events(): Ev[] {
-  const a = run({ n: 1, brand: 2, sentiment: 0.35, competitor: 3, country: 'US', persona: 'Founder' });
-  const b = run({ n: 2, brand: 7, sentiment: -0.1, country: 'DE', day: '2026-01-31' });
-  const c = run({ n: 3, competitor: 1, day: '2026-02-02', engine: W.engineB, country: 'US' });
-  const d = run({ n: 4, brand: 1, day: '2026-02-03', prompt: W.prompt2, model: 'gpt-x' });
-  const e = run({ n: 7, brand: 4, competitor: 2, day: '2026-02-03', country: 'US', persona: 'CTO' });
+  const [a, b, c, d, e] = sliceRuns();
   return [
     ...world(), a, b, c, d, e, run({ n: 5, status: 'failed' }), run({ n: 6, brand: 3, sentiment: 0.2, competitor: 6, country: 'US', persona: 'Founder' }),
     // Corrections: into the next month and another country; the brand no longer named; failed after
