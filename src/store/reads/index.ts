@@ -16,7 +16,7 @@ export {
   type SliceMentionRow, type SliceSumRow,
 } from './slice-tallies';
 export {
-  hitTotalNumbers, hitTotals, pairTotalNumbers, pairTotals, totalsEngines, type HitTotalNumbers, type HitTotalRow, type PairTotalNumbers, type PairTotalRow,
+  hitTotalNumbers, pairTotalNumbers, totalsEngines, type HitTotalNumbers, type PairTotalNumbers,
 } from './range-total-rows';
 export { dayHitRows, dayPairRows, type DayHitRow, type DayPairRow } from './day-rows';
 export { type DayRange, keyNumbers, pairSpan, signalPieces, signalReads, type SignalColumns, type SignalKind, type SignalPiece, type SignalRead } from './signal-rows';
